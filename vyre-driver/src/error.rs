@@ -1,0 +1,119 @@
+//! `BackendError`: everything a dispatch can fail with.
+
+use vyre_foundation::validate::ValidationErrors;
+
+/// Why a backend could not run a program. Every message says what happened and ends with a
+/// `Fix:` sentence.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// The program failed validation.
+    #[error(
+        "{0} Fix: correct the program as each error above says, and validate it with `vyre::validate` first."
+    )]
+    InvalidProgram(Box<ValidationErrors>),
+    /// The inputs do not match the program's buffers: their number or their byte lengths.
+    #[error("{0}")]
+    InputMismatch(String),
+    /// The program, its grid or its buffers exceed what this backend or device supports.
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// The backend does not implement something the program uses.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Lowering or pipeline creation failed.
+    #[error("{0}")]
+    Compile(String),
+    /// The device was lost (driver reset, removal, or `destroy`) and could not be recovered in time.
+    #[error("{0}")]
+    DeviceLost(String),
+    /// The device or host ran out of memory.
+    #[error("{0}")]
+    OutOfMemory(String),
+    /// The dispatch exceeded its timeout or execution budget.
+    #[error("{0}")]
+    Timeout(String),
+    /// The dispatch configuration is unusable (e.g. a grid with a zero dimension).
+    #[error("{0}")]
+    InvalidConfig(String),
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Appends a generic `Fix:` when a message has none, so every error tells the user what to do.
+fn with_fix(message: String) -> String {
+    if message.contains("Fix:") {
+        message
+    } else {
+        format!(
+            "{message} Fix: this is unexpected; report it to the vyre developers with the program text."
+        )
+    }
+}
+
+macro_rules! constructors {
+    ($($(#[$doc:meta])* $name:ident => $variant:ident),* $(,)?) => {
+        impl BackendError {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $name(message: impl Into<String>) -> Self {
+                    BackendError::$variant(with_fix(message.into()))
+                }
+            )*
+        }
+    };
+}
+
+constructors! {
+    /// An [`BackendError::Other`] error. A message without a `Fix:` gets a generic one.
+    new => Other,
+    /// An [`BackendError::InputMismatch`] error.
+    input_mismatch => InputMismatch,
+    /// A [`BackendError::LimitExceeded`] error.
+    limit_exceeded => LimitExceeded,
+    /// An [`BackendError::Unsupported`] error.
+    unsupported => Unsupported,
+    /// A [`BackendError::Compile`] error.
+    compile => Compile,
+    /// A [`BackendError::DeviceLost`] error.
+    device_lost => DeviceLost,
+    /// An [`BackendError::OutOfMemory`] error.
+    out_of_memory => OutOfMemory,
+    /// A [`BackendError::Timeout`] error.
+    timeout => Timeout,
+    /// A [`BackendError::InvalidConfig`] error.
+    invalid_config => InvalidConfig,
+}
+
+impl From<ValidationErrors> for BackendError {
+    fn from(errors: ValidationErrors) -> Self {
+        BackendError::InvalidProgram(Box::new(errors))
+    }
+}
+
+impl BackendError {
+    /// True for [`BackendError::DeviceLost`], the one error recovery can act on.
+    #[must_use]
+    pub fn is_device_lost(&self) -> bool {
+        matches!(self, BackendError::DeviceLost(_))
+    }
+
+    /// The variant's name, e.g. `"Timeout"`; useful in reports and tests.
+    #[must_use]
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            BackendError::InvalidProgram(_) => "InvalidProgram",
+            BackendError::InputMismatch(_) => "InputMismatch",
+            BackendError::LimitExceeded(_) => "LimitExceeded",
+            BackendError::Unsupported(_) => "Unsupported",
+            BackendError::Compile(_) => "Compile",
+            BackendError::DeviceLost(_) => "DeviceLost",
+            BackendError::OutOfMemory(_) => "OutOfMemory",
+            BackendError::Timeout(_) => "Timeout",
+            BackendError::InvalidConfig(_) => "InvalidConfig",
+            BackendError::Other(_) => "Other",
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! What every backend checks and derives before it runs a program: the element count of each buffer,
+//! which input feeds it, and the grid. Keeping this in one place makes every backend reject the same
+//! inputs with the same errors.
+
+use vyre_foundation::ir::{BufferAccess, Program};
+
+use crate::{BackendError, DispatchConfig};
+
+/// One buffer of a dispatch, resolved against the caller's inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResolvedBuffer {
+    /// The buffer's element count for this dispatch (what `buf_len` yields).
+    pub element_count: u64,
+    /// For buffers that take input: the index of their byte vector in the caller's inputs.
+    pub input: Option<usize>,
+}
+
+/// The checked shape of one dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DispatchPlan {
+    /// One entry per program buffer, in declaration order.
+    pub buffers: Vec<ResolvedBuffer>,
+    /// The number of workgroups along x, y and z.
+    pub grid: [u32; 3],
+}
+
+impl DispatchPlan {
+    /// The total number of invocations.
+    #[must_use]
+    pub fn invocations(&self, program: &Program) -> u64 {
+        self.grid.iter().map(|&g| u64::from(g)).product::<u64>()
+            * program.invocations_per_workgroup()
+    }
+}
+
+/// The grid used when [`DispatchConfig::grid`] is `None`: enough workgroups along x for one invocation
+/// per element of the largest bound buffer, `[ceil(n / workgroup_size.x), 1, 1]`, and at least one.
+#[must_use]
+pub fn derive_grid(program: &Program, element_counts: &[u64]) -> [u32; 3] {
+    let largest = program
+        .buffers
+        .iter()
+        .zip(element_counts)
+        .filter(|(b, _)| b.access.is_bound())
+        .map(|(_, &n)| n)
+        .max()
+        .unwrap_or(1);
+    let wx = u64::from(program.workgroup_size[0].max(1));
+    let groups = largest.div_ceil(wx).clamp(1, u64::from(u32::MAX));
+    [groups as u32, 1, 1]
+}
+
+/// Checks `inputs` (their byte lengths) against `program`'s buffers and resolves the grid.
+///
+/// Rules (`SEMANTICS.md`, "Dispatch"): one input per `read`, `read_write` and `uniform` buffer, in
+/// declaration order; each a whole number of elements; no longer than a declared count (shorter inputs
+/// are zero-extended); runtime-sized buffers need at least one element; the grid has no zero dimension
+/// and every global id fits in a `u32`.
+///
+/// # Errors
+///
+/// [`BackendError::InputMismatch`] for wrong inputs, [`BackendError::InvalidConfig`] for a zero grid,
+/// [`BackendError::LimitExceeded`] for ids or sizes past 32 bits.
+pub fn plan_dispatch(
+    program: &Program,
+    input_lens: &[usize],
+    config: &DispatchConfig,
+) -> Result<DispatchPlan, BackendError> {
+    let expected = program.input_buffers().count();
+    if input_lens.len() != expected {
+        let names: Vec<&str> = program.input_buffers().map(|b| b.name.as_str()).collect();
+        return Err(BackendError::input_mismatch(format!(
+            "the program takes {expected} input(s) ({}) but {} were passed. Fix: pass one byte vector per read, read_write and uniform buffer, in declaration order.",
+            names.join(", "),
+            input_lens.len()
+        )));
+    }
+    let mut next_input = 0;
+    let mut buffers = Vec::with_capacity(program.buffers.len());
+    for decl in &program.buffers {
+        let size = decl.element.size_bytes();
+        if !decl.access.takes_input() {
+            buffers.push(ResolvedBuffer {
+                element_count: u64::from(decl.count),
+                input: None,
+            });
+            continue;
+        }
+        let index = next_input;
+        next_input += 1;
+        let len = input_lens[index];
+        if len % size != 0 {
+            return Err(BackendError::input_mismatch(format!(
+                "input {index} for buffer `{}` is {len} bytes, not a whole number of {size}-byte {} elements. Fix: pass a multiple of {size} bytes.",
+                decl.name, decl.element
+            )));
+        }
+        let elements = (len / size) as u64;
+        let element_count = if decl.count == 0 {
+            if elements == 0 {
+                return Err(BackendError::input_mismatch(format!(
+                    "input {index} for runtime-sized buffer `{}` is empty. Fix: pass at least one element, or declare a count with `with_count`.",
+                    decl.name
+                )));
+            }
+            if elements > u64::from(u32::MAX) {
+                return Err(BackendError::limit_exceeded(format!(
+                    "input {index} for buffer `{}` has {elements} elements, more than a u32 index reaches. Fix: split the data over several dispatches.",
+                    decl.name
+                )));
+            }
+            elements
+        } else {
+            if elements > u64::from(decl.count) {
+                return Err(BackendError::input_mismatch(format!(
+                    "input {index} for buffer `{}` has {elements} elements but the buffer declares {}. Fix: pass at most {} bytes, or raise the declared count.",
+                    decl.name,
+                    decl.count,
+                    u64::from(decl.count) * size as u64
+                )));
+            }
+            u64::from(decl.count)
+        };
+        debug_assert!(decl.access != BufferAccess::Workgroup);
+        buffers.push(ResolvedBuffer {
+            element_count,
+            input: Some(index),
+        });
+    }
+    let counts: Vec<u64> = buffers.iter().map(|b| b.element_count).collect();
+    let grid = config.grid.unwrap_or_else(|| derive_grid(program, &counts));
+    if grid.contains(&0) {
+        return Err(BackendError::invalid_config(format!(
+            "the grid {grid:?} has a zero dimension. Fix: give every grid dimension at least 1, or leave `grid` unset to derive it."
+        )));
+    }
+    for axis in 0..3 {
+        let ids = u64::from(grid[axis]) * u64::from(program.workgroup_size[axis]);
+        if ids > 1 << 32 {
+            return Err(BackendError::limit_exceeded(format!(
+                "grid {grid:?} with workgroup size {:?} gives global ids past u32 on axis {axis}. Fix: use fewer workgroups along that axis.",
+                program.workgroup_size
+            )));
+        }
+    }
+    Ok(DispatchPlan { buffers, grid })
+}

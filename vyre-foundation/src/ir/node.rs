@@ -1,0 +1,162 @@
+//! Statements: the effectful part of the IR.
+
+use crate::ir::Expr;
+
+/// A statement. Bodies are plain vectors of nodes; `let` bindings are scoped to the body they appear in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// Declares a mutable variable, visible in the rest of the enclosing body. Its type is the value's.
+    Let {
+        /// The variable's name. It may not shadow a variable that is still in scope.
+        name: String,
+        /// The initial value.
+        value: Expr,
+    },
+    /// Assigns a new value (of the same type) to a `let` variable.
+    Assign {
+        /// The variable's name.
+        name: String,
+        /// The new value.
+        value: Expr,
+    },
+    /// `buffer[index] = value`; out of bounds the store is dropped.
+    Store {
+        /// The buffer's name.
+        buffer: String,
+        /// A `u32` or `i32` element index.
+        index: Expr,
+        /// The value, of the buffer's element type.
+        value: Expr,
+    },
+    /// A conditional.
+    If {
+        /// A bool.
+        cond: Expr,
+        /// Runs when `cond` is true.
+        then: Vec<Node>,
+        /// Runs when `cond` is false.
+        otherwise: Vec<Node>,
+    },
+    /// A counted loop: `var` takes `from, from + 1, ..., to - 1`. `to` is evaluated once, before the first
+    /// iteration, so the trip count is fixed when the loop starts. `var` is read-only in the body.
+    Loop {
+        /// The loop variable, `u32` or `i32` (the type of `from` and `to`).
+        var: String,
+        /// The first value.
+        from: Expr,
+        /// One past the last value.
+        to: Expr,
+        /// The body.
+        body: Vec<Node>,
+    },
+    /// A nested scope.
+    Block(Vec<Node>),
+    /// A workgroup barrier: every invocation of the workgroup arrives before any leaves, and workgroup
+    /// and storage writes made before it are visible after it. It must be in workgroup-uniform control flow.
+    Barrier,
+    /// Ends this invocation.
+    Return,
+}
+
+impl Node {
+    /// `let name = value;`.
+    #[must_use]
+    pub fn let_bind(name: impl Into<String>, value: Expr) -> Self {
+        Node::Let {
+            name: name.into(),
+            value,
+        }
+    }
+
+    /// `name = value;`.
+    #[must_use]
+    pub fn assign(name: impl Into<String>, value: Expr) -> Self {
+        Node::Assign {
+            name: name.into(),
+            value,
+        }
+    }
+
+    /// `buffer[index] = value;`.
+    #[must_use]
+    pub fn store(buffer: impl Into<String>, index: Expr, value: Expr) -> Self {
+        Node::Store {
+            buffer: buffer.into(),
+            index,
+            value,
+        }
+    }
+
+    /// `if cond { then }`.
+    #[must_use]
+    pub fn if_then(cond: Expr, then: Vec<Node>) -> Self {
+        Node::If {
+            cond,
+            then,
+            otherwise: Vec::new(),
+        }
+    }
+
+    /// `if cond { then } else { otherwise }`.
+    #[must_use]
+    pub fn if_then_else(cond: Expr, then: Vec<Node>, otherwise: Vec<Node>) -> Self {
+        Node::If {
+            cond,
+            then,
+            otherwise,
+        }
+    }
+
+    /// `for var in from..to { body }`.
+    #[must_use]
+    pub fn loop_for(var: impl Into<String>, from: Expr, to: Expr, body: Vec<Node>) -> Self {
+        Node::Loop {
+            var: var.into(),
+            from,
+            to,
+            body,
+        }
+    }
+
+    /// `{ body }`.
+    #[must_use]
+    pub fn block(body: Vec<Node>) -> Self {
+        Node::Block(body)
+    }
+
+    /// A workgroup barrier.
+    #[must_use]
+    pub fn barrier() -> Self {
+        Node::Barrier
+    }
+
+    /// Ends the invocation.
+    #[must_use]
+    pub fn return_() -> Self {
+        Node::Return
+    }
+
+    /// The nested bodies of this node, in order (`then` before `otherwise`).
+    pub fn bodies(&self) -> impl Iterator<Item = &Vec<Node>> {
+        let (a, b): (Option<&Vec<Node>>, Option<&Vec<Node>>) = match self {
+            Node::If {
+                then, otherwise, ..
+            } => (Some(then), Some(otherwise)),
+            Node::Loop { body, .. } | Node::Block(body) => (Some(body), None),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// The expressions this node evaluates directly, in evaluation order.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        let (a, b): (Option<&Expr>, Option<&Expr>) = match self {
+            Node::Let { value, .. } | Node::Assign { value, .. } => (Some(value), None),
+            Node::Store { index, value, .. } => (Some(index), Some(value)),
+            Node::If { cond, .. } => (Some(cond), None),
+            Node::Loop { from, to, .. } => (Some(from), Some(to)),
+            Node::Block(_) | Node::Barrier | Node::Return => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+}

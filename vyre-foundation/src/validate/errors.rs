@@ -1,0 +1,402 @@
+//! Validation errors: what is wrong, where, and how to fix it.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::ir::{AtomicOp, BinOp, BufferAccess, DataType, UnOp};
+
+/// What a validation rule found wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValidationErrorKind {
+    /// The workgroup size has a zero dimension.
+    WorkgroupSizeZero {
+        /// The declared size.
+        size: [u32; 3],
+    },
+    /// The workgroup has more than [`crate::ir::MAX_WORKGROUP_INVOCATIONS`] invocations.
+    WorkgroupTooLarge {
+        /// `x * y * z`.
+        invocations: u64,
+    },
+    /// A buffer or variable name is not an identifier.
+    InvalidName {
+        /// The name.
+        name: String,
+    },
+    /// Two buffers share a name.
+    DuplicateBufferName {
+        /// The name.
+        name: String,
+    },
+    /// Two bound buffers share a binding slot.
+    DuplicateBinding {
+        /// The slot.
+        binding: u32,
+        /// The first buffer's name.
+        first: String,
+        /// The second buffer's name.
+        second: String,
+    },
+    /// An output, uniform or workgroup buffer has no element count.
+    MissingCount {
+        /// The buffer.
+        buffer: String,
+        /// Its access.
+        access: BufferAccess,
+    },
+    /// `with_output_byte_range` was used on a buffer that is not an output.
+    ReadbackRangeOnNonOutput {
+        /// The buffer.
+        buffer: String,
+    },
+    /// The output byte range is reversed or reaches past the buffer.
+    ReadbackRangeOutOfBounds {
+        /// The buffer.
+        buffer: String,
+        /// The range.
+        range: Range<usize>,
+        /// The buffer's size in bytes.
+        buffer_bytes: u64,
+    },
+    /// An expression or node names a buffer that is not declared.
+    UnknownBuffer {
+        /// The name.
+        name: String,
+    },
+    /// An expression or assignment names a variable that is not in scope.
+    UnknownVariable {
+        /// The name.
+        name: String,
+    },
+    /// A `let` or loop redeclares a variable that is still in scope.
+    VariableRedeclared {
+        /// The name.
+        name: String,
+    },
+    /// An assignment to a loop variable.
+    AssignToLoopVariable {
+        /// The name.
+        name: String,
+    },
+    /// An assignment of a value of another type.
+    AssignTypeMismatch {
+        /// The variable.
+        name: String,
+        /// The variable's type.
+        expected: DataType,
+        /// The value's type.
+        found: DataType,
+    },
+    /// A binary operator applied to operands it does not accept.
+    BinaryOperandTypes {
+        /// The operator.
+        op: BinOp,
+        /// The left operand's type.
+        lhs: DataType,
+        /// The right operand's type.
+        rhs: DataType,
+    },
+    /// A unary operator applied to an operand it does not accept.
+    UnaryOperandType {
+        /// The operator.
+        op: UnOp,
+        /// The operand's type.
+        arg: DataType,
+    },
+    /// A condition (of `if` or `select`) that is not a bool.
+    ConditionNotBool {
+        /// Its type.
+        found: DataType,
+    },
+    /// The arms of a `select` differ in type.
+    SelectArmsDiffer {
+        /// The true arm's type.
+        on_true: DataType,
+        /// The false arm's type.
+        on_false: DataType,
+    },
+    /// A `bitcast` to or from a type that is not a 32-bit number.
+    BitcastType {
+        /// The source type.
+        from: DataType,
+        /// The target type.
+        to: DataType,
+    },
+    /// An `fma` operand that is not `f32`.
+    FmaOperandType {
+        /// The operand's type.
+        found: DataType,
+    },
+    /// A buffer index that is not `u32` or `i32`.
+    IndexType {
+        /// The buffer.
+        buffer: String,
+        /// The index's type.
+        found: DataType,
+    },
+    /// A stored value whose type is not the buffer's element type.
+    StoreTypeMismatch {
+        /// The buffer.
+        buffer: String,
+        /// The element type.
+        expected: DataType,
+        /// The value's type.
+        found: DataType,
+    },
+    /// A store into a `read` or `uniform` buffer.
+    StoreToReadOnly {
+        /// The buffer.
+        buffer: String,
+        /// Its access.
+        access: BufferAccess,
+    },
+    /// Loop bounds that are not both `u32` or both `i32`.
+    LoopBoundTypes {
+        /// The type of `from`.
+        from: DataType,
+        /// The type of `to`.
+        to: DataType,
+    },
+    /// An atomic on a buffer whose element type is not `u32` or `i32`.
+    AtomicElementType {
+        /// The buffer.
+        buffer: String,
+        /// Its element type.
+        element: DataType,
+    },
+    /// An atomic on a buffer the program may not write.
+    AtomicOnReadOnly {
+        /// The buffer.
+        buffer: String,
+        /// Its access.
+        access: BufferAccess,
+    },
+    /// An atomic operand whose type is not the buffer's element type.
+    AtomicOperandType {
+        /// The buffer.
+        buffer: String,
+        /// The element type.
+        expected: DataType,
+        /// The operand's type.
+        found: DataType,
+    },
+    /// `expected` given to an op other than compare-exchange, or missing from compare-exchange.
+    AtomicExpectedOperand {
+        /// The operation.
+        op: AtomicOp,
+    },
+    /// A barrier in control flow that not every invocation of a workgroup takes the same way.
+    NonUniformBarrier {
+        /// Why the control flow is not uniform.
+        reason: &'static str,
+    },
+    /// Statements nested deeper than [`crate::validate::MAX_NODE_DEPTH`].
+    NodeNestingTooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// An expression deeper than [`crate::validate::MAX_EXPR_DEPTH`].
+    ExprTooDeep {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+impl ValidationErrorKind {
+    /// What happened, in one sentence.
+    #[must_use]
+    pub fn message(&self) -> String {
+        use ValidationErrorKind as K;
+        match self {
+            K::WorkgroupSizeZero { size } => {
+                format!("workgroup size {size:?} has a zero dimension.")
+            }
+            K::WorkgroupTooLarge { invocations } => format!(
+                "workgroup size has {invocations} invocations, more than the {} allowed.",
+                crate::ir::MAX_WORKGROUP_INVOCATIONS
+            ),
+            K::InvalidName { name } => format!("name {name:?} is not an identifier."),
+            K::DuplicateBufferName { name } => format!("buffer name `{name}` is declared twice."),
+            K::DuplicateBinding {
+                binding,
+                first,
+                second,
+            } => {
+                format!("buffers `{first}` and `{second}` both use binding {binding}.")
+            }
+            K::MissingCount { buffer, access } => {
+                format!("{access} buffer `{buffer}` has no element count.")
+            }
+            K::ReadbackRangeOnNonOutput { buffer } => {
+                format!("buffer `{buffer}` has an output byte range but is not an output.")
+            }
+            K::ReadbackRangeOutOfBounds {
+                buffer,
+                range,
+                buffer_bytes,
+            } => format!(
+                "output byte range {}..{} of `{buffer}` is outside its {buffer_bytes} bytes.",
+                range.start, range.end
+            ),
+            K::UnknownBuffer { name } => format!("buffer `{name}` is not declared."),
+            K::UnknownVariable { name } => format!("variable `{name}` is not in scope."),
+            K::VariableRedeclared { name } => {
+                format!("variable `{name}` is declared while an earlier `{name}` is in scope.")
+            }
+            K::AssignToLoopVariable { name } => {
+                format!("loop variable `{name}` is assigned in the loop body.")
+            }
+            K::AssignTypeMismatch {
+                name,
+                expected,
+                found,
+            } => {
+                format!("variable `{name}` has type {expected} but is assigned a {found}.")
+            }
+            K::BinaryOperandTypes { op, lhs, rhs } => {
+                format!("`{}` does not accept operands {lhs} and {rhs}.", op.name())
+            }
+            K::UnaryOperandType { op, arg } => {
+                format!("`{}` does not accept a {arg} operand.", op.name())
+            }
+            K::ConditionNotBool { found } => format!("condition has type {found}, not bool."),
+            K::SelectArmsDiffer { on_true, on_false } => {
+                format!("select arms have types {on_true} and {on_false}.")
+            }
+            K::BitcastType { from, to } => {
+                format!("bitcast from {from} to {to} is not a 32-bit number reinterpretation.")
+            }
+            K::FmaOperandType { found } => format!("fma operand has type {found}, not f32."),
+            K::IndexType { buffer, found } => format!("index into `{buffer}` has type {found}."),
+            K::StoreTypeMismatch {
+                buffer,
+                expected,
+                found,
+            } => format!("store of a {found} into `{buffer}`, whose elements are {expected}."),
+            K::StoreToReadOnly { buffer, access } => {
+                format!("store into {access} buffer `{buffer}`.")
+            }
+            K::LoopBoundTypes { from, to } => format!("loop bounds have types {from} and {to}."),
+            K::AtomicElementType { buffer, element } => {
+                format!("atomic on `{buffer}`, whose elements are {element}.")
+            }
+            K::AtomicOnReadOnly { buffer, access } => {
+                format!("atomic on {access} buffer `{buffer}`.")
+            }
+            K::AtomicOperandType {
+                buffer,
+                expected,
+                found,
+            } => format!(
+                "atomic operand of type {found} on `{buffer}`, whose elements are {expected}."
+            ),
+            K::AtomicExpectedOperand { op } => {
+                format!("`{}` has the wrong set of operands.", op.name())
+            }
+            K::NonUniformBarrier { reason } => {
+                format!("barrier in non-uniform control flow: {reason}.")
+            }
+            K::NodeNestingTooDeep { limit } => {
+                format!("statements are nested deeper than {limit} levels.")
+            }
+            K::ExprTooDeep { limit } => format!("expression is deeper than {limit} levels."),
+        }
+    }
+
+    /// What the user should do about it.
+    #[must_use]
+    pub fn fix(&self) -> String {
+        use ValidationErrorKind as K;
+        match self {
+            K::WorkgroupSizeZero { .. } => "give every workgroup dimension at least 1.".into(),
+            K::WorkgroupTooLarge { .. } => "shrink the workgroup size so x * y * z <= 1024.".into(),
+            K::InvalidName { .. } => "use ASCII letters, digits and `_`, not starting with a digit.".into(),
+            K::DuplicateBufferName { .. } => "rename one of the buffers.".into(),
+            K::DuplicateBinding { .. } => "give each bound buffer its own binding.".into(),
+            K::MissingCount { .. } => "call `.with_count(n)` on the declaration.".into(),
+            K::ReadbackRangeOnNonOutput { .. } => "declare the buffer with `BufferDecl::output`, or drop the range.".into(),
+            K::ReadbackRangeOutOfBounds { .. } => "keep start <= end <= count * element size.".into(),
+            K::UnknownBuffer { .. } => "declare the buffer in the program's buffer list, or fix the name.".into(),
+            K::UnknownVariable { .. } => "bind it with `Node::let_bind` earlier in an enclosing body.".into(),
+            K::VariableRedeclared { .. } => "use a new name, or `Node::assign` to change the existing variable.".into(),
+            K::AssignToLoopVariable { .. } => "copy the loop variable into a `let` and change that.".into(),
+            K::AssignTypeMismatch { .. } | K::StoreTypeMismatch { .. } | K::AtomicOperandType { .. } => {
+                "convert the value with `Expr::cast` or `Expr::bitcast`.".into()
+            }
+            K::BinaryOperandTypes { .. } | K::UnaryOperandType { .. } | K::FmaOperandType { .. } => {
+                "see SEMANTICS.md for the types each operator takes, and convert with `Expr::cast`.".into()
+            }
+            K::ConditionNotBool { .. } => "compare the value, e.g. `Expr::ne(x, Expr::u32(0))`.".into(),
+            K::SelectArmsDiffer { .. } => "convert one arm so both have the same type.".into(),
+            K::BitcastType { .. } => "bitcast only between u32, i32 and f32; use `Expr::cast` for bool.".into(),
+            K::IndexType { .. } => "index with a u32 or i32 expression.".into(),
+            K::StoreToReadOnly { .. } => "declare the buffer `read_write` or `output`.".into(),
+            K::LoopBoundTypes { .. } => "give both bounds the same integer type.".into(),
+            K::AtomicElementType { .. } => "use atomics only on u32 or i32 buffers.".into(),
+            K::AtomicOnReadOnly { .. } => "declare the buffer `read_write`, `output` or `workgroup`.".into(),
+            K::AtomicExpectedOperand { .. } => {
+                "build atomics with `Expr::atomic_*` or `Expr::atomic_compare_exchange`.".into()
+            }
+            K::NonUniformBarrier { .. } => {
+                "move the barrier out of the branch or loop, or make its condition depend only on uniform values (literals, workgroup ids, uniform buffers).".into()
+            }
+            K::NodeNestingTooDeep { .. } => "flatten the nesting, e.g. by splitting the program.".into(),
+            K::ExprTooDeep { .. } => "bind intermediate values with `Node::let_bind`.".into(),
+        }
+    }
+}
+
+/// One validation error: where it is and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationError {
+    /// A path to the offending part, e.g. `body[1].then[0].value.lhs` or `buffers[2]`.
+    pub path: String,
+    /// The rule that failed.
+    pub kind: ValidationErrorKind,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at {}: {} Fix: {}",
+            self.path,
+            self.kind.message(),
+            self.kind.fix()
+        )
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// Every error validation found, in program order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationErrors {
+    /// The errors; never empty.
+    pub errors: Vec<ValidationError>,
+}
+
+impl ValidationErrors {
+    /// The kinds, in order; handy in tests.
+    #[must_use]
+    pub fn kinds(&self) -> Vec<&ValidationErrorKind> {
+        self.errors.iter().map(|e| &e.kind).collect()
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "program is invalid ({} error", self.errors.len())?;
+        if self.errors.len() != 1 {
+            f.write_str("s")?;
+        }
+        f.write_str("):")?;
+        for error in &self.errors {
+            write!(f, "\n  {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
