@@ -89,7 +89,7 @@ pub fn plan_dispatch(
         let index = next_input;
         next_input += 1;
         let len = input_lens[index];
-        if len % size != 0 {
+        if !len.is_multiple_of(size) {
             return Err(BackendError::input_mismatch(format!(
                 "input {index} for buffer `{}` is {len} bytes, not a whole number of {size}-byte {} elements. Fix: pass a multiple of {size} bytes.",
                 decl.name, decl.element

@@ -744,6 +744,8 @@ impl Expr {
 
 macro_rules! binary_constructors {
     ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
+        // The names (`add`, `sub`, ...) are the upstream API; they build IR, they do not compute.
+        #[allow(clippy::should_implement_trait)]
         impl Expr {
             $(
                 $(#[$doc])*
@@ -801,6 +803,7 @@ binary_constructors! {
 
 macro_rules! unary_constructors {
     ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
+        #[allow(clippy::should_implement_trait)]
         impl Expr {
             $(
                 $(#[$doc])*
@@ -903,6 +906,7 @@ impl Drop for Expr {
     }
 }
 
+#[allow(clippy::vec_box)] // The boxes are moved out of the tree as they are; unboxing would copy.
 fn take_children(expr: &mut Expr, stack: &mut Vec<Box<Expr>>) {
     let leaf = || Box::new(Expr::Lit(Literal::Bool(false)));
     let mut take = |slot: &mut Box<Expr>| {

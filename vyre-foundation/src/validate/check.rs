@@ -32,6 +32,10 @@ pub(crate) struct Checker<'p> {
     /// Set once an invocation may have returned while others go on.
     divergence: Option<&'static str>,
     path: String,
+    /// Length of `path` at the root of the expression being checked, and whether that expression was
+    /// already reported too deep (one report per expression, at its root).
+    expr_root: usize,
+    expr_too_deep: bool,
 }
 
 impl<'p> Checker<'p> {
@@ -45,6 +49,8 @@ impl<'p> Checker<'p> {
             changed: false,
             divergence: None,
             path: String::new(),
+            expr_root: 0,
+            expr_too_deep: false,
         }
     }
 
@@ -424,10 +430,22 @@ impl<'p> Checker<'p> {
 
     /// Types an expression. `None` means an error was reported inside it.
     fn check_expr(&mut self, expr: &Expr, depth: usize) -> Option<Typed> {
+        if depth == 0 {
+            self.expr_root = self.path.len();
+            self.expr_too_deep = false;
+        }
+        if self.expr_too_deep {
+            return None;
+        }
         if depth >= MAX_EXPR_DEPTH {
-            self.error(K::ExprTooDeep {
-                limit: MAX_EXPR_DEPTH,
-            });
+            self.expr_too_deep = true;
+            let root = self.path[..self.expr_root].to_owned();
+            self.error_at(
+                root,
+                K::ExprTooDeep {
+                    limit: MAX_EXPR_DEPTH,
+                },
+            );
             return None;
         }
         let d = depth + 1;
