@@ -1,0 +1,1 @@
+//! Unit tests of the reference backend's machinery (the semantics suite covers the ops).

@@ -1,0 +1,1 @@
+//! Backend-neutral semantics test cases.
