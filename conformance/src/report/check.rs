@@ -44,6 +44,22 @@ impl std::fmt::Debug for CheckOptions<'_> {
     }
 }
 
+/// Runs the whole catalogue on `backend`, with the reference backend as the oracle.
+#[must_use]
+pub fn check_backend(backend: &dyn VyreBackend) -> ConformanceReport {
+    check_backend_with(backend, &CheckOptions::default())
+}
+
+/// Runs the catalogue on `backend` as `options` say, with the reference backend as the oracle.
+#[must_use]
+pub fn check_backend_with(
+    backend: &dyn VyreBackend,
+    options: &CheckOptions<'_>,
+) -> ConformanceReport {
+    let reference = crate::ReferenceBackend::new();
+    check_with_reference(backend, &reference, options)
+}
+
 /// Runs the catalogue on `backend` with `reference` as the oracle for cases without a hand-written
 /// expectation.
 #[must_use]

@@ -1,5 +1,20 @@
 //! The result of running the catalogue on one backend: per-case pass or fail, with everything needed
 //! to reproduce a failure, serialisable to JSON.
+//!
+//! Checking your own backend from your crate's tests:
+//!
+//! ```
+//! use vyre_conformance::{ReferenceBackend, assert_conforms, check_backend};
+//!
+//! // In a `#[test]` of your crate, with your backend in place of the reference:
+//! let backend = ReferenceBackend::new();
+//! let report = check_backend(&backend);
+//! assert!(report.total() > 1000);
+//! eprintln!("{}", vyre_conformance::report::render_table(std::slice::from_ref(&report)));
+//! assert_conforms(&backend); // panics with the first failures in full
+//! ```
+//!
+//! or in one line, `vyre_conformance::conformance_test!(my_backend_conforms, MyBackend::new());`.
 
 mod assert;
 mod check;
@@ -9,8 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Area;
 
-pub use assert::assert_report_passes;
-pub use check::{CheckOptions, Progress, ProgressFn, check_with_reference};
+pub use assert::{assert_conforms, assert_report_passes};
+pub use check::{
+    CheckOptions, Progress, ProgressFn, check_backend, check_backend_with, check_with_reference,
+};
 pub use table::{render_failure, render_table};
 
 /// Who got a case wrong.
@@ -52,7 +69,8 @@ pub struct CaseResult {
     pub batch: String,
     /// True when it passed.
     pub passed: bool,
-    /// Why it failed; `None` when it passed.
+    /// Why it failed; `None` when it passed (and then left out of the JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<CaseFailure>,
 }
 
