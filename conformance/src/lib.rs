@@ -1,10 +1,20 @@
 //! # vyre-conformance: the reference backend and the conformance suite
 //!
-//! - [`ReferenceBackend`]: a CPU interpreter that is the executable form of `SEMANTICS.md`. It runs
-//!   the whole grid with the GPU execution model (per-invocation variables, per-workgroup shared
-//!   memory, barriers as rendezvous, sequentially consistent atomics) and is always available.
-//! - [`semantics`]: backend-neutral test cases that check any [`vyre_driver::VyreBackend`] against
-//!   hand-written expectations from `SEMANTICS.md`; [`semantics_suite!`] turns them into `#[test]`s.
+//! - [`ReferenceBackend`] is a CPU interpreter that is the executable form of `SEMANTICS.md`. It runs
+//!   the whole grid with the GPU execution model: every invocation has its own variables, `workgroup`
+//!   buffers are shared by one workgroup and zeroed for each, `barrier()` is a rendezvous of the whole
+//!   workgroup (a program where invocations disagree at a barrier is an error, never a hang), atomics
+//!   are sequentially consistent. It is always available, and
+//!   [`ReferenceBackend::dispatch_traced`] also reports the operations executed and whether a result
+//!   was indeterminate, for differential fuzzing.
+//! - [`semantics`] holds backend-neutral test cases that check any [`vyre_driver::VyreBackend`]
+//!   against expectations written by hand from `SEMANTICS.md`; [`semantics_suite!`] instantiates them
+//!   as `#[test]`s for one backend:
+//!
+//! ```
+//! vyre_conformance::semantics_suite!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
+//! ```
+//!
 //! - [`catalogue`] and [`check_backend`]: tens of thousands of named cases over every operator, type
 //!   and edge value, batched into a few dozen dispatches, judged bit-exactly (integers, bools) or
 //!   within the WGSL accuracy intervals (floats); [`assert_conforms`] and [`conformance_test!`] run

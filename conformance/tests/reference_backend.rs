@@ -308,3 +308,41 @@ fn storage_atomics_run_in_workgroup_order_on_any_pool() {
     assert_eq!(words(&out[0]), [1 << 16]);
     assert_eq!(words(&out[1]), (0..1u32 << 16).collect::<Vec<u32>>());
 }
+
+#[test]
+fn batched_workgroups_with_a_partial_last_block_see_their_ids() {
+    // 7-wide workgroups are batched into blocks of 146; 1000 workgroups leave a partial last block.
+    let program = Program::wrapped(
+        vec![BufferDecl::output("out", 0, DataType::U32).with_count(7000)],
+        [7, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::add(
+                Expr::mul(Expr::workgroup_x(), Expr::u32(1000)),
+                Expr::local_x(),
+            ),
+        )],
+    );
+    let config = DispatchConfig::new().with_grid([1000, 1, 1]);
+    let out = ReferenceBackend::new()
+        .dispatch(&program, &[], &config)
+        .expect("runs");
+    let expected: Vec<u32> = (0..7000u32).map(|g| (g / 7) * 1000 + g % 7).collect();
+    assert_eq!(words(&out[0]), expected);
+}
+
+#[test]
+fn the_deepest_valid_expression_compiles_and_runs() {
+    // 500 nested additions: near the validator's depth limit of 512.
+    let deep = (0..500).fold(Expr::gid_x(), |e, _| Expr::add(e, Expr::u32(1)));
+    let program = Program::wrapped(
+        vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+        [4, 1, 1],
+        vec![Node::store("out", Expr::gid_x(), deep)],
+    );
+    let out = ReferenceBackend::new()
+        .dispatch(&program, &[], &DispatchConfig::default())
+        .expect("runs");
+    assert_eq!(words(&out[0]), [500, 501, 502, 503]);
+}

@@ -63,12 +63,20 @@ impl Memory {
             .zip(self.storage)
             .filter(|(decl, _)| decl.access == BufferAccess::Output)
             .map(|(decl, words)| {
-                let bytes: Vec<u8> = words
-                    .into_iter()
-                    .flat_map(|w| w.into_inner().to_le_bytes())
-                    .collect();
-                let range = decl.readback_range(bytes.len());
-                bytes.get(range).map(<[u8]>::to_vec).unwrap_or_default()
+                let range = decl.readback_range(words.len() * 4);
+                // Only the words the range touches are converted.
+                let first = range.start / 4;
+                let last = range.end.div_ceil(4).min(words.len());
+                let mut bytes = Vec::with_capacity((last.saturating_sub(first)) * 4);
+                for word in words.get(first..last).unwrap_or_default() {
+                    bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+                }
+                let skip = range.start - first * 4;
+                let take = range.end.saturating_sub(range.start);
+                bytes
+                    .get(skip..skip + take)
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
             })
             .collect()
     }

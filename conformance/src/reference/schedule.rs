@@ -17,6 +17,10 @@ use crate::reference::memory::Memory;
 /// Lanes per block when workgroups can be batched.
 const BLOCK_LANES: u64 = 1024;
 
+/// The most register-file bytes one executor allocates when batching workgroups; programs with many
+/// registers get smaller blocks.
+const REGISTER_FILE_BYTES: u64 = 32 << 20;
+
 /// Invocations below which a dispatch stays on the calling thread.
 const PARALLEL_MIN_INVOCATIONS: u64 = 1 << 15;
 
@@ -44,7 +48,9 @@ impl Run<'_> {
             })?;
         let lanes = self.code.workgroup_lanes() as u64;
         let per_block = if self.code.batchable() {
-            (BLOCK_LANES / lanes).clamp(1, total)
+            let register_bytes = self.code.num_regs.max(1) as u64 * lanes * 4;
+            let fits = REGISTER_FILE_BYTES / register_bytes;
+            (BLOCK_LANES / lanes).min(fits).clamp(1, total)
         } else {
             1
         };

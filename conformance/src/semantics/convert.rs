@@ -34,18 +34,18 @@ const FLOAT_SOURCES: [f32; 22] = [
 ];
 
 /// `i32(x)` as `SEMANTICS.md` fixes it: truncation saturating at `[-2^31, 2147483520]`. `None` for
-/// NaN, which is indeterminate.
+/// NaN and infinities, whose results are indeterminate (section 7: an infinite input accepts any value).
 fn expect_f32_to_i32(x: f32) -> Option<i32> {
-    if x.is_nan() {
+    if !x.is_finite() {
         return None;
     }
     let t = f64::from(x).trunc();
     Some(t.clamp(-2_147_483_648.0, 2_147_483_520.0) as i32)
 }
 
-/// `u32(x)`: truncation saturating at `[0, 4294967040]`; `None` for NaN.
+/// `u32(x)`: truncation saturating at `[0, 4294967040]`; `None` for NaN and infinities.
 fn expect_f32_to_u32(x: f32) -> Option<u32> {
-    if x.is_nan() {
+    if !x.is_finite() {
         return None;
     }
     let t = f64::from(x).trunc();

@@ -366,3 +366,33 @@ pub fn float_fma(backend: &dyn VyreBackend) {
     }
     report.finish();
 }
+
+/// `rem` on `f32`: `x - y * trunc(x / y)`, with the sign of the dividend, on operands where that
+/// result is exact.
+pub fn float_remainder(backend: &dyn VyreBackend) {
+    let case = "float_remainder";
+    let pairs: [(f32, f32); 8] = [
+        (7.5, 2.0),
+        (-7.5, 2.0),
+        (7.5, -2.0),
+        (-7.5, -2.0),
+        (1.0, 0.5),
+        (5.25, 1.25),
+        (0.75, 4.0),
+        (-3.0, 3.0),
+    ];
+    let n = pairs.len() as u32;
+    let program = pair_program(DataType::F32, DataType::F32, n, &[Expr::rem]);
+    let input: Vec<f32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let out = words(&run(backend, case, &program, &[bytes_f32(&input)], &grid_for(n))[0]);
+    let mut report = Report::new(case);
+    for (i, &(a, b)) in pairs.iter().enumerate() {
+        let (x, y) = (f64::from(a), f64::from(b));
+        let exact = x - y * (x / y).trunc();
+        let actual = f32::from_bits(out[i]);
+        report.check(within_ulps(actual, exact, 1.0), || {
+            format!("rem({a:e}, {b:e}) = {actual:e}; exact {exact:e}")
+        });
+    }
+    report.finish();
+}

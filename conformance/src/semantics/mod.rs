@@ -34,7 +34,7 @@ pub use atomics::{atomic_contended_counters, atomic_each_op, atomic_signed_min_m
 pub use control::{early_return, loops, nested_ifs};
 pub use convert::{bool_operators, cast_from_f32, cast_from_integers, select_values};
 pub use errors::{bad_grid_and_program_are_rejected, bad_inputs_are_input_mismatch};
-pub use float::{float_arithmetic, float_comparisons, float_fma, float_math};
+pub use float::{float_arithmetic, float_comparisons, float_fma, float_math, float_remainder};
 pub use integer::{integer_binary_i32, integer_binary_u32, integer_comparisons, integer_unary};
 pub use memory::{
     multiple_inputs_and_outputs, out_of_bounds_loads, out_of_bounds_stores, output_byte_ranges,
@@ -81,6 +81,7 @@ macro_rules! semantics_suite {
             float_comparisons
             float_math
             float_fma
+            float_remainder
             cast_from_f32
             cast_from_integers
             bool_operators
