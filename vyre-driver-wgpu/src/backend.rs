@@ -261,7 +261,9 @@ pub(crate) fn fold_grid(
     let rest = total.div_ceil(x);
     let y = rest.min(max);
     let z = rest.div_ceil(y);
-    if z > max {
+    // The shader's linear workgroup index is a u32: with more than 2^32 physical workgroups it would
+    // wrap, and a surplus workgroup would alias (and re-run) a real one.
+    if z > max || x * y * z > 1 << 32 {
         return Err(BackendError::limit_exceeded(format!(
             "{total} workgroups cannot be folded into this device's grid limits. Fix: use fewer workgroups."
         )));
@@ -385,5 +387,29 @@ impl VyreBackend for WgpuBackend {
             .recoveries
             .fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_grid;
+
+    #[test]
+    fn folded_grids_cover_the_work_without_wrapping_the_linear_index() {
+        assert_eq!(fold_grid([7, 3, 2], 1, 65535).ok(), Some(([7, 3, 2], true)));
+        assert_eq!(
+            fold_grid([70_000, 1, 1], 1, 65535).ok(),
+            Some(([65535, 2, 1], false))
+        );
+        for total in [65_536u64, 4_294_836_225, 4_294_836_226, u64::from(u32::MAX)] {
+            match fold_grid([1, 1, 1], total, 65535) {
+                Ok(([x, y, z], _)) => {
+                    let n = u64::from(x) * u64::from(y) * u64::from(z);
+                    assert!(n >= total && n <= 1 << 32, "{total}: {x}x{y}x{z}");
+                }
+                // Past 65535^2 workgroups the fold needs z = 2 and more than 2^32 physical ids.
+                Err(e) => assert!(total > 4_294_836_225, "{total}: {e}"),
+            }
+        }
     }
 }

@@ -115,6 +115,40 @@ fn words_bytes(words: &[u32]) -> Vec<u8> {
     bytes
 }
 
+/// How long a readback map may stay pending after its submission finished, when the dispatch has no
+/// timeout of its own.
+const MAP_GRACE: Duration = Duration::from_secs(10);
+
+/// Waits until every staging map's callback has run. The wait for the submission normally fires them,
+/// but with several threads polling one device, another thread's poll may be the one running our
+/// callbacks, a moment after our own wait returned; treating that moment as a failed map would send a
+/// healthy device through recovery.
+fn await_maps(
+    state: &DeviceState,
+    results: &MapSlots,
+    started: std::time::Instant,
+    timeout: Option<Duration>,
+) -> Result<(), BackendError> {
+    let limit = timeout.unwrap_or(MAP_GRACE);
+    loop {
+        let pending = results
+            .lock()
+            .map_err(|_| poisoned())?
+            .iter()
+            .any(Option::is_none);
+        if !pending || state.is_lost() {
+            return Ok(());
+        }
+        if started.elapsed() > limit {
+            return Err(BackendError::timeout(format!(
+                "the readback was not mapped within {limit:?}. Fix: raise `DispatchConfig::timeout`, or check the device's health."
+            )));
+        }
+        state.poll(wgpu::PollType::Poll)?;
+        std::thread::yield_now();
+    }
+}
+
 /// Runs `job` on `pipeline`; returns one byte vector per buffer with a readback, in order.
 pub(crate) fn run(
     shared: &Shared,
@@ -292,10 +326,12 @@ pub(crate) fn run(
     if fault == Some(FaultPoint::DuringMap) {
         shared.lose_device(state);
     }
+    let started = std::time::Instant::now();
     state.poll(wgpu::PollType::Wait {
         submission_index: Some(submission),
         timeout: job.timeout,
     })?;
+    await_maps(state, &results, started, job.timeout)?;
     if state.is_lost() {
         return Err(state.lost_error("during the dispatch"));
     }
@@ -310,7 +346,14 @@ pub(crate) fn run(
         for (slot, (s, start, end, range)) in slots.iter().zip(&staging) {
             match slot {
                 Some(Ok(())) => {}
-                _ => return Err(state.lost_error("the readback could not be mapped")),
+                _ if state.is_lost() => {
+                    return Err(state.lost_error("the readback could not be mapped"));
+                }
+                _ => {
+                    return Err(BackendError::new(
+                        "wgpu could not map a readback buffer although the device is healthy. Fix: retry the dispatch; report it to the vyre developers if it persists.",
+                    ));
+                }
             }
             let view = s
                 .buffer

@@ -51,7 +51,7 @@ pub(crate) fn run(
     let mut launches = 0u32;
     let mut start = 0;
     while start < items.len() {
-        let end = chunk_end(&pipeline, &plans, start, limit)?;
+        let end = chunk_end(&pipeline, &plans, start, limit, max_dim)?;
         let chunk = launch(
             backend,
             &pipeline,
@@ -69,19 +69,25 @@ pub(crate) fn run(
     Ok(CoalescedRun { outputs, launches })
 }
 
-/// The end of the longest run of items from `start` that share a grid and fit one launch.
+/// The end of the longest run of items from `start` that share a grid and fit one launch: every
+/// concatenated binding and the `items` table within the binding limit, and all items' workgroups
+/// foldable into one grid.
 fn chunk_end(
     pipeline: &WgpuPipeline,
     plans: &[DispatchPlan],
     start: usize,
     limit: u64,
+    max_dim: u32,
 ) -> Result<usize, BackendError> {
     let grid = plans[start].grid;
-    let groups: u64 = grid.iter().map(|&g| u64::from(g)).product();
+    // Two words (offset, count) per item and program buffer.
+    let table_bytes_per_item = pipeline.program.buffers.len() as u64 * 8;
     let mut totals = vec![0u64; pipeline.bindings.len()];
     let mut end = start;
     while end < plans.len() && plans[end].grid == grid {
-        let mut fits = (end - start + 1) as u64 * groups < 1 << 32;
+        let count = (end - start + 1) as u64;
+        let mut fits =
+            count * table_bytes_per_item <= limit && fold_grid(grid, count, max_dim).is_ok();
         let mut next = totals.clone();
         for (t, b) in next.iter_mut().zip(&pipeline.bindings) {
             *t += device_bytes(b.kind, plans[end].buffers[b.buffer_index].element_count);
@@ -95,7 +101,7 @@ fn chunk_end(
     }
     if end == start {
         return Err(BackendError::limit_exceeded(format!(
-            "work item {start} alone exceeds one launch's limits ({limit} bytes per binding). Fix: split the item."
+            "work item {start} alone exceeds one launch's limits ({limit} bytes per binding, or a grid of {grid:?} workgroups that cannot be folded). Fix: split the item into smaller ones."
         )));
     }
     Ok(end)
