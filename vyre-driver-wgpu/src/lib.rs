@@ -14,6 +14,14 @@
 //! items in one real launch. A lost device (driver reset, `destroy`) is noticed through wgpu's
 //! device-lost callback and recovered: a dispatch that meets a lost device opens a new one, recompiles,
 //! and retries once.
+//!
+//! ## A driver deviation to know about
+//!
+//! Mesa's lavapipe (llvmpipe) ends every loop of a shader once the invocation has run 65535 loop
+//! iterations *in total, across all its loops* (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`): two loops of
+//! 40 000 iterations each run 65 534 iterations together, without any error. Programs whose loops run
+//! longer than that per invocation compute wrong results on lavapipe (not on GPU drivers); keep
+//! conformance and fuzzing programs below that bound when they run there.
 
 mod backend;
 mod device;

@@ -1,0 +1,161 @@
+//! Injected device losses at every step of a dispatch, timeouts, and the launch limits of coalesced
+//! dispatch: each must end in correct results or a clear error, never a panic or a wrong answer.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{add_one_program, bytes, words};
+use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_driver_wgpu::FaultPoint;
+use vyre_driver_wgpu::engine::persistent::{
+    PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+};
+use vyre_driver_wgpu::testing::backend_or_skip;
+use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+const POINTS: [FaultPoint; 3] = [
+    FaultPoint::BeforeUpload,
+    FaultPoint::AfterSubmit,
+    FaultPoint::DuringMap,
+];
+
+#[test]
+fn a_plain_dispatch_recovers_from_a_loss_at_every_step() {
+    let Some(backend) = backend_or_skip("a_plain_dispatch_recovers_from_a_loss_at_every_step")
+    else {
+        return;
+    };
+    let program = add_one_program(100);
+    let input: Vec<u32> = (0..100).map(|i| i * 3 + 7).collect();
+    let expected: Vec<u32> = input.iter().map(|x| x + 1).collect();
+    for (round, point) in POINTS.into_iter().enumerate() {
+        backend.inject_fault(point);
+        let out = backend
+            .dispatch(&program, &[bytes(&input)], &DispatchConfig::default())
+            .unwrap_or_else(|e| panic!("{point:?}: {e}"));
+        assert_eq!(words(&out[0]), expected, "{point:?}");
+        assert_eq!(backend.device_generation(), round as u64 + 1, "{point:?}");
+        assert!(!backend.device_lost(), "{point:?}");
+    }
+    assert_eq!(backend.stats().recoveries, 3);
+}
+
+#[test]
+fn a_coalesced_dispatch_recovers_from_a_loss_at_every_step() {
+    let Some(backend) = backend_or_skip("a_coalesced_dispatch_recovers_from_a_loss_at_every_step")
+    else {
+        return;
+    };
+    let program = add_one_program(1);
+    for (round, point) in POINTS.into_iter().enumerate() {
+        let mut queue = PersistentQueue::new();
+        for id in 0..50u32 {
+            queue.push(PersistentPayloadWorkItem {
+                id,
+                payload: (id * 11).to_le_bytes().to_vec(),
+            });
+        }
+        backend.inject_fault(point);
+        let report = run_persistent_kernel(&backend, &program, &DispatchConfig::default(), queue)
+            .unwrap_or_else(|e| panic!("{point:?}: {e}"));
+        assert_eq!(report.results.len(), 50);
+        for r in &report.results {
+            assert_eq!(
+                words(&r.payload),
+                vec![r.id * 11 + 1],
+                "{point:?} item {}",
+                r.id
+            );
+        }
+        assert_eq!(backend.device_generation(), round as u64 + 1, "{point:?}");
+    }
+}
+
+/// A program whose every invocation spins `input[0]` times; the count comes from a buffer so that no
+/// compiler can fold the loop away.
+fn spin_program() -> Program {
+    Program::wrapped(
+        vec![
+            BufferDecl::read("n", 0, DataType::U32).with_count(1),
+            BufferDecl::output("out", 1, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("acc", Expr::u32(0)),
+            Node::loop_for(
+                "i",
+                Expr::u32(0),
+                Expr::load("n", Expr::u32(0)),
+                vec![Node::assign(
+                    "acc",
+                    Expr::bit_xor(
+                        Expr::mul(Expr::var("acc"), Expr::u32(1_664_525)),
+                        Expr::var("i"),
+                    ),
+                )],
+            ),
+            Node::store("out", Expr::local_x(), Expr::var("acc")),
+        ],
+    )
+}
+
+#[test]
+fn a_dispatch_past_its_timeout_is_a_timeout_error_and_the_backend_stays_usable() {
+    let Some(backend) = backend_or_skip(
+        "a_dispatch_past_its_timeout_is_a_timeout_error_and_the_backend_stays_usable",
+    ) else {
+        return;
+    };
+    // 1024 workgroups x 64 invocations x 2^22 iterations: far more than a millisecond on any device.
+    // (lavapipe stops every loop after 65535 iterations in total per invocation, so there it is
+    // "only" 4 * 10^9 iterations: still seconds.)
+    let config = DispatchConfig::default()
+        .with_grid([1024, 1, 1])
+        .with_timeout(Duration::from_millis(1));
+    let err = backend
+        .dispatch(&spin_program(), &[bytes(&[1 << 22])], &config)
+        .expect_err("the spin must time out");
+    assert_eq!(err.kind_name(), "Timeout", "{err}");
+    assert!(err.to_string().contains("Fix:"), "{err}");
+    let program = add_one_program(8);
+    let out = backend
+        .dispatch(&program, &[bytes(&[1; 8])], &DispatchConfig::default())
+        .expect("the backend works after a timeout");
+    assert_eq!(words(&out[0]), vec![2; 8]);
+}
+
+#[test]
+fn items_past_one_binding_split_into_the_fewest_launches() {
+    let Some(backend) = backend_or_skip("items_past_one_binding_split_into_the_fewest_launches")
+    else {
+        return;
+    };
+    let limit = backend.capabilities().max_storage_buffer_bytes;
+    // Items of at least 1 MiB, and one more than fit one binding: exactly two launches.
+    let item_bytes = (limit / 8).max(1 << 20) / 4 * 4;
+    let count = (limit / item_bytes + 1) as u32;
+    let item_words = (item_bytes / 4) as u32;
+    let program = add_one_program(item_words);
+    let mut queue = PersistentQueue::new();
+    for id in 0..count {
+        let payload: Vec<u32> = (0..item_words)
+            .map(|i| id.wrapping_mul(1_000_003) ^ i)
+            .collect();
+        queue.push(PersistentPayloadWorkItem {
+            id,
+            payload: bytes(&payload),
+        });
+    }
+    let report = run_persistent_kernel(&backend, &program, &DispatchConfig::default(), queue)
+        .expect("a split coalesced run");
+    assert_eq!(report.kernel_launches, 2);
+    assert_eq!(report.results.len(), count as usize);
+    for r in &report.results {
+        let got = words(&r.payload);
+        assert_eq!(got.len(), item_words as usize, "item {}", r.id);
+        let wrong = (0..item_words)
+            .position(|i| got[i as usize] != (r.id.wrapping_mul(1_000_003) ^ i).wrapping_add(1));
+        assert_eq!(wrong, None, "item {}: first wrong word", r.id);
+    }
+}
