@@ -52,7 +52,8 @@ impl Shared {
     /// Destroys the device and polls, so that wgpu's own device-lost callback sets the flag.
     pub(crate) fn lose_device(&self, state: &DeviceState) {
         state.device.destroy();
-        let _ = state.poll(wgpu::PollType::Poll);
+        // Polling is what runs wgpu's device-lost callback; the flag is the callback's to set.
+        let _ = state.confirm_lost();
     }
 }
 
@@ -376,7 +377,11 @@ impl VyreBackend for WgpuBackend {
             device::open(adapter, old.generation + 1)
         })?;
         *self.shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
-        self.shared.pool.lock().map_err(|_| poisoned())?.clear();
+        self.shared
+            .pool
+            .lock()
+            .map_err(|_| poisoned())?
+            .reset(old.generation + 1);
         self.shared
             .cache
             .lock()

@@ -135,6 +135,19 @@ impl DeviceState {
         }
     }
 
+    /// True when the device is lost, after polling for up to 50 ms so that a pending device-lost
+    /// callback can run. wgpu fires the callback from a poll, not from `destroy()`, so for a moment a
+    /// destroyed device fails every operation ("buffer is invalid") while its flag is still clear;
+    /// errors are classified only after this settles.
+    pub(crate) fn confirm_lost(&self) -> bool {
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(50);
+        while !self.is_lost() && std::time::Instant::now() < until {
+            let _ = self.poll(wgpu::PollType::Poll);
+            std::thread::yield_now();
+        }
+        self.is_lost()
+    }
+
     pub(crate) fn lost_error(&self, what: &str) -> BackendError {
         BackendError::device_lost(format!(
             "the device {} was lost ({what}). Fix: call `try_recover()` (dispatches recover automatically once), and check the driver if it keeps happening.",

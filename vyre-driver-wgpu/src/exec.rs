@@ -69,11 +69,12 @@ fn lease(
             state.limits.max_buffer_size
         )));
     }
-    if let Some(buffer) = shared
-        .pool
-        .lock()
-        .map_err(|_| poisoned())?
-        .take(bytes, usage)
+    if let Some(buffer) =
+        shared
+            .pool
+            .lock()
+            .map_err(|_| poisoned())?
+            .take(bytes, usage, state.generation)
     {
         return Ok(Leased { buffer });
     }
@@ -298,12 +299,19 @@ pub(crate) fn run(
     }
     let submission = state.queue.submit(Some(encoder.finish()));
     bump(&shared.counters.submits, 1);
-    if let Some(e) = pollster::block_on(oom.pop()) {
+    let oom_error = pollster::block_on(oom.pop());
+    let validation_error = pollster::block_on(validation.pop());
+    if (oom_error.is_some() || validation_error.is_some()) && state.confirm_lost() {
+        // Work on a destroyed device fails validation ("buffer is invalid"); that is the loss
+        // showing, not a bug, and recovery is the answer.
+        return Err(state.lost_error("the submission failed on the lost device"));
+    }
+    if let Some(e) = oom_error {
         return Err(BackendError::out_of_memory(format!(
             "the device ran out of memory: {e}. Fix: use smaller buffers or free device memory."
         )));
     }
-    if let Some(e) = pollster::block_on(validation.pop()) {
+    if let Some(e) = validation_error {
         return Err(BackendError::new(format!(
             "wgpu rejected the dispatch: {e}. Fix: this is a vyre bug unless a device limit was exceeded; report it with the program text."
         )));
@@ -336,6 +344,9 @@ pub(crate) fn run(
         return Err(state.lost_error("during the dispatch"));
     }
     if let Some(error) = state.uncaptured.lock().ok().and_then(|mut e| e.take()) {
+        if state.confirm_lost() {
+            return Err(state.lost_error(&format!("during the dispatch: {error}")));
+        }
         return Err(BackendError::new(format!(
             "wgpu reported an error during the dispatch: {error}. Fix: this is a vyre bug unless a device limit was exceeded; report it with the program text."
         )));
@@ -346,7 +357,7 @@ pub(crate) fn run(
         for (slot, (s, start, end, range)) in slots.iter().zip(&staging) {
             match slot {
                 Some(Ok(())) => {}
-                _ if state.is_lost() => {
+                _ if state.confirm_lost() => {
                     return Err(state.lost_error("the readback could not be mapped"));
                 }
                 _ => {
@@ -368,14 +379,14 @@ pub(crate) fn run(
     let mut pool = shared.pool.lock().map_err(|_| poisoned())?;
     for (s, ..) in staging {
         s.buffer.unmap();
-        pool.give(s.buffer);
+        pool.give(s.buffer, state.generation);
     }
     for l in leased {
-        pool.give(l.buffer);
+        pool.give(l.buffer, state.generation);
     }
-    pool.give(params_buf.buffer);
+    pool.give(params_buf.buffer, state.generation);
     if let Some((items, _)) = items_buf {
-        pool.give(items.buffer);
+        pool.give(items.buffer, state.generation);
     }
     Ok(outputs)
 }

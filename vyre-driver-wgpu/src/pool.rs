@@ -14,6 +14,11 @@ pub(crate) const POOL_LIMIT_BYTES: u64 = 256 << 20;
 pub(crate) struct BufferPool {
     free: HashMap<(u64, u32), Vec<wgpu::Buffer>>,
     held: u64,
+    /// The device generation whose buffers the pool holds. A dispatch still running on a lost device
+    /// when recovery replaced it returns buffers of that dead device; they must never be handed to a
+    /// dispatch on the new one (wgpu rejects them as invalid), so every take and give names its
+    /// generation and mismatches are dropped.
+    generation: u64,
 }
 
 /// The size class of a request: the next power of two, at least 256 bytes.
@@ -22,18 +27,30 @@ pub(crate) fn size_class(bytes: u64) -> u64 {
 }
 
 impl BufferPool {
-    /// Takes an idle buffer of the class of `bytes` and `usage`, if any.
-    pub(crate) fn take(&mut self, bytes: u64, usage: wgpu::BufferUsages) -> Option<wgpu::Buffer> {
+    /// Takes an idle buffer of the class of `bytes` and `usage` made on device `generation`, if any.
+    pub(crate) fn take(
+        &mut self,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+        generation: u64,
+    ) -> Option<wgpu::Buffer> {
+        if generation != self.generation {
+            return None;
+        }
         let class = size_class(bytes);
         let buffer = self.free.get_mut(&(class, usage.bits()))?.pop()?;
         self.held -= class;
         Some(buffer)
     }
 
-    /// Returns a buffer for reuse, or frees it when the pool is full.
-    pub(crate) fn give(&mut self, buffer: wgpu::Buffer) {
+    /// Returns a buffer made on device `generation` for reuse, or frees it when the pool is full or
+    /// the buffer belongs to another device.
+    pub(crate) fn give(&mut self, buffer: wgpu::Buffer, generation: u64) {
         let class = buffer.size();
-        if self.held + class > POOL_LIMIT_BYTES || !class.is_power_of_two() {
+        if generation != self.generation
+            || self.held + class > POOL_LIMIT_BYTES
+            || !class.is_power_of_two()
+        {
             return;
         }
         self.held += class;
@@ -47,8 +64,10 @@ impl BufferPool {
         self.held
     }
 
-    pub(crate) fn clear(&mut self) {
+    /// Drops every idle buffer and from now on holds buffers of device `generation` only.
+    pub(crate) fn reset(&mut self, generation: u64) {
         self.free.clear();
         self.held = 0;
+        self.generation = generation;
     }
 }
