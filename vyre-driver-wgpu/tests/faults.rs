@@ -159,3 +159,76 @@ fn items_past_one_binding_split_into_the_fewest_launches() {
         assert_eq!(wrong, None, "item {}: first wrong word", r.id);
     }
 }
+
+#[test]
+fn a_pipeline_held_across_a_loss_recompiles_for_the_new_device() {
+    let Some(backend) =
+        backend_or_skip("a_pipeline_held_across_a_loss_recompiles_for_the_new_device")
+    else {
+        return;
+    };
+    let pipeline = backend
+        .compile_persistent(&add_one_program(4), &DispatchConfig::default())
+        .expect("compile");
+    let items = vec![vec![bytes(&[1, 2, 3, 4])], vec![bytes(&[10, 20, 30, 40])]];
+    for round in 1..=2u64 {
+        backend.force_device_lost().expect("loss");
+        let before = backend.stats();
+        let out = pipeline
+            .dispatch_coalesced(&items, &DispatchConfig::default())
+            .expect("the held pipeline works after the loss");
+        assert_eq!(words(&out[0][0]), vec![2, 3, 4, 5]);
+        assert_eq!(words(&out[1][0]), vec![11, 21, 31, 41]);
+        assert_eq!(backend.device_generation(), round);
+        assert!(backend.stats().pipelines_created > before.pipelines_created);
+    }
+}
+
+#[test]
+fn threads_dispatching_through_device_losses_get_correct_results_or_device_lost() {
+    let Some(backend) = backend_or_skip(
+        "threads_dispatching_through_device_losses_get_correct_results_or_device_lost",
+    ) else {
+        return;
+    };
+    let program = add_one_program(256);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..3u32)
+            .map(|t| {
+                let (backend, program) = (&backend, &program);
+                scope.spawn(move || {
+                    let mut ok = 0;
+                    for round in 0..30u32 {
+                        let input: Vec<u32> = (0..256).map(|i| i ^ (t << 20) ^ round).collect();
+                        match backend.dispatch(
+                            program,
+                            &[bytes(&input)],
+                            &DispatchConfig::default(),
+                        ) {
+                            Ok(out) => {
+                                let expected: Vec<u32> = input.iter().map(|x| x + 1).collect();
+                                assert_eq!(words(&out[0]), expected, "thread {t} round {round}");
+                                ok += 1;
+                            }
+                            // A dispatch may meet a second loss during its one retry.
+                            Err(e) => assert_eq!(e.kind_name(), "DeviceLost", "{e}"),
+                        }
+                    }
+                    ok
+                })
+            })
+            .collect();
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(15));
+            // The callback may not have run if another thread recovered at the same moment.
+            let _ = backend.force_device_lost();
+        }
+        let ok: u32 = workers.into_iter().map(|w| w.join().expect("worker")).sum();
+        assert!(ok > 0, "no dispatch succeeded");
+    });
+    let out = backend
+        .dispatch(&program, &[bytes(&[7; 256])], &DispatchConfig::default())
+        .expect("usable after the losses");
+    assert_eq!(words(&out[0]), vec![8; 256]);
+    assert!(backend.device_generation() >= 1);
+}
