@@ -7,6 +7,7 @@
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Every failure of the benchmark is a message that ends with a `Fix:` sentence.
 pub(crate) type BenchResult<T> = Result<T, String>;
@@ -260,11 +261,44 @@ impl Gpu {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
             .collect();
-        let times = ticks
+        let times: Vec<f64> = ticks
             .chunks_exact(2)
             .map(|pair| pair[1].saturating_sub(pair[0]) as f64 * period * 1e-9)
             .collect();
+        if std::env::var_os("VYRE_BENCH_TRACE").is_some() {
+            let us: Vec<String> = times.iter().map(|t| format!("{:.1}", t * 1e6)).collect();
+            eprintln!("trace: device times (us, in order): {}", us.join(" "));
+        }
         Ok(Some(times))
+    }
+
+    /// Keeps the GPU busy with `kernel` for at least `seconds` of wall time, in growing batches of
+    /// back-to-back dispatches, so that its clock governor has raised the clocks before anything is
+    /// timed. On the H200 the SM clock was seen to sit at 345-615 MHz after a few seconds of mostly
+    /// idle GPU (uploads, data generation) and to stay there through short timed bursts, which
+    /// more than halved the bandwidth of a 1 GiB add; a sustained burst first brings it back up.
+    pub(crate) fn spin_up(
+        &self,
+        kernel: &Kernel,
+        group: &wgpu::BindGroup,
+        grid: [u32; 3],
+        seconds: f64,
+    ) -> BenchResult<()> {
+        let start = Instant::now();
+        let mut batch = 1u32;
+        while start.elapsed().as_secs_f64() < seconds {
+            let round = Instant::now();
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            for _ in 0..batch {
+                Self::record(&mut encoder, kernel, group, grid);
+            }
+            self.queue.submit([encoder.finish()]);
+            self.wait()?;
+            if round.elapsed().as_secs_f64() < 0.02 {
+                batch = (batch * 2).min(4096);
+            }
+        }
+        self.check_errors("the clock warm-up")
     }
 
     /// Records one dispatch of `kernel` into `encoder`.

@@ -12,10 +12,12 @@
 //! goal of the issue and whether it is met.
 
 mod gpu;
+mod measure;
 mod raw;
 mod report;
 mod stats;
 mod suite;
+mod wgsl;
 mod workloads;
 
 use std::path::PathBuf;
@@ -35,13 +37,15 @@ pub(crate) struct Options {
     pub(crate) max_bytes: u64,
     /// Timed repetitions of each figure (large transfers use fewer, at least 3).
     pub(crate) reps: usize,
+    /// Seconds of back-to-back dispatches before each device-time batch, so GPU clocks are up.
+    pub(crate) spin: f64,
     /// Where to write the figures as JSON.
     pub(crate) json: Option<PathBuf>,
     /// Print every vyre program (its text form) instead of measuring.
     pub(crate) show_programs: bool,
 }
 
-const USAGE: &str = "usage: vyre-bench [--quick] [--show-programs] [--only NAME[,NAME...]] [--max-bytes BYTES[K|M|G]] [--reps N] [--json PATH]
+const USAGE: &str = "usage: vyre-bench [--quick] [--show-programs] [--only NAME[,NAME...]] [--max-bytes BYTES[K|M|G]] [--reps N] [--spin SECONDS] [--json PATH]
 workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile";
 
 /// Parses `args` (without the program name).
@@ -52,6 +56,7 @@ pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
         quick,
         max_bytes: if quick { 64 * MIB } else { 1024 * MIB },
         reps: if quick { 8 } else { 30 },
+        spin: if quick { 0.05 } else { 0.5 },
         json: None,
         show_programs: false,
     };
@@ -83,6 +88,14 @@ pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
                             "`--reps {v}` is not a count from 1 to 2048. Fix: pass e.g. --reps 30."
                         )
                     })?;
+            }
+            "--spin" => {
+                let v = value()?;
+                options.spin = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| (0.0..=10.0).contains(s))
+                    .ok_or_else(|| format!("`--spin {v}` is not a number of seconds from 0 to 10. Fix: pass e.g. --spin 0.5."))?;
             }
             "--json" => options.json = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument `{other}`. Fix: see {USAGE}")),
@@ -157,7 +170,10 @@ fn run(options: &Options) -> BenchResult<()> {
             "timestamps": gpu.timestamp_period_ns.is_some(),
             "max_storage_buffer_binding_size": gpu.limits.max_storage_buffer_binding_size,
             "max_buffer_size": gpu.limits.max_buffer_size,
-            "options": { "quick": options.quick, "max_bytes": options.max_bytes, "reps": options.reps },
+            "options": {
+                "quick": options.quick, "max_bytes": options.max_bytes, "reps": options.reps,
+                "spin_s": options.spin,
+            },
             "notes": suite.notes,
             "rows": suite.rows.iter().map(|r| report::row_json(r, &gpu.info.name)).collect::<Vec<_>>(),
         });
@@ -232,6 +248,7 @@ mod tests {
     fn bad_arguments_are_errors_with_a_fix() {
         for bad in [
             &["--reps", "0"][..],
+            &["--spin", "-1"],
             &["--max-bytes", "12x"],
             &["--max-bytes", "1K"],
             &["--only", "nothing"],

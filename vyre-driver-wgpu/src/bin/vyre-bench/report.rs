@@ -147,7 +147,7 @@ fn format_goal(goal: Option<Goal>) -> String {
 fn format_met(row: &Row, device_name: &str) -> &'static str {
     match (row.goal, row.met(device_name)) {
         (None, _) => "",
-        (Some(Goal::GbpsAtLeast(..)), None) => "n/a here",
+        (Some(Goal::GbpsAtLeast(_, device)), None) if !device_name.contains(device) => "n/a here",
         (Some(_), None) => "not run",
         (Some(_), Some(true)) => "yes",
         (Some(_), Some(false)) => "**NO**",
@@ -283,7 +283,10 @@ mod tests {
         );
         assert_eq!(r.met("llvmpipe"), None);
         assert_eq!(r.met("NVIDIA H200"), Some(false));
-        assert!(table(&[r], "llvmpipe").contains("n/a here"));
+        assert!(table(&[r.clone()], "llvmpipe").contains("n/a here"));
+        let mut missing = r;
+        missing.vyre = None;
+        assert!(table(&[missing], "NVIDIA H200").contains("not run"));
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! Runs each workload on both sides and turns the timings into report rows.
 //!
 //! Sizes are cut to the device: no buffer passes `--max-bytes`, `max_storage_buffer_binding_size` or
-//! `max_buffer_size`. Repetitions shrink for large transfers (each end-to-end run of a 1 GiB case
-//! moves 3 GiB over the bus) but never below three.
+//! `max_buffer_size`. End-to-end repetitions shrink for large transfers (each run of a 1 GiB case moves
+//! 3 GiB over the bus) but never below three. Every side's output is checked against the CPU
+//! reference after it is timed.
 
 use crate::Options;
 use crate::gpu::{BenchResult, Gpu};
-use crate::raw::{self, Reps, Timings};
+use crate::measure::{self, Reps};
+use crate::raw::{RawAddOne, RawElementwise, RawReduction};
 use crate::report::{Goal, Measure, Row, Stat};
 use crate::stats::Summary;
+use crate::wgsl;
 use crate::workloads::{self, Elem, MIB, Workload};
 
 /// The rows and notes of one run.
@@ -51,6 +54,12 @@ impl RowBase {
     }
 }
 
+/// Device-time and end-to-end samples of one side.
+struct Timings {
+    device: Option<Vec<f64>>,
+    end_to_end: Vec<f64>,
+}
+
 impl<'g> Suite<'g> {
     /// An empty suite on `gpu`.
     pub(crate) fn new(gpu: &'g Gpu, options: &'g Options) -> Self {
@@ -74,17 +83,18 @@ impl<'g> Suite<'g> {
         Reps {
             warmup: 2,
             timed: self.options.reps,
-            heavy: self.options.reps,
+            spin: self.options.spin,
         }
     }
 
-    /// Repetitions for a case that moves `bytes` per buffer: full below 16 MiB, fewer above, >= 3.
+    /// End-to-end repetitions for a case that moves `bytes` per buffer: all of `--reps` up to
+    /// 16 MiB, proportionally fewer above, never fewer than 3.
     fn reps_for(&self, bytes: u64) -> Reps {
         let r = self.options.reps as u64;
-        let heavy = (r * 16 * MIB / bytes.max(1)).clamp(3.min(r), r) as usize;
+        let timed = (r * 16 * MIB / bytes.max(1)).clamp(3.min(r), r) as usize;
         Reps {
             warmup: if bytes >= 256 * MIB { 1 } else { 2 },
-            heavy,
+            timed,
             ..self.reps()
         }
     }
@@ -102,13 +112,22 @@ impl<'g> Suite<'g> {
     }
 
     fn round_trip(&mut self) -> BenchResult<()> {
-        let raw = raw::round_trip(self.gpu, self.reps_for(4))?;
+        let gpu = self.gpu;
+        let mut raw = RawAddOne::new(gpu, 1)?;
+        let mut counter = 0u64;
+        let mut raw_step = || {
+            let value = workloads::word(3, counter);
+            counter += 1;
+            let out = raw.run_words(gpu, &value.to_le_bytes())?;
+            workloads::verify_sample("raw round trip", out, 1, 1, |_| value.wrapping_add(1))
+        };
+        let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
         let base = RowBase {
             workload: "roundtrip",
             case: "1 u32, cached pipeline".into(),
             baseline_name: "raw",
         };
-        let sides = (None, Some(raw.as_slice()));
+        let sides = (None, Some(samples[0].as_slice()));
         let goal = Some(Goal::RatioAtMost(1.1));
         self.rows
             .push(base.row("end-to-end", Measure::Time, Stat::P50, sides, goal));
@@ -123,21 +142,59 @@ impl<'g> Suite<'g> {
         base: &RowBase,
         bytes_moved: u64,
         (vyre, raw): (Option<&Timings>, &Timings),
-        device_goal: Option<Goal>,
+        device_goals: &[Goal],
     ) {
         let measure = Measure::Throughput { bytes: bytes_moved };
         let device = (
             vyre.and_then(|t| t.device.as_deref()),
             raw.device.as_deref(),
         );
-        self.rows
-            .push(base.row("device time", measure, Stat::P50, device, device_goal));
+        if device_goals.is_empty() {
+            self.rows
+                .push(base.row("device time", measure, Stat::P50, device, None));
+        }
+        for &goal in device_goals {
+            self.rows
+                .push(base.row("device time", measure, Stat::P50, device, Some(goal)));
+        }
         let e2e = (
             vyre.map(|t| t.end_to_end.as_slice()),
             Some(raw.end_to_end.as_slice()),
         );
         self.rows
             .push(base.row("end-to-end", measure, Stat::P50, e2e, None));
+    }
+
+    /// Times one streaming kernel over `inputs` (`a`, `b`): device time, then end to end.
+    fn elementwise_case(
+        &mut self,
+        label: &str,
+        raw_wgsl: &str,
+        inputs: &[Vec<u8>],
+        expected: &dyn Fn(usize) -> u32,
+    ) -> BenchResult<Timings> {
+        let gpu = self.gpu;
+        let (a, b) = (&inputs[0], &inputs[1]);
+        let n = a.len() / 4;
+        let reps = self.reps_for(a.len() as u64);
+        let mut raw = RawElementwise::new(gpu, label, raw_wgsl, a, b)?;
+        let device = {
+            let mut raw_batch = |count| raw.device_times(gpu, count, reps.spin);
+            measure::interleave_batches(self.options.reps, 2, &mut [&mut raw_batch])?
+        };
+        if device[0].is_some() {
+            workloads::verify_sample(label, raw.output(gpu)?, n, 4096, expected)?;
+        }
+        let mut raw_step = || raw.run(gpu, a, b).map(|_| ());
+        let e2e = measure::interleave(reps, &mut [&mut raw_step])?;
+        workloads::verify_sample(label, raw.last(), n, 4096, expected)?;
+        gpu.check_errors(label)?;
+        let mut device = device.into_iter();
+        let mut e2e = e2e.into_iter();
+        Ok(Timings {
+            device: device.next().flatten(),
+            end_to_end: e2e.next().unwrap_or_default(),
+        })
     }
 
     fn bandwidth(&mut self) -> BenchResult<()> {
@@ -149,44 +206,33 @@ impl<'g> Suite<'g> {
             ));
         }
         for elem in [Elem::U32, Elem::F32] {
-            let wgsl = raw::add_wgsl(elem);
+            let raw_wgsl = wgsl::add_wgsl(elem);
             for &size in &sizes {
                 let n = size / 4;
-                let a = workloads::input_bytes(elem, n, 1);
-                let b = workloads::input_bytes(elem, n, 2);
+                let inputs = vec![
+                    workloads::input_bytes(elem, n, 1),
+                    workloads::input_bytes(elem, n, 2),
+                ];
                 let expected = |i: usize| {
+                    let (x, y) = (&inputs[0], &inputs[1]);
                     workloads::add_reference(
                         elem,
-                        workloads::word_at(&a, i),
-                        workloads::word_at(&b, i),
+                        workloads::word_at(x, i),
+                        workloads::word_at(y, i),
                     )
                 };
-                let label = format!("raw add {} {} MiB", elem.name(), size / MIB);
-                let timings = raw::elementwise(
-                    self.gpu,
-                    &label,
-                    &wgsl,
-                    (&a, &b),
-                    &expected,
-                    self.reps_for(size),
-                )?;
+                let case = format!("add {} {} MiB", elem.name(), size / MIB);
+                let raw = self.elementwise_case(&case, &raw_wgsl, &inputs, &expected)?;
                 let base = RowBase {
                     workload: "bandwidth",
-                    case: format!("add {} {} MiB", elem.name(), size / MIB),
+                    case,
                     baseline_name: "raw vec4",
                 };
-                let goal = Some(Goal::RatioAtLeast(0.95));
-                self.elementwise_rows(&base, size * 3, (None, &timings), goal);
+                let mut goals = vec![Goal::RatioAtLeast(0.95)];
                 if size == 1024 * MIB {
-                    let row = base.row(
-                        "device time",
-                        Measure::Throughput { bytes: size * 3 },
-                        Stat::P50,
-                        (None, timings.device.as_deref()),
-                        Some(Goal::GbpsAtLeast(3400.0, "H200")),
-                    );
-                    self.rows.push(row);
+                    goals.push(Goal::GbpsAtLeast(3400.0, "H200"));
                 }
+                self.elementwise_rows(&base, size * 3, (None, &raw), &goals);
             }
         }
         Ok(())
@@ -198,33 +244,24 @@ impl<'g> Suite<'g> {
             return Ok(());
         };
         let n = size / 4;
-        let a = workloads::input_bytes(Elem::U32, n, 1);
-        let b = workloads::input_bytes(Elem::U32, n, 2);
+        let inputs = vec![
+            workloads::input_bytes(Elem::U32, n, 1),
+            workloads::input_bytes(Elem::U32, n, 2),
+        ];
         let salt = workloads::CHAIN_SALT;
         let expected = |i: usize| {
-            workloads::chain_reference(workloads::word_at(&a, i), workloads::word_at(&b, i), salt)
+            let (x, y) = (&inputs[0], &inputs[1]);
+            workloads::chain_reference(workloads::word_at(x, i), workloads::word_at(y, i), salt)
         };
-        let label = format!("raw chain {} MiB", size / MIB);
-        let wgsl = raw::chain_wgsl(true, salt);
-        let timings = raw::elementwise(
-            self.gpu,
-            &label,
-            &wgsl,
-            (&a, &b),
-            &expected,
-            self.reps_for(size),
-        )?;
+        let case = format!("10-op chain u32 {} MiB", size / MIB);
+        let raw =
+            self.elementwise_case(&case, &wgsl::chain_wgsl(true, salt), &inputs, &expected)?;
         let base = RowBase {
             workload: "fused",
-            case: format!("10-op chain u32 {} MiB", size / MIB),
+            case,
             baseline_name: "raw vec4",
         };
-        self.elementwise_rows(
-            &base,
-            size * 3,
-            (None, &timings),
-            Some(Goal::RatioAtLeast(0.95)),
-        );
+        self.elementwise_rows(&base, size * 3, (None, &raw), &[Goal::RatioAtLeast(0.95)]);
         Ok(())
     }
 
@@ -237,36 +274,52 @@ impl<'g> Suite<'g> {
             );
         }
         for n in counts {
-            let data = workloads::input_bytes(Elem::U32, n, 5);
-            let expected = workloads::sum_reference(&data);
-            let timings = raw::reduction(self.gpu, &data, expected, self.reps_for(n * 4))?;
+            let raw = self.reduction_case(n)?;
             let base = RowBase {
                 workload: "reduction",
                 case: format!("sum 2^{} u32", n.trailing_zeros()),
                 baseline_name: "raw vec4",
             };
-            self.elementwise_rows(
-                &base,
-                n * 4,
-                (None, &timings),
-                Some(Goal::RatioAtLeast(0.9)),
-            );
+            self.elementwise_rows(&base, n * 4, (None, &raw), &[Goal::RatioAtLeast(0.9)]);
         }
         Ok(())
     }
 
+    fn reduction_case(&mut self, n: u64) -> BenchResult<Timings> {
+        let gpu = self.gpu;
+        let inputs = [workloads::input_bytes(Elem::U32, n, 5)];
+        let data = &inputs[0];
+        let want = workloads::sum_reference(data);
+        let reps = self.reps_for(n * 4);
+        let mut raw = RawReduction::new(gpu, data)?;
+        let device = {
+            let mut raw_batch = |count| raw.device_times(gpu, count, reps.spin);
+            measure::interleave_batches(self.options.reps, 2, &mut [&mut raw_batch])?
+        };
+        let mut raw_step = || raw.run(gpu, data).map(|_| ());
+        let e2e = measure::interleave(reps, &mut [&mut raw_step])?;
+        workloads::verify_sample("raw reduction", raw.last(), 1, 1, |_| want)?;
+        gpu.check_errors("the reduction")?;
+        Ok(Timings {
+            device: device.into_iter().next().flatten(),
+            end_to_end: e2e.into_iter().next().unwrap_or_default(),
+        })
+    }
+
     fn coalesced(&mut self) -> BenchResult<()> {
+        let gpu = self.gpu;
         for n in workloads::COALESCED_ITEMS {
             let items: Vec<Vec<u8>> = (0..n as u32).map(workloads::item_payload).collect();
-            let reps = self.reps_for(4);
-            let (raw_times, results) = raw::batched_items(self.gpu, &items, reps)?;
-            check_items("raw batched", &items, &results)?;
+            let mut raw = RawAddOne::new(gpu, n as u64)?;
+            let mut raw_step = || raw.run_items(gpu, &items);
+            let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
+            check_items("raw batched", &items, raw.results())?;
             let base = RowBase {
                 workload: "coalesced",
                 case: format!("{n} items"),
                 baseline_name: "raw batched",
             };
-            let sides = (None, Some(raw_times.as_slice()));
+            let sides = (None, Some(samples[0].as_slice()));
             let goal = Some(Goal::RatioAtMost(1.2));
             self.rows
                 .push(base.row("end-to-end", Measure::Time, Stat::P50, sides, goal));
@@ -275,19 +328,21 @@ impl<'g> Suite<'g> {
     }
 
     fn compile(&mut self) -> BenchResult<()> {
-        let wgsl_for = |rep: usize| {
-            raw::chain_wgsl(
-                false,
-                workloads::CHAIN_SALT.wrapping_add(2 * rep as u32 + 2),
-            )
+        let gpu = self.gpu;
+        let mut rep = 0u32;
+        // Every repetition compiles a shader no cache has seen: the chain's multiplier changes.
+        let mut raw_step = || {
+            rep += 1;
+            let source = wgsl::chain_wgsl(false, workloads::CHAIN_SALT.wrapping_add(2 * rep));
+            gpu.kernel("raw compile", &source).map(drop)
         };
-        let raw_times = raw::compile(self.gpu, &wgsl_for, self.reps())?;
+        let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
         let base = RowBase {
             workload: "compile",
             case: "10-op chain, new program each rep".into(),
             baseline_name: "raw WGSL",
         };
-        let sides = (None, Some(raw_times.as_slice()));
+        let sides = (None, Some(samples[0].as_slice()));
         self.rows.push(base.row(
             "cold compile",
             Measure::Time,
