@@ -283,7 +283,7 @@ mod tests {
         );
         assert_eq!(r.met("llvmpipe"), None);
         assert_eq!(r.met("NVIDIA H200"), Some(false));
-        assert!(table(&[r.clone()], "llvmpipe").contains("n/a here"));
+        assert!(table(std::slice::from_ref(&r), "llvmpipe").contains("n/a here"));
         let mut missing = r;
         missing.vyre = None;
         assert!(table(&[missing], "NVIDIA H200").contains("not run"));
