@@ -17,6 +17,7 @@ mod raw;
 mod report;
 mod stats;
 mod suite;
+mod vyre;
 mod wgsl;
 mod workloads;
 
@@ -157,7 +158,7 @@ fn run(options: &Options) -> BenchResult<()> {
             "no (device-time rows stay empty)"
         }
     );
-    let mut suite = suite::Suite::new(&gpu, options);
+    let mut suite = suite::Suite::new(&gpu, options, None);
     for &workload in &options.workloads {
         eprintln!("-- {}", workload.name());
         suite.run(workload)?;

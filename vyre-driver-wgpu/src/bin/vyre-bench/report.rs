@@ -36,6 +36,8 @@ pub(crate) enum Goal {
     RatioAtMost(f64),
     /// `vyre / baseline >= x`.
     RatioAtLeast(f64),
+    /// The vyre figure is at most this many seconds.
+    SecondsAtMost(f64),
     /// The vyre figure is at least this many GB/s (checked only on the device it names).
     GbpsAtLeast(f64, &'static str),
 }
@@ -93,6 +95,7 @@ impl Row {
         match self.goal? {
             Goal::RatioAtMost(x) => self.ratio().map(|r| r <= x),
             Goal::RatioAtLeast(x) => self.ratio().map(|r| r >= x),
+            Goal::SecondsAtMost(s) => self.vyre.as_ref().map(|v| self.pick(v) <= s),
             Goal::GbpsAtLeast(g, device) => {
                 if !device_name.contains(device) {
                     return None;
@@ -140,6 +143,7 @@ fn format_goal(goal: Option<Goal>) -> String {
         None => String::new(),
         Some(Goal::RatioAtMost(x)) => format!("ratio <= {x}"),
         Some(Goal::RatioAtLeast(x)) => format!("ratio >= {x}"),
+        Some(Goal::SecondsAtMost(s)) => format!("vyre <= {}", format_seconds(s)),
         Some(Goal::GbpsAtLeast(g, device)) => format!("vyre >= {g} GB/s on {device}"),
     }
 }
@@ -296,6 +300,15 @@ mod tests {
         assert_eq!(r.ratio(), None);
         assert!(table(&[r.clone()], "x").contains("not run"));
         assert_eq!(row_json(&r, "x")["vyre"], Value::Null);
+    }
+
+    #[test]
+    fn absolute_time_goals_look_at_the_vyre_side_only() {
+        let fast = row(Measure::Time, 4e-6, 1.0, Goal::SecondsAtMost(5e-6));
+        assert_eq!(fast.met("x"), Some(true));
+        let slow = row(Measure::Time, 6e-6, 1e-9, Goal::SecondsAtMost(5e-6));
+        assert_eq!(slow.met("x"), Some(false));
+        assert!(table(&[slow], "x").contains("vyre <= 5.00 us"));
     }
 
     #[test]

@@ -5,12 +5,16 @@
 //! 3 GiB over the bus) but never below three. Every side's output is checked against the CPU
 //! reference after it is timed.
 
+use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_foundation::ir::Program;
+
 use crate::Options;
 use crate::gpu::{BenchResult, Gpu};
 use crate::measure::{self, Reps};
 use crate::raw::{RawAddOne, RawElementwise, RawReduction};
 use crate::report::{Goal, Measure, Row, Stat};
 use crate::stats::Summary;
+use crate::vyre::{self, VyreCase};
 use crate::wgsl;
 use crate::workloads::{self, Elem, MIB, Workload};
 
@@ -18,6 +22,7 @@ use crate::workloads::{self, Elem, MIB, Workload};
 pub(crate) struct Suite<'g> {
     gpu: &'g Gpu,
     options: &'g Options,
+    vyre: Option<&'g dyn VyreBackend>,
     /// Every row, in the order measured.
     pub(crate) rows: Vec<Row>,
     /// Things the reader of the table must know (skipped cases, missing features).
@@ -61,14 +66,20 @@ struct Timings {
 }
 
 impl<'g> Suite<'g> {
-    /// An empty suite on `gpu`.
-    pub(crate) fn new(gpu: &'g Gpu, options: &'g Options) -> Self {
-        let notes = vec![
-            "the vyre side needs the wgpu backend (branch `wgpu`), which is not merged yet: vyre columns stay empty".to_string(),
-        ];
+    /// An empty suite: raw baselines on `gpu`, the vyre side on `vyre` (`None`: raw only).
+    pub(crate) fn new(
+        gpu: &'g Gpu,
+        options: &'g Options,
+        vyre: Option<&'g dyn VyreBackend>,
+    ) -> Self {
+        let mut notes = Vec::new();
+        if vyre.is_none() {
+            notes.push("no vyre backend: vyre columns stay empty".to_string());
+        }
         Self {
             gpu,
             options,
+            vyre,
             rows: Vec::new(),
             notes,
         }
@@ -99,6 +110,23 @@ impl<'g> Suite<'g> {
         }
     }
 
+    /// Host-clock samples of the raw step and, when there is a vyre backend, the vyre step,
+    /// interleaved round by round.
+    fn timed_pair(
+        &self,
+        reps: Reps,
+        raw: measure::Step<'_>,
+        vyre: measure::Step<'_>,
+    ) -> BenchResult<(Vec<f64>, Option<Vec<f64>>)> {
+        if self.vyre.is_none() {
+            let mut samples = measure::interleave(reps, &mut [raw])?;
+            return Ok((samples.pop().unwrap_or_default(), None));
+        }
+        let mut samples = measure::interleave(reps, &mut [raw, vyre])?;
+        let vyre = samples.pop();
+        Ok((samples.pop().unwrap_or_default(), vyre))
+    }
+
     /// Runs one workload and appends its rows.
     pub(crate) fn run(&mut self, workload: Workload) -> BenchResult<()> {
         match workload {
@@ -121,13 +149,36 @@ impl<'g> Suite<'g> {
             let out = raw.run_words(gpu, &value.to_le_bytes())?;
             workloads::verify_sample("raw round trip", out, 1, 1, |_| value.wrapping_add(1))
         };
-        let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
+        let mut vyre_case = self
+            .vyre
+            .map(|b| {
+                VyreCase::new(
+                    b,
+                    "round trip",
+                    workloads::round_trip_program(),
+                    DispatchConfig::default(),
+                )
+            })
+            .transpose()?;
+        let mut vyre_counter = 0u64;
+        let mut vyre_step = || {
+            let Some(case) = vyre_case.as_mut() else {
+                return Ok(());
+            };
+            let value = workloads::word(3, vyre_counter);
+            vyre_counter += 1;
+            case.run(&[value.to_le_bytes().to_vec()])?;
+            workloads::verify_sample("vyre round trip", case.output(0), 1, 1, |_| {
+                value.wrapping_add(1)
+            })
+        };
+        let samples = self.timed_pair(self.reps(), &mut raw_step, &mut vyre_step)?;
         let base = RowBase {
             workload: "roundtrip",
             case: "1 u32, cached pipeline".into(),
             baseline_name: "raw",
         };
-        let sides = (None, Some(samples[0].as_slice()));
+        let sides = (samples.1.as_deref(), Some(samples.0.as_slice()));
         let goal = Some(Goal::RatioAtMost(1.1));
         self.rows
             .push(base.row("end-to-end", Measure::Time, Stat::P50, sides, goal));
@@ -165,14 +216,15 @@ impl<'g> Suite<'g> {
             .push(base.row("end-to-end", measure, Stat::P50, e2e, None));
     }
 
-    /// Times one streaming kernel over `inputs` (`a`, `b`): device time, then end to end.
+    /// Times one streaming kernel over `inputs` (`a`, `b`), the raw WGSL against the vyre
+    /// `program`: device time, then end to end. Returns the raw and the vyre timings.
     fn elementwise_case(
         &mut self,
         label: &str,
-        raw_wgsl: &str,
+        (raw_wgsl, program): (&str, Program),
         inputs: &[Vec<u8>],
         expected: &dyn Fn(usize) -> u32,
-    ) -> BenchResult<Timings> {
+    ) -> BenchResult<(Timings, Option<Timings>)> {
         let gpu = self.gpu;
         let (a, b) = (&inputs[0], &inputs[1]);
         let n = a.len() / 4;
@@ -186,15 +238,35 @@ impl<'g> Suite<'g> {
             workloads::verify_sample(label, raw.output(gpu)?, n, 4096, expected)?;
         }
         let mut raw_step = || raw.run(gpu, a, b).map(|_| ());
-        let e2e = measure::interleave(reps, &mut [&mut raw_step])?;
+        let mut vyre_case = self.vyre_case(label, program, DispatchConfig::default())?;
+        let mut vyre_step = || vyre_case.as_mut().map_or(Ok(()), |c| c.run(inputs));
+        let (raw_e2e, vyre_e2e) = self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
         workloads::verify_sample(label, raw.last(), n, 4096, expected)?;
+        if let Some(case) = &vyre_case {
+            workloads::verify_sample(&format!("vyre {label}"), case.output(0), n, 4096, expected)?;
+        }
         gpu.check_errors(label)?;
-        let mut device = device.into_iter();
-        let mut e2e = e2e.into_iter();
-        Ok(Timings {
-            device: device.next().flatten(),
-            end_to_end: e2e.next().unwrap_or_default(),
-        })
+        let raw = Timings {
+            device: device.into_iter().next().flatten(),
+            end_to_end: raw_e2e,
+        };
+        let vyre = vyre_e2e.map(|end_to_end| Timings {
+            device: None,
+            end_to_end,
+        });
+        Ok((raw, vyre))
+    }
+
+    /// The vyre case of `program`, when there is a vyre backend.
+    fn vyre_case(
+        &self,
+        label: &str,
+        program: Program,
+        config: DispatchConfig,
+    ) -> BenchResult<Option<VyreCase<'g>>> {
+        self.vyre
+            .map(|b| VyreCase::new(b, label, program, config))
+            .transpose()
     }
 
     fn bandwidth(&mut self) -> BenchResult<()> {
@@ -222,7 +294,9 @@ impl<'g> Suite<'g> {
                     )
                 };
                 let case = format!("add {} {} MiB", elem.name(), size / MIB);
-                let raw = self.elementwise_case(&case, &raw_wgsl, &inputs, &expected)?;
+                let program = workloads::add_program(elem, n as u32);
+                let (raw, vyre) =
+                    self.elementwise_case(&case, (&raw_wgsl, program), &inputs, &expected)?;
                 let base = RowBase {
                     workload: "bandwidth",
                     case,
@@ -232,7 +306,7 @@ impl<'g> Suite<'g> {
                 if size == 1024 * MIB {
                     goals.push(Goal::GbpsAtLeast(3400.0, "H200"));
                 }
-                self.elementwise_rows(&base, size * 3, (None, &raw), &goals);
+                self.elementwise_rows(&base, size * 3, (vyre.as_ref(), &raw), &goals);
             }
         }
         Ok(())
@@ -254,14 +328,23 @@ impl<'g> Suite<'g> {
             workloads::chain_reference(workloads::word_at(x, i), workloads::word_at(y, i), salt)
         };
         let case = format!("10-op chain u32 {} MiB", size / MIB);
-        let raw =
-            self.elementwise_case(&case, &wgsl::chain_wgsl(true, salt), &inputs, &expected)?;
+        let sides = (
+            wgsl::chain_wgsl(true, salt),
+            workloads::chain_program(n as u32, salt),
+        );
+        let (raw, vyre) =
+            self.elementwise_case(&case, (sides.0.as_str(), sides.1), &inputs, &expected)?;
         let base = RowBase {
             workload: "fused",
             case,
             baseline_name: "raw vec4",
         };
-        self.elementwise_rows(&base, size * 3, (None, &raw), &[Goal::RatioAtLeast(0.95)]);
+        self.elementwise_rows(
+            &base,
+            size * 3,
+            (vyre.as_ref(), &raw),
+            &[Goal::RatioAtLeast(0.95)],
+        );
         Ok(())
     }
 
@@ -274,18 +357,23 @@ impl<'g> Suite<'g> {
             );
         }
         for n in counts {
-            let raw = self.reduction_case(n)?;
+            let (raw, vyre) = self.reduction_case(n)?;
             let base = RowBase {
                 workload: "reduction",
                 case: format!("sum 2^{} u32", n.trailing_zeros()),
                 baseline_name: "raw vec4",
             };
-            self.elementwise_rows(&base, n * 4, (None, &raw), &[Goal::RatioAtLeast(0.9)]);
+            self.elementwise_rows(
+                &base,
+                n * 4,
+                (vyre.as_ref(), &raw),
+                &[Goal::RatioAtLeast(0.9)],
+            );
         }
         Ok(())
     }
 
-    fn reduction_case(&mut self, n: u64) -> BenchResult<Timings> {
+    fn reduction_case(&mut self, n: u64) -> BenchResult<(Timings, Option<Timings>)> {
         let gpu = self.gpu;
         let inputs = [workloads::input_bytes(Elem::U32, n, 5)];
         let data = &inputs[0];
@@ -297,13 +385,24 @@ impl<'g> Suite<'g> {
             measure::interleave_batches(self.options.reps, 2, &mut [&mut raw_batch])?
         };
         let mut raw_step = || raw.run(gpu, data).map(|_| ());
-        let e2e = measure::interleave(reps, &mut [&mut raw_step])?;
+        let config = DispatchConfig::default().with_grid([workloads::reduction_groups(n), 1, 1]);
+        let mut vyre_case = self.vyre_case("reduction", workloads::reduction_program(), config)?;
+        let mut vyre_step = || vyre_case.as_mut().map_or(Ok(()), |c| c.run(&inputs));
+        let (raw_e2e, vyre_e2e) = self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
         workloads::verify_sample("raw reduction", raw.last(), 1, 1, |_| want)?;
+        if let Some(case) = &vyre_case {
+            workloads::verify_sample("vyre reduction", case.output(0), 1, 1, |_| want)?;
+        }
         gpu.check_errors("the reduction")?;
-        Ok(Timings {
+        let raw = Timings {
             device: device.into_iter().next().flatten(),
-            end_to_end: e2e.into_iter().next().unwrap_or_default(),
-        })
+            end_to_end: raw_e2e,
+        };
+        let vyre = vyre_e2e.map(|end_to_end| Timings {
+            device: None,
+            end_to_end,
+        });
+        Ok((raw, vyre))
     }
 
     fn coalesced(&mut self) -> BenchResult<()> {
@@ -312,17 +411,62 @@ impl<'g> Suite<'g> {
             let items: Vec<Vec<u8>> = (0..n as u32).map(workloads::item_payload).collect();
             let mut raw = RawAddOne::new(gpu, n as u64)?;
             let mut raw_step = || raw.run_items(gpu, &items);
-            let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
+            let program = workloads::item_program();
+            let mut separate = Vec::new();
+            let mut vyre_step = || match self.vyre {
+                Some(b) => vyre::separate_dispatches(b, &program, &items, &mut separate),
+                None => Ok(()),
+            };
+            // N separate dispatches take N round trips: fewer repetitions keep 10 000 items short.
+            let reps = Reps {
+                timed: (self.options.reps * 100 / n)
+                    .clamp(3.min(self.options.reps), self.options.reps),
+                ..self.reps()
+            };
+            let (raw_times, separate_times) =
+                self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
             check_items("raw batched", &items, raw.results())?;
+            if self.vyre.is_some() {
+                check_items("vyre separate dispatches", &items, &separate)?;
+            }
             let base = RowBase {
                 workload: "coalesced",
                 case: format!("{n} items"),
                 baseline_name: "raw batched",
             };
-            let sides = (None, Some(samples[0].as_slice()));
+            let sides = (separate_times.as_deref(), Some(raw_times.as_slice()));
+            self.rows.push(base.row(
+                "end-to-end, vyre = N dispatch() calls",
+                Measure::Time,
+                Stat::P50,
+                sides,
+                None,
+            ));
+            // run_persistent_kernel is specific to the wgpu backend (not merged yet).
+            let coalesced: Option<&[f64]> = None;
             let goal = Some(Goal::RatioAtMost(1.2));
-            self.rows
-                .push(base.row("end-to-end", Measure::Time, Stat::P50, sides, goal));
+            let persistent = (coalesced, Some(raw_times.as_slice()));
+            self.rows.push(base.row(
+                "end-to-end, vyre = run_persistent_kernel",
+                Measure::Time,
+                Stat::P50,
+                persistent,
+                goal,
+            ));
+            if n == 10_000 {
+                let against_separate = RowBase {
+                    baseline_name: "vyre separate",
+                    ..base
+                };
+                let sides = (coalesced, separate_times.as_deref());
+                self.rows.push(against_separate.row(
+                    "end-to-end, coalesced vs separate",
+                    Measure::Time,
+                    Stat::P50,
+                    sides,
+                    Some(Goal::RatioAtMost(0.05)),
+                ));
+            }
         }
         Ok(())
     }
@@ -349,6 +493,20 @@ impl<'g> Suite<'g> {
             Stat::P50,
             sides,
             Some(Goal::RatioAtMost(1.0)),
+        ));
+        // compile_persistent (cold and cached) is specific to the wgpu backend (not merged yet).
+        let cache_hit: Option<&[f64]> = None;
+        let hit = RowBase {
+            case: "same program again (cache hit)".into(),
+            baseline_name: "none",
+            ..base
+        };
+        self.rows.push(hit.row(
+            "cache hit",
+            Measure::Time,
+            Stat::P50,
+            (cache_hit, None),
+            Some(Goal::SecondsAtMost(5e-6)),
         ));
         Ok(())
     }
