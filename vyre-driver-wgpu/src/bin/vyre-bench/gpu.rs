@@ -220,6 +220,17 @@ impl Gpu {
         grid: [u32; 3],
         reps: usize,
     ) -> BenchResult<Option<Vec<f64>>> {
+        self.device_times_groups(kernel, &[group], grid, reps)
+    }
+
+    /// [`Gpu::device_times`] for a kernel with bind groups `0..groups.len()`.
+    pub(crate) fn device_times_groups(
+        &self,
+        kernel: &Kernel,
+        groups: &[&wgpu::BindGroup],
+        grid: [u32; 3],
+        reps: usize,
+    ) -> BenchResult<Option<Vec<f64>>> {
         let Some(period) = self.timestamp_period_ns else {
             return Ok(None);
         };
@@ -248,7 +259,9 @@ impl Gpu {
                 }),
             });
             pass.set_pipeline(&kernel.pipeline);
-            pass.set_bind_group(0, group, &[]);
+            for (i, group) in groups.iter().enumerate() {
+                pass.set_bind_group(i as u32, *group, &[]);
+            }
             pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
@@ -284,13 +297,24 @@ impl Gpu {
         grid: [u32; 3],
         seconds: f64,
     ) -> BenchResult<()> {
+        self.spin_up_groups(kernel, &[group], grid, seconds)
+    }
+
+    /// [`Gpu::spin_up`] for a kernel with bind groups `0..groups.len()`.
+    pub(crate) fn spin_up_groups(
+        &self,
+        kernel: &Kernel,
+        groups: &[&wgpu::BindGroup],
+        grid: [u32; 3],
+        seconds: f64,
+    ) -> BenchResult<()> {
         let start = Instant::now();
         let mut batch = 1u32;
         while start.elapsed().as_secs_f64() < seconds {
             let round = Instant::now();
             let mut encoder = self.device.create_command_encoder(&Default::default());
             for _ in 0..batch {
-                Self::record(&mut encoder, kernel, group, grid);
+                Self::record_groups(&mut encoder, kernel, groups, grid);
             }
             self.queue.submit([encoder.finish()]);
             self.wait()?;
@@ -308,9 +332,21 @@ impl Gpu {
         group: &wgpu::BindGroup,
         grid: [u32; 3],
     ) {
+        Self::record_groups(encoder, kernel, &[group], grid);
+    }
+
+    /// Records one dispatch of `kernel` with bind groups `0..groups.len()`.
+    pub(crate) fn record_groups(
+        encoder: &mut wgpu::CommandEncoder,
+        kernel: &Kernel,
+        groups: &[&wgpu::BindGroup],
+        grid: [u32; 3],
+    ) {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&kernel.pipeline);
-        pass.set_bind_group(0, group, &[]);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, *group, &[]);
+        }
         pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
     }
 

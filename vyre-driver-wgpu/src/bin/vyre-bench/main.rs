@@ -18,6 +18,7 @@ mod report;
 mod stats;
 mod suite;
 mod vyre;
+mod vyre_wgpu;
 mod wgsl;
 mod workloads;
 
@@ -129,6 +130,10 @@ fn show_programs() {
         #[allow(clippy::print_stdout)] // The listing is what the flag asks for.
         {
             println!("== {name}\n{program}");
+            match vyre_driver_wgpu::emit_wgsl(&program) {
+                Ok(wgsl) => println!("-- emitted WGSL\n{wgsl}"),
+                Err(e) => println!("-- emit_wgsl failed: {e}"),
+            }
         }
     }
 }
@@ -158,7 +163,17 @@ fn run(options: &Options) -> BenchResult<()> {
             "no (device-time rows stay empty)"
         }
     );
-    let mut suite = suite::Suite::new(&gpu, options, None);
+    let backend = match vyre_driver_wgpu::WgpuBackend::acquire() {
+        Ok(backend) => {
+            eprintln!("vyre backend on {}", backend.adapter_name());
+            Some(backend)
+        }
+        Err(e) => {
+            eprintln!("vyre-bench: no vyre wgpu backend ({e}); measuring the raw side only");
+            None
+        }
+    };
+    let mut suite = suite::Suite::new(&gpu, options, backend.as_ref());
     for &workload in &options.workloads {
         eprintln!("-- {}", workload.name());
         suite.run(workload)?;

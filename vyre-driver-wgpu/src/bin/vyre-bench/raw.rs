@@ -156,6 +156,18 @@ impl RawElementwise {
         &self.dst
     }
 
+    /// Zeroes `out`, so the next check sees only what the next dispatch writes.
+    pub(crate) fn clear_out(&self, gpu: &Gpu) {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.out, 0, None);
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// The `a`, `b` and `out` buffers, for timing another kernel on the same memory.
+    pub(crate) fn buffers(&self) -> [&wgpu::Buffer; 3] {
+        [&self.a, &self.b, &self.out]
+    }
+
     /// One end-to-end repetition: upload both inputs, dispatch, copy out, read back.
     pub(crate) fn run(&mut self, gpu: &Gpu, a: &[u8], b: &[u8]) -> BenchResult<&[u8]> {
         gpu.queue.write_buffer(&self.a, 0, a);
@@ -211,6 +223,11 @@ impl RawReduction {
     /// The total read back last.
     pub(crate) fn last(&self) -> &[u8] {
         &self.dst
+    }
+
+    /// The `data` and `total` buffers, for timing another kernel on the same memory.
+    pub(crate) fn buffers(&self) -> [&wgpu::Buffer; 2] {
+        [&self.data, &self.total]
     }
 
     /// One end-to-end repetition: upload, zero the total, dispatch, read the total back.

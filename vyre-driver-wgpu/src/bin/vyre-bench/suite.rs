@@ -6,6 +6,7 @@
 //! reference after it is timed.
 
 use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_driver_wgpu::WgpuBackend;
 use vyre_foundation::ir::Program;
 
 use crate::Options;
@@ -15,6 +16,7 @@ use crate::raw::{RawAddOne, RawElementwise, RawReduction};
 use crate::report::{Goal, Measure, Row, Stat};
 use crate::stats::Summary;
 use crate::vyre::{self, VyreCase};
+use crate::vyre_wgpu::{self, EmittedKernel};
 use crate::wgsl;
 use crate::workloads::{self, Elem, MIB, Workload};
 
@@ -23,6 +25,7 @@ pub(crate) struct Suite<'g> {
     gpu: &'g Gpu,
     options: &'g Options,
     vyre: Option<&'g dyn VyreBackend>,
+    wgpu: Option<&'g WgpuBackend>,
     /// Every row, in the order measured.
     pub(crate) rows: Vec<Row>,
     /// Things the reader of the table must know (skipped cases, missing features).
@@ -59,6 +62,9 @@ impl RowBase {
     }
 }
 
+/// One side's samples, `None` when that side did not run or cannot time itself.
+type Samples = Option<Vec<f64>>;
+
 /// Device-time and end-to-end samples of one side.
 struct Timings {
     device: Option<Vec<f64>>,
@@ -67,19 +73,16 @@ struct Timings {
 
 impl<'g> Suite<'g> {
     /// An empty suite: raw baselines on `gpu`, the vyre side on `vyre` (`None`: raw only).
-    pub(crate) fn new(
-        gpu: &'g Gpu,
-        options: &'g Options,
-        vyre: Option<&'g dyn VyreBackend>,
-    ) -> Self {
+    pub(crate) fn new(gpu: &'g Gpu, options: &'g Options, wgpu: Option<&'g WgpuBackend>) -> Self {
         let mut notes = Vec::new();
-        if vyre.is_none() {
+        if wgpu.is_none() {
             notes.push("no vyre backend: vyre columns stay empty".to_string());
         }
         Self {
             gpu,
             options,
-            vyre,
+            vyre: wgpu.map(|b| b as &dyn VyreBackend),
+            wgpu,
             rows: Vec::new(),
             notes,
         }
@@ -230,31 +233,84 @@ impl<'g> Suite<'g> {
         let n = a.len() / 4;
         let reps = self.reps_for(a.len() as u64);
         let mut raw = RawElementwise::new(gpu, label, raw_wgsl, a, b)?;
-        let device = {
-            let mut raw_batch = |count| raw.device_times(gpu, count, reps.spin);
-            measure::interleave_batches(self.options.reps, 2, &mut [&mut raw_batch])?
+        let emitted = match self.wgpu {
+            Some(_) => Some(EmittedKernel::new(
+                gpu,
+                &program,
+                &raw.buffers(),
+                [
+                    (n as u64).div_ceil(u64::from(crate::gpu::WORKGROUP)) as u32,
+                    1,
+                    1,
+                ],
+                &[n as u32; 3],
+            )?),
+            None => None,
         };
-        if device[0].is_some() {
+        let (device, vyre_device) = self.device_pair(
+            &mut |count| raw.device_times(gpu, count, reps.spin),
+            emitted.as_ref(),
+        )?;
+        if let (Some(emitted), Some(_)) = (&emitted, &vyre_device) {
+            // One more dispatch of vyre's kernel alone into a cleared `out`, then check it.
+            raw.clear_out(gpu);
+            emitted.device_times(gpu, 1, 0.0)?;
+            let what = format!("vyre emitted {label}");
+            workloads::verify_sample(&what, raw.output(gpu)?, n, 4096, expected)?;
+        }
+        if device.is_some() {
             workloads::verify_sample(label, raw.output(gpu)?, n, 4096, expected)?;
         }
         let mut raw_step = || raw.run(gpu, a, b).map(|_| ());
         let mut vyre_case = self.vyre_case(label, program, DispatchConfig::default())?;
         let mut vyre_step = || vyre_case.as_mut().map_or(Ok(()), |c| c.run(inputs));
+        let before = self.wgpu.map(WgpuBackend::stats);
         let (raw_e2e, vyre_e2e) = self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
+        self.note_stats(label, before, (reps.warmup + reps.timed) as u64);
         workloads::verify_sample(label, raw.last(), n, 4096, expected)?;
         if let Some(case) = &vyre_case {
             workloads::verify_sample(&format!("vyre {label}"), case.output(0), n, 4096, expected)?;
         }
         gpu.check_errors(label)?;
         let raw = Timings {
-            device: device.into_iter().next().flatten(),
+            device,
             end_to_end: raw_e2e,
         };
         let vyre = vyre_e2e.map(|end_to_end| Timings {
-            device: None,
+            device: vyre_device,
             end_to_end,
         });
         Ok((raw, vyre))
+    }
+
+    /// Device-time samples of the raw batch and, when there is one, vyre's emitted kernel, in
+    /// alternating batches. Returns the raw and the vyre side.
+    fn device_pair(
+        &self,
+        raw: measure::Batch<'_>,
+        emitted: Option<&EmittedKernel>,
+    ) -> BenchResult<(Samples, Samples)> {
+        let gpu = self.gpu;
+        let spin = self.options.spin;
+        let reps = self.options.reps;
+        let Some(emitted) = emitted else {
+            let raw = measure::interleave_batches(reps, 2, &mut [raw])?
+                .pop()
+                .flatten();
+            return Ok((raw, None));
+        };
+        let mut vyre = |count| emitted.device_times(gpu, count, spin);
+        let mut both = measure::interleave_batches(reps, 2, &mut [raw, &mut vyre])?;
+        let vyre = both.pop().flatten();
+        Ok((both.pop().flatten(), vyre))
+    }
+
+    /// Adds what the wgpu backend did since `before` to the notes.
+    fn note_stats(&mut self, what: &str, before: Option<vyre_driver_wgpu::WgpuStats>, reps: u64) {
+        if let (Some(before), Some(backend)) = (before, self.wgpu) {
+            let line = vyre_wgpu::stats_line(what, &before, &backend.stats(), reps);
+            self.notes.push(line);
+        }
     }
 
     /// The vyre case of `program`, when there is a vyre backend.
@@ -380,26 +436,40 @@ impl<'g> Suite<'g> {
         let want = workloads::sum_reference(data);
         let reps = self.reps_for(n * 4);
         let mut raw = RawReduction::new(gpu, data)?;
-        let device = {
-            let mut raw_batch = |count| raw.device_times(gpu, count, reps.spin);
-            measure::interleave_batches(self.options.reps, 2, &mut [&mut raw_batch])?
+        let program = workloads::reduction_program();
+        let groups = workloads::reduction_groups(n);
+        let emitted = match self.wgpu {
+            Some(_) => Some(EmittedKernel::new(
+                gpu,
+                &program,
+                &raw.buffers(),
+                [groups, 1, 1],
+                &[n as u32, 1, crate::gpu::WORKGROUP],
+            )?),
+            None => None,
         };
+        let (device, vyre_device) = self.device_pair(
+            &mut |count| raw.device_times(gpu, count, reps.spin),
+            emitted.as_ref(),
+        )?;
         let mut raw_step = || raw.run(gpu, data).map(|_| ());
         let config = DispatchConfig::default().with_grid([workloads::reduction_groups(n), 1, 1]);
-        let mut vyre_case = self.vyre_case("reduction", workloads::reduction_program(), config)?;
+        let mut vyre_case = self.vyre_case("reduction", program, config)?;
         let mut vyre_step = || vyre_case.as_mut().map_or(Ok(()), |c| c.run(&inputs));
+        let before = self.wgpu.map(WgpuBackend::stats);
         let (raw_e2e, vyre_e2e) = self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
+        self.note_stats("reduction", before, (reps.warmup + reps.timed) as u64);
         workloads::verify_sample("raw reduction", raw.last(), 1, 1, |_| want)?;
         if let Some(case) = &vyre_case {
             workloads::verify_sample("vyre reduction", case.output(0), 1, 1, |_| want)?;
         }
         gpu.check_errors("the reduction")?;
         let raw = Timings {
-            device: device.into_iter().next().flatten(),
+            device,
             end_to_end: raw_e2e,
         };
         let vyre = vyre_e2e.map(|end_to_end| Timings {
-            device: None,
+            device: vyre_device,
             end_to_end,
         });
         Ok((raw, vyre))
@@ -412,21 +482,36 @@ impl<'g> Suite<'g> {
             let mut raw = RawAddOne::new(gpu, n as u64)?;
             let mut raw_step = || raw.run_items(gpu, &items);
             let program = workloads::item_program();
-            let mut separate = Vec::new();
-            let mut vyre_step = || match self.vyre {
-                Some(b) => vyre::separate_dispatches(b, &program, &items, &mut separate),
+            let (mut coalesced_results, mut launches) = (Vec::new(), 0);
+            let mut coalesced_step = || match self.wgpu {
+                Some(b) => {
+                    launches = vyre_wgpu::persistent(b, &program, &items, &mut coalesced_results)?;
+                    Ok(())
+                }
                 None => Ok(()),
             };
-            // N separate dispatches take N round trips: fewer repetitions keep 10 000 items short.
-            let reps = Reps {
-                timed: (self.options.reps * 100 / n)
-                    .clamp(3.min(self.options.reps), self.options.reps),
-                ..self.reps()
-            };
-            let (raw_times, separate_times) =
-                self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
+            let before = self.wgpu.map(WgpuBackend::stats);
+            let (raw_times, coalesced_times) =
+                self.timed_pair(self.reps(), &mut raw_step, &mut coalesced_step)?;
+            self.note_stats(
+                &format!("coalesced {n} items (run_persistent_kernel, {launches} launch(es))"),
+                before,
+                (self.reps().warmup + self.reps().timed) as u64,
+            );
             check_items("raw batched", &items, raw.results())?;
-            if self.vyre.is_some() {
+            let mut separate_times = None;
+            if let Some(b) = self.vyre {
+                check_items("vyre run_persistent_kernel", &items, &coalesced_results)?;
+                // N separate dispatches take N round trips: fewer repetitions keep 10 000 short.
+                let reps = Reps {
+                    warmup: 1,
+                    timed: (self.options.reps * 100 / n)
+                        .clamp(3.min(self.options.reps), self.options.reps),
+                    ..self.reps()
+                };
+                let mut separate = Vec::new();
+                let mut step = || vyre::separate_dispatches(b, &program, &items, &mut separate);
+                separate_times = measure::interleave(reps, &mut [&mut step])?.pop();
                 check_items("vyre separate dispatches", &items, &separate)?;
             }
             let base = RowBase {
@@ -442,8 +527,7 @@ impl<'g> Suite<'g> {
                 sides,
                 None,
             ));
-            // run_persistent_kernel is specific to the wgpu backend (not merged yet).
-            let coalesced: Option<&[f64]> = None;
+            let coalesced = coalesced_times.as_deref();
             let goal = Some(Goal::RatioAtMost(1.2));
             let persistent = (coalesced, Some(raw_times.as_slice()));
             self.rows.push(base.row(
@@ -474,19 +558,36 @@ impl<'g> Suite<'g> {
     fn compile(&mut self) -> BenchResult<()> {
         let gpu = self.gpu;
         let mut rep = 0u32;
-        // Every repetition compiles a shader no cache has seen: the chain's multiplier changes.
+        // Every repetition compiles a shader no cache has seen: the chain's multiplier changes
+        // (odd salts for vyre, even offsets for raw, so neither side warms the other's driver cache).
         let mut raw_step = || {
             rep += 1;
             let source = wgsl::chain_wgsl(false, workloads::CHAIN_SALT.wrapping_add(2 * rep));
             gpu.kernel("raw compile", &source).map(drop)
         };
-        let samples = measure::interleave(self.reps(), &mut [&mut raw_step])?;
+        let mut vyre_rep = 0u32;
+        let mut vyre_step = || match self.wgpu {
+            Some(b) => {
+                vyre_rep += 1;
+                let salt = workloads::CHAIN_SALT.wrapping_add(2 * vyre_rep + 1);
+                vyre_wgpu::compile(b, &workloads::chain_program(1 << 20, salt))
+            }
+            None => Ok(()),
+        };
+        let before = self.wgpu.map(WgpuBackend::stats);
+        let (raw_times, vyre_times) =
+            self.timed_pair(self.reps(), &mut raw_step, &mut vyre_step)?;
+        self.note_stats(
+            "cold compile",
+            before,
+            (self.reps().warmup + self.reps().timed) as u64,
+        );
         let base = RowBase {
             workload: "compile",
             case: "10-op chain, new program each rep".into(),
             baseline_name: "raw WGSL",
         };
-        let sides = (None, Some(samples[0].as_slice()));
+        let sides = (vyre_times.as_deref(), Some(raw_times.as_slice()));
         self.rows.push(base.row(
             "cold compile",
             Measure::Time,
@@ -494,8 +595,19 @@ impl<'g> Suite<'g> {
             sides,
             Some(Goal::RatioAtMost(1.0)),
         ));
-        // compile_persistent (cold and cached) is specific to the wgpu backend (not merged yet).
-        let cache_hit: Option<&[f64]> = None;
+        let hits = match self.wgpu {
+            Some(b) => {
+                let program = workloads::chain_program(1 << 20, workloads::CHAIN_SALT);
+                vyre_wgpu::compile(b, &program)?;
+                let mut step = || vyre_wgpu::compile(b, &program);
+                let reps = Reps {
+                    timed: self.options.reps * 10,
+                    ..self.reps()
+                };
+                measure::interleave(reps, &mut [&mut step])?.pop()
+            }
+            None => None,
+        };
         let hit = RowBase {
             case: "same program again (cache hit)".into(),
             baseline_name: "none",
@@ -505,7 +617,7 @@ impl<'g> Suite<'g> {
             "cache hit",
             Measure::Time,
             Stat::P50,
-            (cache_hit, None),
+            (hits.as_deref(), None),
             Some(Goal::SecondsAtMost(5e-6)),
         ));
         Ok(())
