@@ -112,17 +112,39 @@ fn automatic() -> Selected {
     }
 }
 
-// The wgpu backend (`vyre_driver_wgpu::WgpuBackend::acquire`) is not on main yet; until it is, this
-// build has no way to reach a wgpu device, and both paths say so truthfully.
+/// `wgpu`, asked for by name: its absence is an error, not a fallback.
+#[cfg(feature = "wgpu")]
+fn wgpu_named(why: &str) -> Result<Selected, BackendError> {
+    let backend = vyre_driver_wgpu::WgpuBackend::acquire()?;
+    let device = backend.adapter_name();
+    Ok(Selected {
+        reason: format!("took wgpu on {device} ({why})"),
+        backend: Box::new(backend),
+    })
+}
+
+#[cfg(not(feature = "wgpu"))]
 fn wgpu_named(_why: &str) -> Result<Selected, BackendError> {
     Err(BackendError::unsupported(
-        "this build of vyre-conformance has no wgpu backend: vyre-driver-wgpu does not provide `WgpuBackend` yet. Fix: use `reference` until the wgpu backend is merged.",
+        "this build of vyre-conformance was compiled without the `wgpu` feature. Fix: enable the `wgpu` feature (on by default), or use `reference`.",
     ))
 }
 
 /// The wgpu backend and a description of its device, or why there is none.
+#[cfg(feature = "wgpu")]
 fn acquire_wgpu() -> Result<(Box<dyn VyreBackend>, String), String> {
-    Err("this build has no wgpu backend yet".to_string())
+    match vyre_driver_wgpu::WgpuBackend::acquire() {
+        Ok(backend) => {
+            let device = backend.adapter_name();
+            Ok((Box::new(backend), device))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn acquire_wgpu() -> Result<(Box<dyn VyreBackend>, String), String> {
+    Err("this build has no `wgpu` feature".to_string())
 }
 
 #[cfg(test)]

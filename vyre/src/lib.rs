@@ -13,6 +13,8 @@ pub mod ir {
     };
 }
 
+pub use vyre_conformance::ReferenceBackend;
+pub use vyre_conformance::select::{Choice, Selected, backend, select};
 pub use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{ValidationError, ValidationErrorKind, ValidationErrors};
@@ -20,3 +22,8 @@ pub use vyre_foundation::validate::{ValidationError, ValidationErrorKind, Valida
 /// The wgpu backend.
 #[cfg(feature = "wgpu")]
 pub use vyre_driver_wgpu as wgpu;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

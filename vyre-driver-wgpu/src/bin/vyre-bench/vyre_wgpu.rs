@@ -1,0 +1,127 @@
+//! The parts of the vyre side that only the wgpu backend has: device time of the kernel vyre
+//! generates, `run_persistent_kernel`, `compile_persistent`, and the backend's counters.
+//!
+//! **Device time of vyre's kernel.** The backend does not time its passes, so the harness compiles
+//! the WGSL that `emit_wgsl` writes for the program (naga's writer of the very module the backend
+//! runs) on its own device and times it with the same timestamps as the raw kernel, on the same
+//! buffers. The backend's internal bind group (`@group(1) @binding(0) vyre_params`) is filled the way
+//! the backend fills it: the grid, the item count 1, and each buffer's element count from word 8.
+
+use vyre_driver::DispatchConfig;
+use vyre_driver_wgpu::engine::persistent::{
+    PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+};
+use vyre_driver_wgpu::{WgpuBackend, WgpuStats};
+use vyre_foundation::ir::Program;
+
+use crate::gpu::{BenchResult, Gpu, Kernel, fold_grid};
+use crate::vyre::backend_error;
+
+/// Word offset of the element counts in the backend's params buffer.
+const PARAM_LENGTHS: usize = 8;
+
+/// vyre's emitted kernel for one program, bound to harness buffers, ready to be timed.
+pub(crate) struct EmittedKernel {
+    kernel: Kernel,
+    user: wgpu::BindGroup,
+    internal: wgpu::BindGroup,
+    grid: [u32; 3],
+    _params: wgpu::Buffer,
+}
+
+impl EmittedKernel {
+    /// Compiles `emit_wgsl(program)` and binds `buffers` (one per bound program buffer, in binding
+    /// order) for a dispatch over the logical `grid`, with `counts[i]` elements in program buffer `i`.
+    pub(crate) fn new(
+        gpu: &Gpu,
+        program: &Program,
+        buffers: &[&wgpu::Buffer],
+        grid: [u32; 3],
+        counts: &[u32],
+    ) -> BenchResult<Self> {
+        let wgsl =
+            vyre_driver_wgpu::emit_wgsl(program).map_err(|e| backend_error("emit_wgsl", &e))?;
+        let kernel = gpu.kernel("vyre emitted", &wgsl)?;
+        let user = gpu.bind(&kernel, buffers);
+        let mut words = vec![0u32; PARAM_LENGTHS];
+        words[..3].copy_from_slice(&grid);
+        words[3] = 1;
+        words.extend_from_slice(counts);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let params = gpu.storage("vyre params", bytes.len() as u64);
+        gpu.queue.write_buffer(&params, 0, &bytes);
+        let internal = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre params"),
+            layout: &kernel.pipeline.get_bind_group_layout(1),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            }],
+        });
+        gpu.check_errors("binding vyre's emitted kernel")?;
+        let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
+        Ok(Self {
+            kernel,
+            user,
+            internal,
+            grid: fold_grid(total, gpu.max_groups_per_dim()),
+            _params: params,
+        })
+    }
+
+    /// Device time of `reps` back-to-back dispatches after `spin` seconds of clock warm-up.
+    pub(crate) fn device_times(
+        &self,
+        gpu: &Gpu,
+        reps: usize,
+        spin: f64,
+    ) -> BenchResult<Option<Vec<f64>>> {
+        let groups = [&self.user, &self.internal];
+        gpu.spin_up_groups(&self.kernel, &groups, self.grid, spin)?;
+        gpu.device_times_groups(&self.kernel, &groups, self.grid, reps)
+    }
+}
+
+/// One `run_persistent_kernel` call over `items`, returning one payload per item.
+pub(crate) fn persistent(
+    backend: &WgpuBackend,
+    program: &Program,
+    items: &[Vec<u8>],
+    results: &mut Vec<Vec<u8>>,
+) -> BenchResult<u32> {
+    let mut queue = PersistentQueue::new();
+    for (id, payload) in items.iter().enumerate() {
+        queue.push(PersistentPayloadWorkItem {
+            id: id as u32,
+            payload: payload.clone(),
+        });
+    }
+    let report = run_persistent_kernel(backend, program, &DispatchConfig::default(), queue)
+        .map_err(|e| backend_error("run_persistent_kernel", &e))?;
+    results.clear();
+    results.extend(report.results.into_iter().map(|r| r.payload));
+    Ok(report.kernel_launches)
+}
+
+/// `compile_persistent` of `program` (cold the first time, a cache hit after).
+pub(crate) fn compile(backend: &WgpuBackend, program: &Program) -> BenchResult<()> {
+    backend
+        .compile_persistent(program, &DispatchConfig::default())
+        .map(drop)
+        .map_err(|e| backend_error("compile_persistent", &e))
+}
+
+/// What the backend did between two snapshots, per repetition, as one line for the notes.
+pub(crate) fn stats_line(what: &str, before: &WgpuStats, after: &WgpuStats, reps: u64) -> String {
+    let per = |a: u64, b: u64| (b.saturating_sub(a)) as f64 / reps.max(1) as f64;
+    format!(
+        "{what}: per vyre repetition {:.1} dispatch calls, {:.1} submits, {:.1} buffers created, {:.1} pipelines, {:.1} shader modules, {:.1} cache hits; pool holds {} MiB",
+        per(before.dispatch_calls, after.dispatch_calls),
+        per(before.submits, after.submits),
+        per(before.buffers_created, after.buffers_created),
+        per(before.pipelines_created, after.pipelines_created),
+        per(before.shader_modules_created, after.shader_modules_created),
+        per(before.cache_hits, after.cache_hits),
+        after.pool_bytes_held >> 20,
+    )
+}
