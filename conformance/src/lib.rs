@@ -1,3 +1,37 @@
-//! placeholder
+//! # vyre-conformance: the reference backend and the conformance suite
+//!
+//! - [`ReferenceBackend`] is a CPU interpreter that is the executable form of `SEMANTICS.md`. It runs
+//!   the whole grid with the GPU execution model: every invocation has its own variables, `workgroup`
+//!   buffers are shared by one workgroup and zeroed for each, `barrier()` is a rendezvous of the whole
+//!   workgroup (a program where invocations disagree at a barrier is an error, never a hang), atomics
+//!   are sequentially consistent. It is always available, and
+//!   [`ReferenceBackend::dispatch_traced`] also reports the operations executed and whether a result
+//!   was indeterminate, for differential fuzzing.
+//! - [`semantics`] holds backend-neutral test cases that check any [`vyre_driver::VyreBackend`]
+//!   against expectations written by hand from `SEMANTICS.md`; [`semantics_suite!`] instantiates them
+//!   as `#[test]`s for one backend:
+//!
+//! ```
+//! vyre_conformance::semantics_suite!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
+//! ```
+//!
+//! - [`catalogue`] and [`check_backend`]: tens of thousands of named cases over every operator, type
+//!   and edge value, batched into a few dozen dispatches, judged bit-exactly (integers, bools) or
+//!   within the WGSL accuracy intervals (floats); [`assert_conforms`] and [`conformance_test!`] run
+//!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI.
+//! - [`select`]: picking a backend by name or automatically (`VYRE_BACKEND` overrides).
 
+mod reference;
+pub mod semantics;
+
+pub use reference::{ReferenceBackend, TracedRun};
+
+pub mod catalogue;
 pub mod r#gen;
+pub mod report;
+pub mod select;
+
+pub use report::{
+    CheckOptions, ConformanceReport, assert_conforms, check_backend, check_backend_with,
+    check_with_reference,
+};

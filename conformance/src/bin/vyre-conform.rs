@@ -1,0 +1,215 @@
+//! `vyre-conform`: runs the conformance catalogue on every backend available here (or one, with
+//! `--backend`), prints an area x backend table and the first failures in full, optionally writes the
+//! reports as JSON, and exits non-zero on any failure.
+//!
+//! Subcommands are parsed first (`check` is the default); adding one means adding a [`Command`]
+//! variant, a name in [`parse`], and an arm in [`main`].
+
+#![allow(clippy::print_stdout)]
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use vyre_conformance::catalogue::Area;
+use vyre_conformance::report::{Progress, render_failure, render_table};
+use vyre_conformance::select::{BACKEND_NAMES, Choice, select};
+use vyre_conformance::{CheckOptions, ConformanceReport, check_backend_with};
+use vyre_driver::VyreBackend;
+
+const USAGE: &str = "\
+usage: vyre-conform [check] [options]
+
+Runs the vyre conformance catalogue on every backend available here: the reference backend always,
+wgpu when an adapter exists. Exits with 1 when a case fails, 2 on a usage or backend error.
+
+options:
+  --backend NAME   run only this backend (reference, wgpu), picked by vyre_conformance::select
+  --area NAME      run only this area (repeatable): integer, bits, compare, cast, float, control,
+                   loops, workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io
+  --json PATH      write the reports (a JSON array, one per backend) to PATH
+  --failures N     show the first N failures of each backend in full (default 5)
+  --quiet          no progress on stderr
+  -h, --help       this text
+";
+
+/// What the command line asks for.
+enum Command {
+    /// Run the catalogue.
+    Check(CheckArgs),
+    /// Print the usage.
+    Help,
+}
+
+/// Options of `check`.
+struct CheckArgs {
+    backend: Option<String>,
+    areas: Vec<Area>,
+    json: Option<String>,
+    failures: usize,
+    quiet: bool,
+}
+
+fn parse(args: &[String]) -> Result<Command, String> {
+    let (sub, rest) = match args.first().map(String::as_str) {
+        Some(s) if !s.starts_with('-') => (s, &args[1..]),
+        _ => ("check", args),
+    };
+    match sub {
+        "check" => parse_check(rest),
+        "help" => Ok(Command::Help),
+        other => Err(format!(
+            "unknown subcommand `{other}`. Fix: use `check` (the default) or `help`."
+        )),
+    }
+}
+
+fn parse_check(args: &[String]) -> Result<Command, String> {
+    let mut out = CheckArgs {
+        backend: None,
+        areas: Vec::new(),
+        json: None,
+        failures: 5,
+        quiet: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("`{flag}` needs a value. Fix: write `{flag} VALUE`."))
+        };
+        match arg.as_str() {
+            "--backend" => out.backend = Some(value("--backend")?),
+            "--json" => out.json = Some(value("--json")?),
+            "--area" => {
+                let name = value("--area")?;
+                let area = Area::from_name(&name).ok_or_else(|| {
+                    let names: Vec<&str> = Area::ALL.iter().map(|a| a.name()).collect();
+                    format!(
+                        "unknown area `{name}`. Fix: use one of {}.",
+                        names.join(", ")
+                    )
+                })?;
+                out.areas.push(area);
+            }
+            "--failures" => {
+                let n = value("--failures")?;
+                out.failures = n.parse().map_err(|_| {
+                    format!("`--failures {n}` is not a count. Fix: pass a whole number.")
+                })?;
+            }
+            "--quiet" => out.quiet = true,
+            "-h" | "--help" => return Ok(Command::Help),
+            other => {
+                return Err(format!(
+                    "unknown option `{other}`. Fix: see `vyre-conform --help`."
+                ));
+            }
+        }
+    }
+    Ok(Command::Check(out))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match parse(&args) {
+        Ok(Command::Help) => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Check(check)) => run_check(&check),
+        Err(message) => {
+            eprintln!("vyre-conform: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The backends to run: the one named, or every one available here.
+fn backends(args: &CheckArgs) -> Result<Vec<Box<dyn VyreBackend>>, String> {
+    if let Some(name) = &args.backend {
+        let picked = select(Choice::Named(name)).map_err(|e| e.to_string())?;
+        eprintln!("vyre-conform: {}", picked.reason);
+        return Ok(vec![picked.backend]);
+    }
+    let mut out = Vec::new();
+    for name in BACKEND_NAMES {
+        match select(Choice::Named(name)) {
+            Ok(picked) => out.push(picked.backend),
+            Err(error) => eprintln!("vyre-conform: skipping `{name}`: {error}"),
+        }
+    }
+    Ok(out)
+}
+
+fn run_check(args: &CheckArgs) -> ExitCode {
+    let backends = match backends(args) {
+        Ok(b) => b,
+        Err(message) => {
+            eprintln!("vyre-conform: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let reports: Vec<ConformanceReport> =
+        backends.iter().map(|b| run_one(b.as_ref(), args)).collect();
+    println!("{}", render_table(&reports));
+    for report in &reports {
+        println!(
+            "{}: {} on {}, {}/{} cases passed in {} dispatches, {} ms",
+            report.backend,
+            if report.all_passed() { "PASS" } else { "FAIL" },
+            report.device,
+            report.passed(),
+            report.total(),
+            report.dispatches,
+            report.elapsed_ms
+        );
+    }
+    for report in &reports {
+        for case in report.failures().take(args.failures) {
+            println!("\n{}", render_failure(&report.backend, case));
+        }
+    }
+    if let Some(Err(message)) = args.json.as_deref().map(|path| write_json(path, &reports)) {
+        eprintln!("vyre-conform: {message}");
+        return ExitCode::from(2);
+    }
+    if !reports.is_empty() && reports.iter().all(ConformanceReport::all_passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run_one(backend: &dyn VyreBackend, args: &CheckArgs) -> ConformanceReport {
+    let id = backend.id().to_string();
+    let device = backend.capabilities().device_name;
+    if !args.quiet {
+        eprintln!("vyre-conform: checking `{id}` on {device}");
+    }
+    // On a terminal one line is rewritten in place; in a log every batch gets its own line.
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |p: &Progress<'_>| {
+        let mut err = std::io::stderr().lock();
+        let line = format!("  {id}: {}/{} batches, last {}", p.done, p.total, p.batch);
+        if !terminal {
+            let _ = writeln!(err, "{line}");
+        } else if p.done == p.total {
+            let _ = writeln!(err, "\r\x1b[K{line}");
+        } else {
+            let _ = write!(err, "\r\x1b[K{line}");
+        }
+    };
+    let options = CheckOptions {
+        areas: &args.areas,
+        progress: (!args.quiet).then_some(&progress as _),
+    };
+    check_backend_with(backend, &options)
+}
+
+fn write_json(path: &str, reports: &[ConformanceReport]) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(reports)
+        .map_err(|e| format!("could not serialise the reports: {e}. Fix: report this bug."))?;
+    std::fs::write(path, json)
+        .map_err(|e| format!("could not write `{path}`: {e}. Fix: pass a writable path to --json."))
+}

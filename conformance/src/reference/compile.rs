@@ -1,0 +1,320 @@
+//! Lowering a validated [`Program`] into the reference backend's register bytecode.
+//!
+//! One pass over the tree: every expression gets a register (temporaries are allocated like a stack
+//! and released after each statement), every typed operator becomes a resolved [`BinKind`]/[`UnKind`],
+//! and literals, buffer lengths and builtins become *prefilled* registers set before a block runs, so
+//! they cost nothing per instruction.
+
+use std::collections::HashMap;
+
+use vyre_driver::BackendError;
+use vyre_foundation::ir::{BufferAccess, Builtin, DataType, Expr, Node, Program};
+
+use crate::reference::inst::{Block, BufRef, Inst, Prefill, Reg, Slot};
+
+mod expr;
+
+/// A program ready to execute.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    /// The entry body.
+    pub(crate) body: Block,
+    /// Registers the executor allocates per lane.
+    pub(crate) num_regs: usize,
+    /// Registers set before execution, by kind.
+    pub(crate) prefills: Vec<(Reg, Prefill)>,
+    /// Element counts of the workgroup buffers, by [`Slot::Workgroup`] index.
+    pub(crate) workgroup_counts: Vec<u32>,
+    /// True when the body contains a barrier.
+    pub(crate) has_barrier: bool,
+    /// True when some atomic targets a bound buffer, so workgroups may observe each other's order.
+    pub(crate) storage_atomics: bool,
+    /// The workgroup size, copied from the program.
+    pub(crate) workgroup_size: [u32; 3],
+}
+
+impl Compiled {
+    /// Invocations per workgroup.
+    pub(crate) fn workgroup_lanes(&self) -> usize {
+        self.workgroup_size.iter().map(|&d| d as usize).product()
+    }
+
+    /// True when workgroups are independent of where they run: no barrier and no workgroup memory,
+    /// so several may share one block of lanes.
+    pub(crate) fn batchable(&self) -> bool {
+        !self.has_barrier && self.workgroup_counts.is_empty()
+    }
+}
+
+/// Compiles `program`. It should have passed validation; anything the compiler cannot type is
+/// reported as [`BackendError::Compile`] rather than a panic.
+pub(crate) fn compile(program: &Program) -> Result<Compiled, BackendError> {
+    let mut c = Compiler::new(program);
+    c.collect_prefills();
+    let mut body = Block::default();
+    c.scopes.push(Vec::new());
+    c.body(&program.body, &mut body)?;
+    Ok(Compiled {
+        body,
+        num_regs: c.max_reg as usize,
+        prefills: c.prefill_list,
+        workgroup_counts: c.workgroup_counts,
+        has_barrier: c.has_barrier,
+        storage_atomics: c.storage_atomics,
+        workgroup_size: program.workgroup_size,
+    })
+}
+
+struct Compiler<'p> {
+    program: &'p Program,
+    slots: Vec<Slot>,
+    workgroup_counts: Vec<u32>,
+    scopes: Vec<Vec<(&'p str, Reg, DataType)>>,
+    prefills: HashMap<Prefill, Reg>,
+    prefill_list: Vec<(Reg, Prefill)>,
+    next_reg: Reg,
+    max_reg: Reg,
+    has_barrier: bool,
+    storage_atomics: bool,
+}
+
+impl std::hash::Hash for Prefill {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match *self {
+            Prefill::Const(v) => v.hash(state),
+            Prefill::BufLen(i)
+            | Prefill::NumWorkgroups(i)
+            | Prefill::GlobalId(i)
+            | Prefill::LocalId(i)
+            | Prefill::WorkgroupId(i) => i.hash(state),
+        }
+    }
+}
+
+fn compile_error(what: String) -> BackendError {
+    BackendError::compile(format!(
+        "the reference backend could not lower the program: {what}. Fix: validate the program with `vyre::validate` and correct what it reports."
+    ))
+}
+
+fn builtin_prefill(b: Builtin) -> Prefill {
+    match b {
+        Builtin::GlobalId(a) => Prefill::GlobalId(a.index()),
+        Builtin::LocalId(a) => Prefill::LocalId(a.index()),
+        Builtin::WorkgroupId(a) => Prefill::WorkgroupId(a.index()),
+        Builtin::NumWorkgroups(a) => Prefill::NumWorkgroups(a.index()),
+    }
+}
+
+impl<'p> Compiler<'p> {
+    fn new(program: &'p Program) -> Self {
+        let mut slots = Vec::with_capacity(program.buffers.len());
+        let mut workgroup_counts = Vec::new();
+        let mut bound = 0;
+        for decl in &program.buffers {
+            if decl.access == BufferAccess::Workgroup {
+                slots.push(Slot::Workgroup(workgroup_counts.len()));
+                workgroup_counts.push(decl.count);
+            } else {
+                slots.push(Slot::Storage(bound));
+                bound += 1;
+            }
+        }
+        Self {
+            program,
+            slots,
+            workgroup_counts,
+            scopes: Vec::new(),
+            prefills: HashMap::new(),
+            prefill_list: Vec::new(),
+            next_reg: 0,
+            max_reg: 0,
+            has_barrier: false,
+            storage_atomics: false,
+        }
+    }
+
+    /// Gives every literal, `buf_len` and builtin of the program its own register, below all
+    /// temporaries, so no instruction ever overwrites one.
+    fn collect_prefills(&mut self) {
+        let mut found = Vec::new();
+        vyre_foundation::for_each_expr(self.program, |e| match e {
+            Expr::Lit(lit) => found.push(Prefill::Const(lit.to_bits())),
+            Expr::Builtin(b) => found.push(builtin_prefill(*b)),
+            Expr::BufLen(name) => {
+                if let Some(i) = self.program.buffer_index(name) {
+                    found.push(Prefill::BufLen(i));
+                }
+            }
+            _ => {}
+        });
+        for p in found {
+            if !self.prefills.contains_key(&p) {
+                let reg = self.temp();
+                self.prefills.insert(p, reg);
+                self.prefill_list.push((reg, p));
+            }
+        }
+    }
+
+    fn temp(&mut self) -> Reg {
+        let r = self.next_reg;
+        self.next_reg += 1;
+        self.max_reg = self.max_reg.max(self.next_reg);
+        r
+    }
+
+    fn lookup(&self, name: &str) -> Option<(Reg, DataType)> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _, _)| *n == name)
+            .map(|&(_, r, t)| (r, t))
+    }
+
+    fn buf_ref(&self, name: &str, index_ty: DataType) -> Result<(BufRef, DataType), BackendError> {
+        let i = self
+            .program
+            .buffer_index(name)
+            .ok_or_else(|| compile_error(format!("buffer `{name}` is not declared")))?;
+        let element = self.program.buffers[i].element;
+        let buf = BufRef {
+            slot: self.slots[i],
+            bool_elem: element == DataType::Bool,
+            signed_index: index_ty == DataType::I32,
+        };
+        Ok((buf, element))
+    }
+
+    /// Compiles a body into `out`, in a new scope; temporaries and variables are released after it.
+    fn body(&mut self, nodes: &'p [Node], out: &mut Block) -> Result<(), BackendError> {
+        let mark = self.next_reg;
+        for node in nodes {
+            self.node(node, out)?;
+        }
+        self.next_reg = mark;
+        Ok(())
+    }
+
+    fn scoped(&mut self, nodes: &'p [Node]) -> Result<Block, BackendError> {
+        let mut block = Block::default();
+        self.scopes.push(Vec::new());
+        let result = self.body(nodes, &mut block);
+        self.scopes.pop();
+        result.map(|()| block)
+    }
+
+    fn node(&mut self, node: &'p Node, out: &mut Block) -> Result<(), BackendError> {
+        let mark = self.next_reg;
+        match node {
+            Node::Let { name, value } => {
+                let var = self.temp();
+                let ty = self.expr_into(value, var, out)?;
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push((name.as_str(), var, ty));
+                }
+                // The variable's register stays allocated for the rest of the scope.
+                self.next_reg = var + 1;
+                return Ok(());
+            }
+            Node::Assign { name, value } => self.assign(name, value, out)?,
+            Node::Store {
+                buffer,
+                index,
+                value,
+            } => {
+                let (index, index_ty) = self.expr(index, out)?;
+                let (value, _) = self.expr(value, out)?;
+                let (buf, _) = self.buf_ref(buffer, index_ty)?;
+                out.insts.push(Inst::Store { buf, index, value });
+            }
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => self.if_node(cond, then, otherwise, out)?,
+            Node::Loop {
+                var,
+                from,
+                to,
+                body,
+            } => self.loop_node(var, from, to, body, out)?,
+            Node::Block(nodes) => {
+                let block = self.scoped(nodes)?;
+                out.may_return |= block.may_return;
+                out.insts.extend(block.insts);
+            }
+            Node::Barrier => {
+                self.has_barrier = true;
+                out.insts.push(Inst::Barrier);
+            }
+            Node::Return => {
+                out.may_return = true;
+                out.insts.push(Inst::Return);
+            }
+        }
+        self.next_reg = mark;
+        Ok(())
+    }
+
+    fn assign(&mut self, name: &str, value: &'p Expr, out: &mut Block) -> Result<(), BackendError> {
+        let (var, _) = self
+            .lookup(name)
+            .ok_or_else(|| compile_error(format!("variable `{name}` is not in scope")))?;
+        // Compute into a temporary first: the value may read the variable it replaces.
+        let (src, _) = self.expr(value, out)?;
+        if src != var {
+            out.insts.push(Inst::Copy { dst: var, src });
+        }
+        Ok(())
+    }
+
+    fn if_node(
+        &mut self,
+        cond: &'p Expr,
+        then: &'p [Node],
+        otherwise: &'p [Node],
+        out: &mut Block,
+    ) -> Result<(), BackendError> {
+        let (cond, _) = self.expr(cond, out)?;
+        let then = self.scoped(then)?;
+        let otherwise = self.scoped(otherwise)?;
+        out.may_return |= then.may_return || otherwise.may_return;
+        out.insts.push(Inst::If {
+            cond,
+            then,
+            otherwise,
+        });
+        Ok(())
+    }
+
+    fn loop_node(
+        &mut self,
+        name: &'p str,
+        from: &'p Expr,
+        to: &'p Expr,
+        nodes: &'p [Node],
+        out: &mut Block,
+    ) -> Result<(), BackendError> {
+        let var = self.temp();
+        let ty = self.expr_into(from, var, out)?;
+        // `to` is evaluated once; copying it keeps the bound fixed even if the body assigns a
+        // variable it was read from.
+        let to_reg = self.temp();
+        self.expr_into(to, to_reg, out)?;
+        self.scopes.push(vec![(name, var, ty)]);
+        let result = self.scoped(nodes);
+        self.scopes.pop();
+        let body = result?;
+        out.may_return |= body.may_return;
+        out.insts.push(Inst::Loop {
+            var,
+            to: to_reg,
+            signed: ty == DataType::I32,
+            body,
+        });
+        Ok(())
+    }
+}

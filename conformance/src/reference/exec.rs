@@ -1,0 +1,323 @@
+//! The SIMT executor: runs compiled code over one block of lanes (one workgroup, or several
+//! independent ones) an instruction at a time.
+//!
+//! Every instruction runs across the active lanes before the next starts. `if` splits the active set,
+//! loops keep per-lane counters and drop lanes whose range is done, `return` retires lanes for the rest
+//! of the block. A barrier is therefore a rendezvous by construction: every instruction before it has
+//! run on every lane. What the executor checks is that every lane of the workgroup is there; when some
+//! are in another branch, still or no longer in a loop, or retired, that is an error instead of the
+//! hang a GPU would give.
+
+use vyre_driver::BackendError;
+
+use crate::reference::budget::{Budget, FLUSH_OPS, Stopped};
+use crate::reference::compile::Compiled;
+use crate::reference::inst::{Block, Inst, Prefill, Reg};
+use crate::reference::memory::Memory;
+
+mod ops;
+
+/// Runs blocks of one dispatch on one thread. `TRACE` turns on indeterminacy tracking; the untraced
+/// instantiation has no tracking code at all.
+pub(crate) struct Executor<'a, const TRACE: bool> {
+    code: &'a Compiled,
+    memory: &'a Memory,
+    budget: &'a Budget,
+    grid: [u32; 3],
+    /// One vector of lane words per register.
+    regs: Vec<Vec<u32>>,
+    workgroup: Vec<Vec<u32>>,
+    retired: Vec<bool>,
+    /// Lanes in the current block.
+    lanes: usize,
+    /// Workgroups per block.
+    per_block: u64,
+    first_workgroup: u64,
+    pending: u64,
+    indeterminate: bool,
+    /// Spare lane lists, so `if` and loops do not allocate on every execution.
+    spare: Vec<Vec<u32>>,
+    local_ids: [Vec<u32>; 3],
+}
+
+/// The linear local index of every lane of a workgroup, split into `x, y, z` ids.
+fn local_id_table(size: [u32; 3]) -> [Vec<u32>; 3] {
+    let n = size.iter().map(|&d| d as usize).product();
+    let mut ids = [
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    ];
+    for z in 0..size[2] {
+        for y in 0..size[1] {
+            for x in 0..size[0] {
+                ids[0].push(x);
+                ids[1].push(y);
+                ids[2].push(z);
+            }
+        }
+    }
+    ids
+}
+
+impl<'a, const TRACE: bool> Executor<'a, TRACE> {
+    /// An executor for blocks of `per_block` workgroups; `buf_lens` are the element counts of the
+    /// program's buffers in this dispatch.
+    pub(crate) fn new(
+        code: &'a Compiled,
+        memory: &'a Memory,
+        budget: &'a Budget,
+        grid: [u32; 3],
+        per_block: u64,
+        buf_lens: &[u64],
+    ) -> Self {
+        let cap = per_block as usize * code.workgroup_lanes();
+        let mut regs = vec![vec![0u32; cap]; code.num_regs];
+        for &(reg, prefill) in &code.prefills {
+            let value = match prefill {
+                Prefill::Const(v) => v,
+                Prefill::BufLen(i) => buf_lens.get(i).map_or(0, |&n| n as u32),
+                Prefill::NumWorkgroups(axis) => grid[axis],
+                _ => continue,
+            };
+            regs[reg as usize].fill(value);
+        }
+        let workgroup = code
+            .workgroup_counts
+            .iter()
+            .map(|&n| vec![0u32; n as usize])
+            .collect();
+        Self {
+            code,
+            memory,
+            budget,
+            grid,
+            regs,
+            workgroup,
+            retired: vec![false; cap],
+            lanes: 0,
+            per_block,
+            first_workgroup: 0,
+            pending: 0,
+            indeterminate: false,
+            spare: Vec::new(),
+            local_ids: local_id_table(code.workgroup_size),
+        }
+    }
+
+    /// Runs block `index` of the dispatch: workgroups `index * per_block ..` (at most `total`).
+    pub(crate) fn run_block(&mut self, index: u64, total: u64) -> Result<(), Stopped> {
+        let first = index * self.per_block;
+        let count = self.per_block.min(total - first);
+        self.first_workgroup = first;
+        self.lanes = count as usize * self.code.workgroup_lanes();
+        self.fill_ids(first, count);
+        for memory in &mut self.workgroup {
+            memory.fill(0);
+        }
+        self.retired[..self.lanes].fill(false);
+        let mut active = self.take_list();
+        active.extend(0..self.lanes as u32);
+        let code = self.code;
+        let result = self.block(&code.body, &mut active);
+        self.spare.push(active);
+        result?;
+        let pending = std::mem::take(&mut self.pending);
+        self.budget.flush(pending)
+    }
+
+    /// Flushes what this executor counted and noticed into the shared budget.
+    pub(crate) fn finish(mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        // A failure here is already recorded in the budget.
+        let _ = self.budget.flush(pending);
+        if self.indeterminate {
+            self.budget.mark_indeterminate();
+        }
+    }
+
+    /// Sets the id registers for workgroups `first .. first + count`.
+    fn fill_ids(&mut self, first: u64, count: u64) {
+        let wl = self.code.workgroup_lanes();
+        let [gx, gy, _] = self.grid.map(u64::from);
+        for &(reg, prefill) in &self.code.prefills {
+            let (axis, kind) = match prefill {
+                Prefill::GlobalId(a) => (a, 0),
+                Prefill::LocalId(a) => (a, 1),
+                Prefill::WorkgroupId(a) => (a, 2),
+                _ => continue,
+            };
+            let dst = &mut self.regs[reg as usize];
+            let local = &self.local_ids[axis];
+            for j in 0..count {
+                let w = first + j;
+                let wid = [w % gx, (w / gx) % gy, w / (gx * gy)][axis] as u32;
+                let base = wid.wrapping_mul(self.code.workgroup_size[axis]);
+                let lanes = &mut dst[j as usize * wl..(j as usize + 1) * wl];
+                match kind {
+                    0 => lanes
+                        .iter_mut()
+                        .zip(local)
+                        .for_each(|(d, &l)| *d = base.wrapping_add(l)),
+                    1 => lanes.copy_from_slice(local),
+                    _ => lanes.fill(wid),
+                }
+            }
+        }
+    }
+
+    fn take_list(&mut self) -> Vec<u32> {
+        let mut list = self.spare.pop().unwrap_or_default();
+        list.clear();
+        list
+    }
+
+    #[inline(always)]
+    fn charge(&mut self, lanes: usize) -> Result<(), Stopped> {
+        self.pending += lanes as u64;
+        if self.pending >= FLUSH_OPS {
+            let pending = std::mem::take(&mut self.pending);
+            self.budget.flush(pending)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `block` on `active`; lanes that return are removed from `active`.
+    fn block(&mut self, block: &Block, active: &mut Vec<u32>) -> Result<(), Stopped> {
+        for inst in &block.insts {
+            if active.is_empty() {
+                break;
+            }
+            self.charge(active.len())?;
+            match inst {
+                Inst::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => self.if_inst(*cond, then, otherwise, active)?,
+                Inst::Loop {
+                    var,
+                    to,
+                    signed,
+                    body,
+                } => self.loop_inst(*var, *to, *signed, body, active)?,
+                Inst::Barrier => self.barrier(active)?,
+                Inst::Return => {
+                    for &l in active.iter() {
+                        self.retired[l as usize] = true;
+                    }
+                    active.clear();
+                }
+                _ => self.simple(inst, active),
+            }
+        }
+        Ok(())
+    }
+
+    fn if_inst(
+        &mut self,
+        cond: Reg,
+        then: &Block,
+        otherwise: &Block,
+        active: &mut Vec<u32>,
+    ) -> Result<(), Stopped> {
+        let taken = {
+            let c = &self.regs[cond as usize];
+            active.iter().filter(|&&l| c[l as usize] != 0).count()
+        };
+        if taken == active.len() {
+            return self.block(then, active);
+        }
+        if taken == 0 {
+            return self.block(otherwise, active);
+        }
+        let mut yes = self.take_list();
+        let mut no = self.take_list();
+        let c = &self.regs[cond as usize];
+        for &l in active.iter() {
+            if c[l as usize] != 0 {
+                yes.push(l);
+            } else {
+                no.push(l);
+            }
+        }
+        let result = self
+            .block(then, &mut yes)
+            .and_then(|()| self.block(otherwise, &mut no));
+        self.spare.push(yes);
+        self.spare.push(no);
+        if then.may_return || otherwise.may_return {
+            let retired = &self.retired;
+            active.retain(|&l| !retired[l as usize]);
+        }
+        result
+    }
+
+    fn loop_inst(
+        &mut self,
+        var: Reg,
+        to: Reg,
+        signed: bool,
+        body: &Block,
+        active: &mut Vec<u32>,
+    ) -> Result<(), Stopped> {
+        let below = move |v: u32, t: u32| {
+            if signed {
+                (v as i32) < (t as i32)
+            } else {
+                v < t
+            }
+        };
+        let mut live = self.take_list();
+        {
+            let (v, t) = (&self.regs[var as usize], &self.regs[to as usize]);
+            live.extend(
+                active
+                    .iter()
+                    .filter(|&&l| below(v[l as usize], t[l as usize])),
+            );
+        }
+        let mut result = Ok(());
+        while !live.is_empty() {
+            result = self.block(body, &mut live);
+            if result.is_err() {
+                break;
+            }
+            let mut counters = std::mem::take(&mut self.regs[var as usize]);
+            let t = &self.regs[to as usize];
+            // `var < to` held, so `var + 1` cannot overflow.
+            live.retain(|&l| {
+                let l = l as usize;
+                counters[l] = counters[l].wrapping_add(1);
+                below(counters[l], t[l])
+            });
+            self.regs[var as usize] = counters;
+            if let Err(stop) = self.charge(live.len()) {
+                result = Err(stop);
+                break;
+            }
+        }
+        self.spare.push(live);
+        if body.may_return {
+            let retired = &self.retired;
+            active.retain(|&l| !retired[l as usize]);
+        }
+        result
+    }
+
+    fn barrier(&mut self, active: &[u32]) -> Result<(), Stopped> {
+        if active.len() == self.lanes {
+            return Ok(());
+        }
+        let retired = self.retired[..self.lanes].iter().filter(|&&r| r).count();
+        let waiting = self.lanes - active.len() - retired;
+        let [gx, gy, _] = self.grid.map(u64::from);
+        let w = self.first_workgroup;
+        let wid = [w % gx, (w / gx) % gy, w / (gx * gy)];
+        Err(self.budget.fail(BackendError::new(format!(
+            "a barrier was reached by {} of the {} invocations of workgroup {wid:?}; {retired} had returned and {waiting} were elsewhere in the program, so on a GPU the workgroup would hang. Fix: keep barriers in workgroup-uniform control flow (conditions and loop bounds every invocation of a workgroup agrees on) and do not `return` before a barrier in only some invocations.",
+            active.len(),
+            self.lanes
+        ))))
+    }
+}

@@ -1,0 +1,216 @@
+//! The flat instruction set the reference backend compiles programs into.
+//!
+//! Every value lives in a *register*: one 32-bit word per lane of the block being executed (a bool is
+//! `0` or `1`, an `f32` is its bits). Instructions name their registers; typed operators are resolved
+//! at compile time into the `BinKind`/`UnKind` variants below, so the executor never looks at types.
+
+/// A register number: an index into the executor's register file.
+pub(crate) type Reg = u32;
+
+/// A binary operator with its operand type resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinKind {
+    Add,
+    Sub,
+    Mul,
+    DivU,
+    DivS,
+    RemU,
+    RemS,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+    ShrS,
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    LtS,
+    LeS,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+    AddF,
+    SubF,
+    MulF,
+    DivF,
+    RemF,
+    MinF,
+    MaxF,
+    EqF,
+    NeF,
+    LtF,
+    LeF,
+}
+
+/// A unary operator or conversion with its operand type resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnKind {
+    NegI,
+    NegF,
+    BitNot,
+    Not,
+    AbsS,
+    AbsF,
+    Popcount,
+    Clz,
+    Ctz,
+    ReverseBits,
+    Sqrt,
+    InverseSqrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Fract,
+    /// `f32 -> i32`, saturating at `[-2^31, 2147483520]`.
+    F32ToI32,
+    /// `f32 -> u32`, saturating at `[0, 4294967040]`.
+    F32ToU32,
+    /// `i32 -> f32`, round to nearest even.
+    I32ToF32,
+    /// `u32 -> f32`, round to nearest even.
+    U32ToF32,
+    /// Integer (or bool) to bool: `x != 0`.
+    NonZero,
+    /// `f32 -> bool`: `x != 0.0`, NaN gives true.
+    F32ToBool,
+    /// `bool -> f32`: `0.0` or `1.0`.
+    BoolToF32,
+}
+
+/// Where a buffer lives while a block runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A bound buffer, shared by all workgroups; the index into the dispatch's storage buffers.
+    Storage(usize),
+    /// A workgroup buffer, private to one workgroup; the index into the executor's workgroup memory.
+    Workgroup(usize),
+}
+
+/// A buffer operand of a memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BufRef {
+    /// Where the buffer lives.
+    pub(crate) slot: Slot,
+    /// True when the elements are bools: loads yield `word != 0`.
+    pub(crate) bool_elem: bool,
+    /// True when the index expression is an `i32` (negative indices are out of bounds).
+    pub(crate) signed_index: bool,
+}
+
+/// An atomic read-modify-write with its element signedness resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicKind {
+    Add,
+    Sub,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    CompareExchange,
+}
+
+/// One instruction. Control flow stays structured: `If` and `Loop` own their bodies, so the executor
+/// narrows and restores lane masks without a jump table.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Inst {
+    Bin {
+        op: BinKind,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Un {
+        op: UnKind,
+        dst: Reg,
+        a: Reg,
+    },
+    Select {
+        dst: Reg,
+        cond: Reg,
+        on_true: Reg,
+        on_false: Reg,
+    },
+    Fma {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    Copy {
+        dst: Reg,
+        src: Reg,
+    },
+    Load {
+        dst: Reg,
+        buf: BufRef,
+        index: Reg,
+    },
+    Store {
+        buf: BufRef,
+        index: Reg,
+        value: Reg,
+    },
+    Atomic {
+        op: AtomicKind,
+        dst: Reg,
+        buf: BufRef,
+        index: Reg,
+        /// The `expected` operand of a compare-exchange; unused by the other operations.
+        expected: Reg,
+        value: Reg,
+    },
+    If {
+        cond: Reg,
+        then: Block,
+        otherwise: Block,
+    },
+    /// `var` already holds `from`; the loop runs while `var < to` in the loop's type.
+    Loop {
+        var: Reg,
+        to: Reg,
+        signed: bool,
+        body: Block,
+    },
+    Barrier,
+    Return,
+}
+
+/// A straight-line list of instructions (with structured children).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Block {
+    pub(crate) insts: Vec<Inst>,
+    /// True when a `return` may run inside this block, so lanes may retire while it runs.
+    pub(crate) may_return: bool,
+}
+
+/// A register whose value is set before a block runs instead of by an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Prefill {
+    /// A literal's bits, the same for every lane and every dispatch.
+    Const(u32),
+    /// `buf_len` of the program buffer with this index, fixed for one dispatch.
+    BufLen(usize),
+    /// `num_workgroups` on an axis, fixed for one dispatch.
+    NumWorkgroups(usize),
+    /// `global_invocation_id` on an axis, per lane.
+    GlobalId(usize),
+    /// `local_invocation_id` on an axis, per lane.
+    LocalId(usize),
+    /// `workgroup_id` on an axis, per lane.
+    WorkgroupId(usize),
+}

@@ -1,0 +1,177 @@
+//! The reference backend: a CPU interpreter that is the executable form of `SEMANTICS.md`.
+//!
+//! # How it runs a program
+//!
+//! 1. The program is validated once and compiled into a register bytecode (`compile`), which is cached
+//!    by the program's fingerprint, so repeated dispatches skip both steps.
+//! 2. [`vyre_driver::plan_dispatch`] checks the inputs and resolves the grid, exactly as every other
+//!    backend does.
+//! 3. The grid runs block by block: a block is one workgroup, or several workgroups when they share
+//!    nothing (no barrier, no workgroup memory). Each instruction runs across the block's active lanes
+//!    before the next one (SIMT with active masks), so an instruction's dispatch cost is spread over
+//!    many invocations. Blocks run on several threads when workgroups cannot observe each other's
+//!    order and the grid is large enough.
+//!
+//! Integers and bools follow `SEMANTICS.md` to the bit; floats are Rust `f32` operations. An optional
+//! budget (`DispatchConfig::fuel`, `DispatchConfig::timeout`) turns runaway programs into
+//! [`BackendError::Timeout`]. [`ReferenceBackend::dispatch_traced`] also reports how many operations
+//! ran and whether a result was indeterminate (a float overflow or NaN from finite inputs, or a
+//! NaN/infinite float cast to an integer), so a fuzzer can discard or relax such runs.
+
+mod budget;
+mod cache;
+mod compile;
+mod exec;
+mod inst;
+mod lanes;
+mod memory;
+mod scalar;
+mod schedule;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend, plan_dispatch};
+use vyre_foundation::ir::Program;
+
+use crate::reference::budget::Budget;
+use crate::reference::cache::ProgramCache;
+use crate::reference::compile::Compiled;
+use crate::reference::memory::Memory;
+use crate::reference::schedule::Run;
+
+/// The CPU reference interpreter. Always available; `id()` is `"reference"`.
+///
+/// ```
+/// use vyre_conformance::ReferenceBackend;
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::wrapped(
+///     vec![
+///         BufferDecl::read("input", 0, DataType::U32).with_count(4),
+///         BufferDecl::output("out", 1, DataType::U32).with_count(4),
+///     ],
+///     [4, 1, 1],
+///     vec![Node::store(
+///         "out",
+///         Expr::gid_x(),
+///         Expr::add(Expr::load("input", Expr::gid_x()), Expr::u32(1)),
+///     )],
+/// );
+/// let input: Vec<u8> = [1u32, 2, 3, u32::MAX].iter().flat_map(|w| w.to_le_bytes()).collect();
+/// let out = ReferenceBackend::new().dispatch(&program, &[input], &DispatchConfig::default())?;
+/// let words: Vec<u32> = out[0].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+/// assert_eq!(words, [2, 3, 4, 0]);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ReferenceBackend {
+    cache: ProgramCache,
+}
+
+/// The result of [`ReferenceBackend::dispatch_traced`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracedRun {
+    /// One byte vector per output buffer, as [`VyreBackend::dispatch`] returns them.
+    pub outputs: Vec<Vec<u8>>,
+    /// IR operations executed, summed over invocations (what `DispatchConfig::fuel` bounds).
+    pub ops_executed: u64,
+    /// True when some result is indeterminate under `SEMANTICS.md`: a NaN or infinite float was cast
+    /// to an integer, or a float operation overflowed or produced NaN from finite inputs. Other
+    /// backends may then legitimately disagree with these outputs.
+    pub indeterminate: bool,
+}
+
+impl ReferenceBackend {
+    /// A new reference backend with an empty program cache.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Like [`VyreBackend::dispatch`], and also reports the operations executed and whether any
+    /// result was indeterminate.
+    ///
+    /// # Errors
+    ///
+    /// The same errors as [`VyreBackend::dispatch`].
+    pub fn dispatch_traced(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<TracedRun, BackendError> {
+        let code = self.compiled(program)?;
+        run::<true>(&code, program, inputs, config)
+    }
+
+    /// The number of compiled programs currently cached.
+    #[must_use]
+    pub fn cached_programs(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn compiled(&self, program: &Program) -> Result<Arc<Compiled>, BackendError> {
+        let key = program.fingerprint();
+        if let Some(code) = self.cache.get(key) {
+            return Ok(code);
+        }
+        vyre_foundation::validate(program)?;
+        let code = Arc::new(compile::compile(program)?);
+        self.cache.insert(key, Arc::clone(&code));
+        Ok(code)
+    }
+}
+
+/// Runs compiled `code` for `program` on `inputs`.
+fn run<const TRACE: bool>(
+    code: &Compiled,
+    program: &Program,
+    inputs: &[Vec<u8>],
+    config: &DispatchConfig,
+) -> Result<TracedRun, BackendError> {
+    let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
+    let plan = plan_dispatch(program, &lens, config)?;
+    let memory = Memory::new(program, &plan, inputs)?;
+    let budget = Budget::new(config);
+    let buf_lens: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
+    let job = Run {
+        code,
+        memory: &memory,
+        budget: &budget,
+        grid: plan.grid,
+        buf_lens: &buf_lens,
+    };
+    job.execute::<TRACE>()?;
+    if budget.stopped() {
+        return Err(budget.take_error());
+    }
+    Ok(TracedRun {
+        outputs: memory.outputs(program),
+        ops_executed: budget.used(),
+        indeterminate: budget.indeterminate(),
+    })
+}
+
+impl VyreBackend for ReferenceBackend {
+    fn id(&self) -> &str {
+        "reference"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::unlimited("vyre reference interpreter (CPU)")
+    }
+
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let code = self.compiled(program)?;
+        run::<false>(&code, program, inputs, config).map(|r| r.outputs)
+    }
+}

@@ -1,0 +1,232 @@
+//! Running the catalogue on a backend and judging every case.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::{IntoParallelRefIterator, ParallelIterator};
+use vyre_driver::VyreBackend;
+
+use crate::catalogue::{Area, Batch, Case, catalogue, format_word};
+use crate::report::{CaseFailure, CaseResult, ConformanceReport, Culprit};
+
+/// Progress of a check, passed to [`CheckOptions::progress`] after every batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// The batch that just finished.
+    pub batch: &'a str,
+    /// Its area.
+    pub area: Area,
+    /// Batches finished so far.
+    pub done: usize,
+    /// Batches in all.
+    pub total: usize,
+}
+
+/// The callback type of [`CheckOptions::progress`].
+pub type ProgressFn<'a> = &'a (dyn Fn(&Progress<'_>) + Sync);
+
+/// What to check and how to report progress.
+#[derive(Clone, Copy, Default)]
+pub struct CheckOptions<'a> {
+    /// Only these areas; empty means every area.
+    pub areas: &'a [Area],
+    /// Called after every batch (from worker threads, in completion order).
+    pub progress: Option<ProgressFn<'a>>,
+}
+
+impl std::fmt::Debug for CheckOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckOptions")
+            .field("areas", &self.areas)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// Runs the whole catalogue on `backend`, with the reference backend as the oracle.
+#[must_use]
+pub fn check_backend(backend: &dyn VyreBackend) -> ConformanceReport {
+    check_backend_with(backend, &CheckOptions::default())
+}
+
+/// Runs the catalogue on `backend` as `options` say, with the reference backend as the oracle.
+#[must_use]
+pub fn check_backend_with(
+    backend: &dyn VyreBackend,
+    options: &CheckOptions<'_>,
+) -> ConformanceReport {
+    let reference = crate::ReferenceBackend::new();
+    check_with_reference(backend, &reference, options)
+}
+
+/// Runs the catalogue on `backend` with `reference` as the oracle for cases without a hand-written
+/// expectation.
+#[must_use]
+pub fn check_with_reference(
+    backend: &dyn VyreBackend,
+    reference: &dyn VyreBackend,
+    options: &CheckOptions<'_>,
+) -> ConformanceReport {
+    let start = Instant::now();
+    let batches: Vec<Batch> = catalogue()
+        .into_iter()
+        .filter(|b| options.areas.is_empty() || options.areas.contains(&b.area))
+        .collect();
+    let done = AtomicUsize::new(0);
+    let total = batches.len();
+    let per_batch: Vec<Vec<CaseResult>> = batches
+        .par_iter()
+        .map(|batch| {
+            let results = run_batch(batch, backend, reference);
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = options.progress {
+                progress(&Progress {
+                    batch: &batch.name,
+                    area: batch.area,
+                    done: finished,
+                    total,
+                });
+            }
+            results
+        })
+        .collect();
+    ConformanceReport {
+        backend: backend.id().to_string(),
+        device: backend.capabilities().device_name,
+        dispatches: total,
+        elapsed_ms: start.elapsed().as_millis(),
+        cases: per_batch.into_iter().flatten().collect(),
+    }
+}
+
+/// The outputs of one dispatch, or the error (a panic becomes an error too: the check goes on).
+type Outputs = Result<Vec<Vec<u8>>, String>;
+
+fn dispatch(backend: &dyn VyreBackend, batch: &Batch) -> Outputs {
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        backend.dispatch(&batch.program, &batch.inputs, &batch.config)
+    }));
+    match run {
+        Ok(Ok(outputs)) => Ok(outputs),
+        Ok(Err(error)) => Err(format!("{} error: {error}", error.kind_name())),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                .unwrap_or_default();
+            Err(format!("the backend panicked: {message}"))
+        }
+    }
+}
+
+fn run_batch(
+    batch: &Batch,
+    backend: &dyn VyreBackend,
+    reference: &dyn VyreBackend,
+) -> Vec<CaseResult> {
+    let from_reference = dispatch(reference, batch);
+    let from_backend = dispatch(backend, batch);
+    let mut program_text: Option<String> = None;
+    batch
+        .cases
+        .iter()
+        .map(|case| {
+            let ref_word = word(&from_reference, case);
+            let got_word = word(&from_backend, case);
+            let failure =
+                judge(case, &ref_word, &got_word).map(|(culprit, expected, got)| CaseFailure {
+                    culprit,
+                    inputs: case.inputs.clone(),
+                    expected,
+                    got,
+                    location: format!("output {} word {}", case.output, case.word),
+                    program: program_text
+                        .get_or_insert_with(|| batch.program.to_string())
+                        .clone(),
+                });
+            CaseResult {
+                name: case.name.clone(),
+                area: batch.area,
+                batch: batch.name.clone(),
+                passed: failure.is_none(),
+                failure,
+            }
+        })
+        .collect()
+}
+
+/// The case's result word in `outputs`, or why there is none.
+fn word(outputs: &Outputs, case: &Case) -> Result<u32, String> {
+    let outputs = outputs.as_ref().map_err(Clone::clone)?;
+    let bytes = outputs.get(case.output).ok_or_else(|| {
+        format!(
+            "no output {} (the backend returned {} outputs)",
+            case.output,
+            outputs.len()
+        )
+    })?;
+    let at = case.word * 4;
+    bytes
+        .get(at..at + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or_else(|| {
+            format!(
+                "output {} has {} bytes, word {} is missing",
+                case.output,
+                bytes.len(),
+                case.word
+            )
+        })
+}
+
+/// A word of the case's type, readable, with its bits.
+fn show(case: &Case, word: u32) -> String {
+    format!("{} (0x{word:08x})", format_word(case.ty, word))
+}
+
+fn shown(case: &Case, word: &Result<u32, String>) -> String {
+    match word {
+        Ok(w) => show(case, *w),
+        Err(e) => e.clone(),
+    }
+}
+
+/// `None` when the case passes, else who failed, what was expected and what came back.
+fn judge(
+    case: &Case,
+    reference: &Result<u32, String>,
+    got: &Result<u32, String>,
+) -> Option<(Culprit, String, String)> {
+    let expect = &case.expect;
+    // First the oracle: a reference that is wrong makes any comparison with it meaningless.
+    let reference_ok = match (expect.oracle, &expect.accept, reference) {
+        (Some(o), _, Ok(w)) => *w == o,
+        (None, Some(accept), Ok(w)) => accept.accepts(*w),
+        (None, None, Ok(_)) => true,
+        (_, _, Err(_)) => false,
+    };
+    if !reference_ok {
+        let expected = match (expect.oracle, &expect.accept) {
+            (Some(o), _) => format!("{} (hand-written expectation)", show(case, o)),
+            (None, Some(accept)) => accept.to_string(),
+            (None, None) => "a result".to_string(),
+        };
+        return Some((Culprit::Reference, expected, shown(case, reference)));
+    }
+    let (passed, expected) = match (&expect.accept, expect.oracle, reference) {
+        (Some(accept), _, _) => (
+            got.as_ref().is_ok_and(|w| accept.accepts(*w)),
+            accept.to_string(),
+        ),
+        (None, Some(o), _) => (got.as_ref() == Ok(&o), show(case, o)),
+        (None, None, Ok(r)) => (
+            got.as_ref() == Ok(r),
+            format!("{} (from the reference)", show(case, *r)),
+        ),
+        // Unreachable: a reference error was reported above.
+        (None, None, Err(e)) => (false, e.clone()),
+    };
+    (!passed).then(|| (Culprit::Backend, expected, shown(case, got)))
+}

@@ -1,0 +1,166 @@
+//! The result of running the catalogue on one backend: per-case pass or fail, with everything needed
+//! to reproduce a failure, serialisable to JSON.
+//!
+//! Checking your own backend from your crate's tests:
+//!
+//! ```
+//! use vyre_conformance::{ReferenceBackend, assert_conforms, check_backend};
+//!
+//! // In a `#[test]` of your crate, with your backend in place of the reference:
+//! let backend = ReferenceBackend::new();
+//! let report = check_backend(&backend);
+//! assert!(report.total() > 1000);
+//! eprintln!("{}", vyre_conformance::report::render_table(std::slice::from_ref(&report)));
+//! assert_conforms(&backend); // panics with the first failures in full
+//! ```
+//!
+//! or in one line, `vyre_conformance::conformance_test!(my_backend_conforms, MyBackend::new());`.
+
+mod assert;
+mod check;
+mod table;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::Area;
+
+pub use assert::{assert_conforms, assert_report_passes};
+pub use check::{
+    CheckOptions, Progress, ProgressFn, check_backend, check_backend_with, check_with_reference,
+};
+pub use table::{render_failure, render_table};
+
+/// Who got a case wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Culprit {
+    /// The backend under test returned a word outside what the semantics accept.
+    Backend,
+    /// The reference backend disagreed with the hand-written expectation (or its own interval):
+    /// the oracle itself is wrong, so the comparison proves nothing.
+    Reference,
+}
+
+/// Why one case failed, with everything needed to reproduce it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseFailure {
+    /// Who got it wrong.
+    pub culprit: Culprit,
+    /// The case's inputs, readable.
+    pub inputs: String,
+    /// The expected word, or the accepted interval or set.
+    pub expected: String,
+    /// What came back (the culprit's word), or the error.
+    pub got: String,
+    /// Where the result lives: batch output index and word.
+    pub location: String,
+    /// The program text (`Display` of the program).
+    pub program: String,
+}
+
+/// One case's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// The case name, unique in the catalogue.
+    pub name: String,
+    /// Its area.
+    pub area: Area,
+    /// The batch (program) it ran in.
+    pub batch: String,
+    /// True when it passed.
+    pub passed: bool,
+    /// Why it failed; `None` when it passed (and then left out of the JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<CaseFailure>,
+}
+
+/// Passed and total cases of one area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AreaTally {
+    /// The area.
+    pub area: Area,
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases checked.
+    pub total: usize,
+}
+
+/// The outcome of the catalogue on one backend.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConformanceReport {
+    /// The backend's id, e.g. `wgpu`.
+    pub backend: String,
+    /// The backend's device name (`Capabilities::device_name`).
+    pub device: String,
+    /// How many programs were dispatched on the backend under test.
+    pub dispatches: usize,
+    /// Wall-clock time of the whole check, in milliseconds.
+    pub elapsed_ms: u128,
+    /// Every case, in catalogue order.
+    pub cases: Vec<CaseResult>,
+}
+
+impl ConformanceReport {
+    /// The number of cases checked.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.cases.len()
+    }
+
+    /// The number of cases that passed.
+    #[must_use]
+    pub fn passed(&self) -> usize {
+        self.cases.iter().filter(|c| c.passed).count()
+    }
+
+    /// True when every case passed (and at least one ran).
+    #[must_use]
+    pub fn all_passed(&self) -> bool {
+        !self.cases.is_empty() && self.cases.iter().all(|c| c.passed)
+    }
+
+    /// The failed cases, in catalogue order.
+    pub fn failures(&self) -> impl Iterator<Item = &CaseResult> {
+        self.cases.iter().filter(|c| !c.passed)
+    }
+
+    /// The case called `name`.
+    #[must_use]
+    pub fn case(&self, name: &str) -> Option<&CaseResult> {
+        self.cases.iter().find(|c| c.name == name)
+    }
+
+    /// Passed/total per area, for the areas that ran, in area order.
+    #[must_use]
+    pub fn by_area(&self) -> Vec<AreaTally> {
+        Area::ALL
+            .into_iter()
+            .filter_map(|area| {
+                let mine: Vec<&CaseResult> = self.cases.iter().filter(|c| c.area == area).collect();
+                (!mine.is_empty()).then(|| AreaTally {
+                    area,
+                    passed: mine.iter().filter(|c| c.passed).count(),
+                    total: mine.len(),
+                })
+            })
+            .collect()
+    }
+
+    /// The report as pretty-printed JSON.
+    ///
+    /// # Errors
+    ///
+    /// A `serde_json` error (it cannot happen for these types, but the signature stays honest).
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// A report from its JSON.
+    ///
+    /// # Errors
+    ///
+    /// A `serde_json` error when `json` is not a report.
+    pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+}

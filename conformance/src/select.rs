@@ -1,0 +1,173 @@
+//! Picking a backend: by name, or automatically (a GPU, then a CPU Vulkan driver, then the reference
+//! interpreter), with the `VYRE_BACKEND` environment variable overriding the automatic choice.
+//!
+//! ```
+//! use vyre_conformance::select::{Choice, select};
+//!
+//! let picked = select(Choice::Named("reference")).expect("the reference backend always exists");
+//! assert_eq!(picked.backend.id(), "reference");
+//! eprintln!("{}", picked.reason);
+//! ```
+
+use vyre_driver::{BackendError, VyreBackend};
+
+use crate::ReferenceBackend;
+
+/// The environment variable that overrides [`Choice::Auto`] with a backend name.
+pub const ENV_VAR: &str = "VYRE_BACKEND";
+
+/// The names [`Choice::Named`] accepts.
+pub const BACKEND_NAMES: [&str; 2] = ["reference", "wgpu"];
+
+/// Which backend to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice<'a> {
+    /// The best available: a GPU adapter, then a CPU Vulkan adapter, then the reference backend.
+    /// `VYRE_BACKEND=<name>` in the environment picks that backend instead.
+    Auto,
+    /// The backend with this name (see [`BACKEND_NAMES`]).
+    Named(&'a str),
+}
+
+/// A chosen backend and why it was chosen.
+pub struct Selected {
+    /// The backend.
+    pub backend: Box<dyn VyreBackend>,
+    /// A sentence saying which backend (and device) was taken and why.
+    pub reason: String,
+}
+
+impl std::fmt::Debug for Selected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Selected")
+            .field("backend", &self.backend.id())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+/// Picks a backend as `choice` says.
+///
+/// # Errors
+///
+/// [`BackendError::Unsupported`] for an unknown name (from `choice` or `VYRE_BACKEND`), or for
+/// `wgpu` when this build lacks the `wgpu` feature; the error of acquiring a device when `wgpu` is
+/// named and no adapter exists. `Auto` without `VYRE_BACKEND` never fails: the reference is always there.
+pub fn select(choice: Choice<'_>) -> Result<Selected, BackendError> {
+    let env = std::env::var(ENV_VAR).ok();
+    select_with_env(choice, env.as_deref())
+}
+
+/// Picks a backend as `choice` says and returns just the backend (see [`select`]).
+///
+/// # Errors
+///
+/// As [`select`].
+pub fn backend(choice: Choice<'_>) -> Result<Box<dyn VyreBackend>, BackendError> {
+    select(choice).map(|s| s.backend)
+}
+
+/// [`select`] with the value of `VYRE_BACKEND` passed in, so tests need not touch the environment.
+fn select_with_env(choice: Choice<'_>, env: Option<&str>) -> Result<Selected, BackendError> {
+    match (choice, env.map(str::trim)) {
+        (Choice::Named(name), _) => named(name, "it was asked for by name"),
+        (Choice::Auto, Some(name)) if !name.is_empty() => {
+            named(name, &format!("{ENV_VAR}={name} is set"))
+        }
+        (Choice::Auto, _) => Ok(automatic()),
+    }
+}
+
+fn named(name: &str, why: &str) -> Result<Selected, BackendError> {
+    match name {
+        "reference" => Ok(reference(format!(
+            "took the reference backend because {why}"
+        ))),
+        "wgpu" => wgpu_named(why),
+        other => Err(BackendError::unsupported(format!(
+            "there is no backend called `{other}`. Fix: use one of {}, or leave the choice to `Choice::Auto` (and unset {ENV_VAR}).",
+            BACKEND_NAMES.map(|n| format!("`{n}`")).join(", ")
+        ))),
+    }
+}
+
+fn reference(reason: String) -> Selected {
+    Selected {
+        backend: Box::new(ReferenceBackend::new()),
+        reason,
+    }
+}
+
+/// A GPU adapter, else a CPU Vulkan adapter (both through `WgpuBackend::acquire`, which prefers
+/// discrete over integrated over CPU adapters), else the reference interpreter.
+fn automatic() -> Selected {
+    match acquire_wgpu() {
+        Ok((backend, device)) => Selected {
+            reason: format!("took wgpu on {device}, the best adapter found"),
+            backend,
+        },
+        Err(why) => reference(format!(
+            "took the reference backend (a CPU interpreter) because no wgpu adapter is usable: {why}"
+        )),
+    }
+}
+
+// The wgpu backend (`vyre_driver_wgpu::WgpuBackend::acquire`) is not on main yet; until it is, this
+// build has no way to reach a wgpu device, and both paths say so truthfully.
+fn wgpu_named(_why: &str) -> Result<Selected, BackendError> {
+    Err(BackendError::unsupported(
+        "this build of vyre-conformance has no wgpu backend: vyre-driver-wgpu does not provide `WgpuBackend` yet. Fix: use `reference` until the wgpu backend is merged.",
+    ))
+}
+
+/// The wgpu backend and a description of its device, or why there is none.
+fn acquire_wgpu() -> Result<(Box<dyn VyreBackend>, String), String> {
+    Err("this build has no wgpu backend yet".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Choice, select_with_env};
+
+    #[test]
+    fn named_reference_is_the_reference() {
+        let picked = select_with_env(Choice::Named("reference"), None).unwrap();
+        assert_eq!(picked.backend.id(), "reference");
+        assert!(picked.reason.contains("by name"), "{}", picked.reason);
+    }
+
+    #[test]
+    fn env_var_overrides_auto_but_not_a_name() {
+        let picked = select_with_env(Choice::Auto, Some("reference")).unwrap();
+        assert_eq!(picked.backend.id(), "reference");
+        assert!(
+            picked.reason.contains("VYRE_BACKEND=reference"),
+            "{}",
+            picked.reason
+        );
+        let err = select_with_env(Choice::Named("nope"), Some("reference")).unwrap_err();
+        assert_eq!(err.kind_name(), "Unsupported");
+    }
+
+    #[test]
+    fn unknown_names_are_unsupported_with_a_fix_listing_the_names() {
+        for (choice, env) in [(Choice::Named("cuda"), None), (Choice::Auto, Some("metal"))] {
+            let err = select_with_env(choice, env).unwrap_err();
+            let text = err.to_string();
+            assert_eq!(err.kind_name(), "Unsupported");
+            assert!(
+                text.contains("Fix:") && text.contains("`reference`") && text.contains("`wgpu`"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn auto_always_finds_a_backend_and_says_why() {
+        let picked = select_with_env(Choice::Auto, None).unwrap();
+        assert!(["reference", "wgpu"].contains(&picked.backend.id()));
+        assert!(picked.reason.starts_with("took "), "{}", picked.reason);
+        let blank = select_with_env(Choice::Auto, Some("  ")).unwrap();
+        assert!(!blank.reason.contains("VYRE_BACKEND"), "{}", blank.reason);
+    }
+}

@@ -1,0 +1,389 @@
+//! `WgpuBackend`: the device, the pipeline cache, the buffer pool, and plain dispatch.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
+
+use vyre_driver::{
+    BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend, plan_dispatch,
+};
+use vyre_foundation::ir::{BufferAccess, Program};
+
+use crate::device::{self, DeviceState};
+use crate::exec::{self, FaultPoint, Init, Job, JobBuffer, poisoned};
+use crate::lower::{BindingKind, LowerOptions, PARAM_LENGTHS};
+use crate::pipeline::{self, PipelineKey, WgpuPipeline};
+use crate::pool::BufferPool;
+use crate::stats::{Counters, WgpuStats, bump};
+
+/// The most pipelines the cache keeps.
+const CACHE_LIMIT: usize = 256;
+
+pub(crate) struct Shared {
+    instance: wgpu::Instance,
+    state: RwLock<Arc<DeviceState>>,
+    cache: Mutex<HashMap<PipelineKey, Arc<WgpuPipeline>>>,
+    pub(crate) pool: Mutex<BufferPool>,
+    pub(crate) counters: Counters,
+    recovery: Mutex<()>,
+    fault: Mutex<Option<FaultPoint>>,
+}
+
+/// The wgpu backend. Cheap to clone (clones share the device, cache and pool); `Send + Sync`, so many
+/// threads may dispatch at once.
+#[derive(Clone)]
+pub struct WgpuBackend {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for WgpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuBackend")
+            .field("adapter", &self.adapter_name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    pub(crate) fn take_fault(&self) -> Option<FaultPoint> {
+        self.fault.lock().ok().and_then(|mut f| f.take())
+    }
+
+    /// Destroys the device and polls, so that wgpu's own device-lost callback sets the flag.
+    pub(crate) fn lose_device(&self, state: &DeviceState) {
+        state.device.destroy();
+        let _ = state.poll(wgpu::PollType::Poll);
+    }
+}
+
+impl WgpuBackend {
+    /// Opens the best adapter: discrete GPU, then integrated, then a CPU driver such as lavapipe; never
+    /// the GL backend. `VYRE_WGPU_ADAPTER=<substring>` picks an adapter by name.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::DeviceLost`] when no adapter or device is available, with a `Fix:` saying how to
+    /// get one.
+    pub fn acquire() -> Result<Self, BackendError> {
+        let instance = device::new_instance();
+        let adapter = device::pick_adapter(&instance)?;
+        let state = device::open(adapter, 0)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                instance,
+                state: RwLock::new(Arc::new(state)),
+                cache: Mutex::new(HashMap::new()),
+                pool: Mutex::new(BufferPool::default()),
+                counters: Counters::default(),
+                recovery: Mutex::new(()),
+                fault: Mutex::new(None),
+            }),
+        })
+    }
+
+    pub(crate) fn state(&self) -> Result<Arc<DeviceState>, BackendError> {
+        self.shared
+            .state
+            .read()
+            .map(|s| Arc::clone(&s))
+            .map_err(|_| poisoned())
+    }
+
+    /// The adapter's name and type, e.g. `NVIDIA H200 (Vulkan, DiscreteGpu)`.
+    #[must_use]
+    pub fn adapter_name(&self) -> String {
+        self.state()
+            .map(|s| device::describe(&s.info))
+            .unwrap_or_default()
+    }
+
+    /// The adapter's full information.
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub fn adapter_info(&self) -> Result<wgpu::AdapterInfo, BackendError> {
+        Ok(self.state()?.info.clone())
+    }
+
+    /// The backend's counters.
+    #[must_use]
+    pub fn stats(&self) -> WgpuStats {
+        let entries = self
+            .shared
+            .cache
+            .lock()
+            .map(|c| c.len() as u64)
+            .unwrap_or(0);
+        let held = self.shared.pool.lock().map(|p| p.held_bytes()).unwrap_or(0);
+        self.shared.counters.snapshot(entries, held)
+    }
+
+    /// Which device this is: 0 for the first, bumped by every recovery.
+    #[must_use]
+    pub fn device_generation(&self) -> u64 {
+        self.state().map(|s| s.generation).unwrap_or(0)
+    }
+
+    /// Destroys the device for real (tests of recovery): the device-lost callback wgpu fires is what
+    /// sets [`VyreBackend::device_lost`].
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub fn force_device_lost(&self) -> Result<(), BackendError> {
+        let state = self.state()?;
+        self.shared.lose_device(&state);
+        Ok(())
+    }
+
+    /// Makes the device get lost at `point` of the next launch (fault-injection for tests).
+    #[doc(hidden)]
+    pub fn inject_fault(&self, point: FaultPoint) {
+        if let Ok(mut f) = self.shared.fault.lock() {
+            *f = Some(point);
+        }
+    }
+
+    /// The cached pipeline for `program` (compiling it on first use) in the plain, folded form.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] or
+    /// [`BackendError::LimitExceeded`] when the device cannot run it.
+    pub fn compile_persistent(
+        &self,
+        program: &Program,
+        config: &DispatchConfig,
+    ) -> Result<Arc<WgpuPipeline>, BackendError> {
+        let _ = config;
+        self.pipeline(program, LowerOptions::default())
+    }
+
+    pub(crate) fn pipeline(
+        &self,
+        program: &Program,
+        options: LowerOptions,
+    ) -> Result<Arc<WgpuPipeline>, BackendError> {
+        let state = self.state()?;
+        let key = PipelineKey {
+            fingerprint: program.fingerprint(),
+            options,
+            generation: state.generation,
+        };
+        if let Some(hit) = self.shared.cache.lock().map_err(|_| poisoned())?.get(&key)
+            && hit.program == *program
+        {
+            bump(&self.shared.counters.cache_hits, 1);
+            return Ok(Arc::clone(hit));
+        }
+        vyre_foundation::validate(program)?;
+        let compiled = Arc::new(pipeline::compile(
+            &state,
+            program,
+            options,
+            &self.shared.counters,
+            Arc::downgrade(&self.shared),
+        )?);
+        let mut cache = self.shared.cache.lock().map_err(|_| poisoned())?;
+        if cache.len() >= CACHE_LIMIT {
+            cache.retain(|k, _| k.generation == state.generation);
+            if cache.len() >= CACHE_LIMIT
+                && let Some(victim) = cache.keys().next().copied()
+            {
+                cache.remove(&victim);
+            }
+        }
+        cache.insert(key, Arc::clone(&compiled));
+        Ok(compiled)
+    }
+
+    /// Runs `f`, and once more after recovering if it failed because the device was lost.
+    pub(crate) fn with_recovery<T>(
+        &self,
+        mut f: impl FnMut() -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        if self.device_lost() {
+            self.try_recover()?;
+        }
+        match f() {
+            Err(e) if e.is_device_lost() => {
+                self.try_recover()?;
+                f()
+            }
+            other => other,
+        }
+    }
+
+    fn dispatch_once(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
+        let plan = plan_dispatch(program, &lens, config)?;
+        let state = self.state()?;
+        let (physical, direct) = fold_grid(
+            plan.grid,
+            1,
+            state.limits.max_compute_workgroups_per_dimension,
+        )?;
+        let pipeline = self.pipeline(
+            program,
+            LowerOptions {
+                coalesced: false,
+                direct,
+            },
+        )?;
+        let job = plain_job(&pipeline, &plan, inputs, physical, config);
+        exec::run(&self.shared, &state, &pipeline, job)
+    }
+}
+
+/// The physical grid for `items` copies of a virtual grid, and whether it can be dispatched directly.
+pub(crate) fn fold_grid(
+    grid: [u32; 3],
+    items: u64,
+    max: u32,
+) -> Result<([u32; 3], bool), BackendError> {
+    if items == 1 && grid.iter().all(|&g| g <= max) {
+        return Ok((grid, true));
+    }
+    let total = grid.iter().map(|&g| u64::from(g)).product::<u64>() * items;
+    if total >= 1 << 32 {
+        return Err(BackendError::limit_exceeded(format!(
+            "{total} workgroups in one launch exceed vyre's 2^32 limit. Fix: use fewer workgroups or items per dispatch."
+        )));
+    }
+    let max = u64::from(max.max(1));
+    let x = total.min(max);
+    let rest = total.div_ceil(x);
+    let y = rest.min(max);
+    let z = rest.div_ceil(y);
+    if z > max {
+        return Err(BackendError::limit_exceeded(format!(
+            "{total} workgroups cannot be folded into this device's grid limits. Fix: use fewer workgroups."
+        )));
+    }
+    Ok(([x as u32, y as u32, z as u32], false))
+}
+
+/// The bytes a bound buffer occupies on the device for `count` elements.
+pub(crate) fn device_bytes(kind: BindingKind, count: u64) -> u64 {
+    match kind {
+        BindingKind::Uniform => count.div_ceil(4) * 16,
+        _ => count.max(1) * 4,
+    }
+}
+
+fn plain_job<'a>(
+    pipeline: &WgpuPipeline,
+    plan: &DispatchPlan,
+    inputs: &'a [Vec<u8>],
+    physical: [u32; 3],
+    config: &DispatchConfig,
+) -> Job<'a> {
+    let program = &pipeline.program;
+    let buffers = pipeline
+        .bindings
+        .iter()
+        .map(|b| {
+            let decl = &program.buffers[b.buffer_index];
+            let resolved = plan.buffers[b.buffer_index];
+            let bytes = device_bytes(b.kind, resolved.element_count);
+            let init = match resolved.input {
+                Some(i) => Init::Bytes(std::borrow::Cow::Borrowed(inputs[i].as_slice())),
+                None => Init::Zero,
+            };
+            let readback = (decl.access == BufferAccess::Output).then(|| {
+                let r = decl.readback_range((resolved.element_count * 4) as usize);
+                r.start as u64..r.end as u64
+            });
+            JobBuffer {
+                bytes,
+                init,
+                readback,
+            }
+        })
+        .collect();
+    let mut params = vec![0u32; PARAM_LENGTHS as usize];
+    params[..3].copy_from_slice(&plan.grid);
+    params[3] = 1;
+    params.extend(plan.buffers.iter().map(|b| b.element_count as u32));
+    Job {
+        buffers,
+        params,
+        items: None,
+        physical_grid: physical,
+        timeout: config.timeout,
+    }
+}
+
+impl VyreBackend for WgpuBackend {
+    fn id(&self) -> &str {
+        "wgpu"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        let mut caps = Capabilities::unlimited(self.adapter_name());
+        if let Ok(state) = self.state() {
+            let l = &state.limits;
+            caps.is_gpu = true;
+            caps.max_workgroups_per_dimension = l.max_compute_workgroups_per_dimension;
+            caps.max_workgroup_size = [
+                l.max_compute_workgroup_size_x,
+                l.max_compute_workgroup_size_y,
+                l.max_compute_workgroup_size_z,
+            ];
+            caps.max_invocations_per_workgroup = l.max_compute_invocations_per_workgroup;
+            caps.max_workgroup_storage_bytes = l.max_compute_workgroup_storage_size;
+            caps.max_storage_buffer_bytes = l.max_storage_buffer_binding_size;
+            caps.max_uniform_buffer_bytes = l.max_uniform_buffer_binding_size;
+            caps.max_bound_buffers = l.max_storage_buffers_per_shader_stage.saturating_sub(2);
+            caps.timestamps = state
+                .device
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY);
+        }
+        caps
+    }
+
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        self.with_recovery(|| self.dispatch_once(program, inputs, config))
+    }
+
+    fn device_lost(&self) -> bool {
+        self.state().map(|s| s.is_lost()).unwrap_or(true)
+    }
+
+    fn try_recover(&self) -> Result<(), BackendError> {
+        let _guard = self.shared.recovery.lock().map_err(|_| poisoned())?;
+        let old = self.state()?;
+        if !old.is_lost() {
+            return Ok(());
+        }
+        // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
+        let fresh = device::open(old.adapter.clone(), old.generation + 1).or_else(|_| {
+            let adapter = device::pick_adapter(&self.shared.instance)?;
+            device::open(adapter, old.generation + 1)
+        })?;
+        *self.shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
+        self.shared.pool.lock().map_err(|_| poisoned())?.clear();
+        self.shared
+            .cache
+            .lock()
+            .map_err(|_| poisoned())?
+            .retain(|k, _| k.generation > old.generation);
+        self.shared
+            .counters
+            .recoveries
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}

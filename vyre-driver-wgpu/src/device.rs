@@ -1,0 +1,144 @@
+//! Adapters and devices: choosing an adapter, opening a device with vyre's handlers installed, and
+//! noticing when it is lost.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use vyre_driver::BackendError;
+
+/// The environment variable that picks an adapter by a case-insensitive substring of its name.
+pub const ADAPTER_ENV: &str = "VYRE_WGPU_ADAPTER";
+
+/// One open device and what it reported.
+pub(crate) struct DeviceState {
+    pub(crate) adapter: wgpu::Adapter,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: wgpu::AdapterInfo,
+    pub(crate) limits: wgpu::Limits,
+    /// Set by the device-lost callback (never by vyre itself).
+    pub(crate) lost: Arc<AtomicBool>,
+    /// The last uncaptured error, kept instead of wgpu's default panic.
+    pub(crate) uncaptured: Arc<Mutex<Option<String>>>,
+    /// Bumped for every new device; pipelines record the generation they were made for.
+    pub(crate) generation: u64,
+}
+
+/// The backends vyre trusts: never GL, which breaks WGSL's integer rules.
+fn trusted_backends() -> wgpu::Backends {
+    wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> u8 {
+    match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+/// Human-readable adapter description, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
+pub(crate) fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+}
+
+fn no_adapter(detail: &str) -> BackendError {
+    BackendError::device_lost(format!(
+        "no usable GPU adapter: {detail}. Fix: install a Vulkan driver (on a CPU-only Debian or Ubuntu machine: `apt-get install mesa-vulkan-drivers libvulkan1`), or unset {ADAPTER_ENV} if it names no adapter here."
+    ))
+}
+
+/// Picks the best trusted adapter: discrete > integrated > virtual > CPU, filtered by `VYRE_WGPU_ADAPTER`.
+pub(crate) fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, BackendError> {
+    let adapters = pollster::block_on(instance.enumerate_adapters(trusted_backends()));
+    let filter = std::env::var(ADAPTER_ENV).ok().map(|s| s.to_lowercase());
+    let mut candidates: Vec<wgpu::Adapter> = adapters
+        .into_iter()
+        .filter(|a| a.get_info().backend != wgpu::Backend::Gl)
+        .filter(|a| match &filter {
+            Some(f) => a.get_info().name.to_lowercase().contains(f.as_str()),
+            None => true,
+        })
+        .collect();
+    candidates.sort_by_key(|a| rank(&a.get_info()));
+    candidates.into_iter().next().ok_or_else(|| match filter {
+        Some(f) => no_adapter(&format!("no adapter's name contains {f:?}")),
+        None => no_adapter("wgpu found no Vulkan, Metal or DX12 adapter"),
+    })
+}
+
+pub(crate) fn new_instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = trusted_backends();
+    wgpu::Instance::new(desc)
+}
+
+/// Opens a device on `adapter` with its full limits and vyre's handlers.
+pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceState, BackendError> {
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let wanted = wgpu::Features::TIMESTAMP_QUERY;
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("vyre"),
+        required_features: adapter.features() & wanted,
+        required_limits: limits.clone(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+        BackendError::device_lost(format!(
+            "adapter {} refused a device: {e}. Fix: check the GPU driver, or pick another adapter with {ADAPTER_ENV}.",
+            describe(&info)
+        ))
+    })?;
+    let lost = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&lost);
+    device.set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));
+    let uncaptured = Arc::new(Mutex::new(None));
+    let sink = Arc::clone(&uncaptured);
+    device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+        if let Ok(mut slot) = sink.lock() {
+            *slot = Some(error.to_string());
+        }
+    }));
+    Ok(DeviceState {
+        adapter,
+        device,
+        queue,
+        info,
+        limits,
+        lost,
+        uncaptured,
+        generation,
+    })
+}
+
+impl DeviceState {
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Polls the device, turning a panic inside wgpu-hal (seen on device errors) into an error.
+    pub(crate) fn poll(&self, poll: wgpu::PollType) -> Result<(), BackendError> {
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.device.poll(poll)));
+        match result {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(wgpu::PollError::Timeout)) => Err(BackendError::timeout(
+                "the dispatch did not finish within its timeout. Fix: raise `DispatchConfig::timeout` or split the work.",
+            )),
+            Ok(Err(e)) => Err(self.lost_error(&e.to_string())),
+            Err(_) => Err(self.lost_error("wgpu panicked while polling the device")),
+        }
+    }
+
+    pub(crate) fn lost_error(&self, what: &str) -> BackendError {
+        BackendError::device_lost(format!(
+            "the device {} was lost ({what}). Fix: call `try_recover()` (dispatches recover automatically once), and check the driver if it keeps happening.",
+            describe(&self.info)
+        ))
+    }
+}

@@ -1,0 +1,4 @@
+//! Execution engines beyond a single dispatch.
+
+mod coalesce;
+pub mod persistent;

@@ -1,0 +1,270 @@
+//! Guarded buffer accesses: every load, store and atomic checks its index against the buffer's length
+//! for this dispatch (or this item) in the generated code itself, as `SEMANTICS.md` section 3 requires.
+
+use naga::{BinaryOperator as B, Block, Expression, Handle, Literal, ScalarKind, Statement};
+use vyre_foundation::ir::{AtomicOp, DataType};
+
+use super::globals::Layout;
+use super::lowerer::Lowerer;
+
+/// A bounds-checked element address.
+pub(crate) struct Address {
+    /// The index as u32 (an i32 index below zero wraps past every length).
+    pub(crate) in_bounds: Handle<Expression>,
+    /// A pointer to the element, or to element 0 of the slice when out of bounds (never dereferenced
+    /// for stores and atomics; its value is discarded for loads).
+    pub(crate) pointer: Handle<Expression>,
+}
+
+impl Lowerer<'_> {
+    /// The index as `u32`: an `i32` is reinterpreted, so negative indices are huge and out of bounds.
+    fn index_u32(
+        &mut self,
+        block: &mut Block,
+        index: Handle<Expression>,
+        ty: DataType,
+    ) -> Handle<Expression> {
+        if ty == DataType::I32 {
+            self.fb.expr(
+                block,
+                Expression::As {
+                    expr: index,
+                    kind: ScalarKind::Uint,
+                    convert: None,
+                },
+            )
+        } else {
+            index
+        }
+    }
+
+    /// Computes the guarded address of `buffer[index]`.
+    pub(crate) fn address(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        index: Handle<Expression>,
+        ty: DataType,
+    ) -> Address {
+        let index = self.index_u32(block, index, ty);
+        let len = self.prologue.lengths[buffer];
+        let in_bounds = self.fb.binary(block, B::Less, index, len);
+        let zero = self.fb.u32(block, 0);
+        let clamped = self.fb.select(block, in_bounds, index, zero);
+        let slot = match self.prologue.offsets[buffer] {
+            Some(offset) => self.fb.binary(block, B::Add, offset, clamped),
+            None => clamped,
+        };
+        let global = self.globals[buffer];
+        let base = self
+            .fb
+            .expr(block, Expression::GlobalVariable(global.global));
+        let pointer = match global.layout {
+            Layout::UniformVec4 => {
+                let four = self.fb.u32(block, 4);
+                let row = self.fb.binary(block, B::Divide, slot, four);
+                let lane = self.fb.binary(block, B::Modulo, slot, four);
+                let vector = self.fb.access(block, base, row);
+                self.fb.access(block, vector, lane)
+            }
+            Layout::Storage | Layout::Workgroup => self.fb.access(block, base, slot),
+        };
+        Address { in_bounds, pointer }
+    }
+
+    /// `buffer[index]`, or zero out of bounds.
+    pub(crate) fn guarded_load(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        index: Handle<Expression>,
+        index_ty: DataType,
+    ) -> Handle<Expression> {
+        let address = self.address(block, buffer, index, index_ty);
+        let word = self.fb.load(block, address.pointer);
+        let element = self.program.buffers[buffer].element;
+        let value = if element == DataType::Bool {
+            let zero = self.fb.u32(block, 0);
+            self.fb.binary(block, B::NotEqual, word, zero)
+        } else {
+            word
+        };
+        let zero = self.zero(block, element);
+        self.fb.select(block, address.in_bounds, value, zero)
+    }
+
+    /// `buffer[index] = value`, dropped out of bounds.
+    pub(crate) fn guarded_store(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        index: Handle<Expression>,
+        index_ty: DataType,
+        value: Handle<Expression>,
+    ) {
+        let address = self.address(block, buffer, index, index_ty);
+        let word = if self.program.buffers[buffer].element == DataType::Bool {
+            let one = self.fb.u32(block, 1);
+            let zero = self.fb.u32(block, 0);
+            self.fb.select(block, value, one, zero)
+        } else {
+            value
+        };
+        let pointer = address.pointer;
+        self.fb.if_then(block, address.in_bounds, |fb, inner| {
+            fb.stmt(
+                inner,
+                Statement::Store {
+                    pointer,
+                    value: word,
+                },
+            )
+        });
+    }
+
+    /// An atomic read-modify-write; out of bounds it does nothing and yields zero.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn guarded_atomic(
+        &mut self,
+        block: &mut Block,
+        op: AtomicOp,
+        buffer: usize,
+        index: Handle<Expression>,
+        index_ty: DataType,
+        expected: Option<Handle<Expression>>,
+        value: Handle<Expression>,
+    ) -> Handle<Expression> {
+        let element = self.program.buffers[buffer].element;
+        let ty = self.types.value(element);
+        let address = self.address(block, buffer, index, index_ty);
+        let old = self.fb.local(block, None, ty);
+        let zero = self.zero(block, element);
+        self.fb.stmt(
+            block,
+            Statement::Store {
+                pointer: old,
+                value: zero,
+            },
+        );
+        let pointer = address.pointer;
+        let exchange_result = expected.map(|_| {
+            self.module.generate_predeclared_type(
+                naga::PredeclaredType::AtomicCompareExchangeWeakResult(
+                    super::globals::storage_scalar(element),
+                ),
+            )
+        });
+        self.fb.if_then(block, address.in_bounds, |fb, inner| {
+            match (expected, exchange_result) {
+                (Some(expected), Some(result_ty)) => {
+                    strong_compare_exchange(fb, inner, pointer, expected, value, old, result_ty);
+                }
+                _ => {
+                    let fun = atomic_function(op);
+                    let result = fb.expr(
+                        inner,
+                        Expression::AtomicResult {
+                            ty,
+                            comparison: false,
+                        },
+                    );
+                    fb.stmt(
+                        inner,
+                        Statement::Atomic {
+                            pointer,
+                            fun,
+                            value,
+                            result: Some(result),
+                        },
+                    );
+                    fb.stmt(
+                        inner,
+                        Statement::Store {
+                            pointer: old,
+                            value: result,
+                        },
+                    );
+                }
+            }
+        });
+        self.fb.load(block, old)
+    }
+
+    /// The zero of `ty`.
+    pub(crate) fn zero(&mut self, block: &mut Block, ty: DataType) -> Handle<Expression> {
+        let literal = match ty {
+            DataType::Bool => Literal::Bool(false),
+            DataType::I32 => Literal::I32(0),
+            DataType::F32 => Literal::F32(0.0),
+            _ => Literal::U32(0),
+        };
+        self.fb.expr(block, Expression::Literal(literal))
+    }
+}
+
+fn atomic_function(op: AtomicOp) -> naga::AtomicFunction {
+    use naga::AtomicFunction as F;
+    match op {
+        AtomicOp::Add => F::Add,
+        AtomicOp::Sub => F::Subtract,
+        AtomicOp::Min => F::Min,
+        AtomicOp::Max => F::Max,
+        AtomicOp::And => F::And,
+        AtomicOp::Or => F::InclusiveOr,
+        AtomicOp::Xor => F::ExclusiveOr,
+        AtomicOp::Exchange | AtomicOp::CompareExchange => F::Exchange { compare: None },
+    }
+}
+
+/// A compare-exchange that never fails spuriously: WGSL only offers the weak form, so retry while it
+/// reports "not exchanged" although the old value matched.
+fn strong_compare_exchange(
+    fb: &mut super::func::FunctionBuilder,
+    block: &mut Block,
+    pointer: Handle<Expression>,
+    expected: Handle<Expression>,
+    value: Handle<Expression>,
+    old: Handle<Expression>,
+    result_ty: Handle<naga::Type>,
+) {
+    let body = fb.nested(block, |fb, body| {
+        let result = fb.expr(
+            body,
+            Expression::AtomicResult {
+                ty: result_ty,
+                comparison: true,
+            },
+        );
+        fb.stmt(
+            body,
+            Statement::Atomic {
+                pointer,
+                fun: naga::AtomicFunction::Exchange {
+                    compare: Some(expected),
+                },
+                value,
+                result: Some(result),
+            },
+        );
+        let previous = fb.access_index(body, result, 0);
+        let exchanged = fb.access_index(body, result, 1);
+        fb.stmt(
+            body,
+            Statement::Store {
+                pointer: old,
+                value: previous,
+            },
+        );
+        let differs = fb.binary(body, B::NotEqual, previous, expected);
+        let done = fb.binary(body, B::LogicalOr, exchanged, differs);
+        fb.if_then(body, done, |fb, inner| fb.stmt(inner, Statement::Break));
+    });
+    fb.stmt(
+        block,
+        Statement::Loop {
+            body,
+            continuing: Block::new(),
+            break_if: None,
+        },
+    );
+}

@@ -1,0 +1,229 @@
+//! Module-level declarations: scalar types, one global per program buffer, vyre's internal bindings.
+
+use std::num::NonZeroU32;
+
+use naga::{
+    AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding,
+    Scalar, Span, StorageAccess, Type, TypeInner, VectorSize,
+};
+use vyre_foundation::ir::{BufferAccess, DataType, Expr, Program};
+
+use super::{BindingKind, LowerOptions, LoweredBinding};
+
+/// The bind group that holds vyre's own buffers (`params`, `items`); group 0 holds the program's.
+const INTERNAL_GROUP: u32 = 1;
+
+/// Handles of the types every lowering uses.
+pub(crate) struct Types {
+    pub(crate) u32: Handle<Type>,
+    pub(crate) i32: Handle<Type>,
+    pub(crate) f32: Handle<Type>,
+    pub(crate) bool: Handle<Type>,
+    pub(crate) vec3u: Handle<Type>,
+}
+
+fn add_type(module: &mut Module, inner: TypeInner) -> Handle<Type> {
+    module
+        .types
+        .insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+impl Types {
+    pub(crate) fn new(module: &mut Module) -> Self {
+        Self {
+            u32: add_type(module, TypeInner::Scalar(Scalar::U32)),
+            i32: add_type(module, TypeInner::Scalar(Scalar::I32)),
+            f32: add_type(module, TypeInner::Scalar(Scalar::F32)),
+            bool: add_type(module, TypeInner::Scalar(Scalar::BOOL)),
+            vec3u: add_type(
+                module,
+                TypeInner::Vector {
+                    size: VectorSize::Tri,
+                    scalar: Scalar::U32,
+                },
+            ),
+        }
+    }
+
+    /// The type of a value of `ty`.
+    pub(crate) fn value(&self, ty: DataType) -> Handle<Type> {
+        match ty {
+            DataType::Bool => self.bool,
+            DataType::I32 => self.i32,
+            DataType::F32 => self.f32,
+            _ => self.u32,
+        }
+    }
+}
+
+/// The scalar a buffer element is stored as: bools are `u32` words.
+pub(crate) fn storage_scalar(ty: DataType) -> Scalar {
+    match ty {
+        DataType::I32 => Scalar::I32,
+        DataType::F32 => Scalar::F32,
+        _ => Scalar::U32,
+    }
+}
+
+/// How one program buffer is declared in the module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `array<T>` (or `array<atomic<T>>`) in storage.
+    Storage,
+    /// `array<vec4<T>, ceil(count / 4)>` in the uniform address space (16-byte stride rule).
+    UniformVec4,
+    /// `array<T, count>` (or of atomics) in workgroup memory.
+    Workgroup,
+}
+
+/// One program buffer as declared.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BufferGlobal {
+    pub(crate) global: Handle<GlobalVariable>,
+    pub(crate) layout: Layout,
+}
+
+/// Which buffers any atomic expression touches.
+pub(crate) fn atomic_buffers(program: &Program) -> Vec<bool> {
+    let mut atomic = vec![false; program.buffers.len()];
+    vyre_foundation::for_each_expr(program, |e| {
+        if let Expr::Atomic { buffer, .. } = e
+            && let Some(i) = program.buffer_index(buffer)
+        {
+            atomic[i] = true;
+        }
+    });
+    atomic
+}
+
+/// Declares a global for every program buffer and returns them with the bindings the runtime binds.
+pub(crate) fn declare_buffers(
+    module: &mut Module,
+    program: &Program,
+    options: &LowerOptions,
+) -> (Vec<BufferGlobal>, Vec<LoweredBinding>, u64) {
+    let atomic = atomic_buffers(program);
+    let mut globals = Vec::with_capacity(program.buffers.len());
+    let mut bindings = Vec::new();
+    let mut workgroup_bytes = 0u64;
+    for (i, decl) in program.buffers.iter().enumerate() {
+        let scalar = storage_scalar(decl.element);
+        let element = if atomic[i] {
+            add_type(module, TypeInner::Atomic(scalar))
+        } else {
+            add_type(module, TypeInner::Scalar(scalar))
+        };
+        let (layout, space, kind) = match decl.access {
+            BufferAccess::Workgroup => (Layout::Workgroup, AddressSpace::WorkGroup, None),
+            BufferAccess::Uniform if !options.coalesced => (
+                Layout::UniformVec4,
+                AddressSpace::Uniform,
+                Some(BindingKind::Uniform),
+            ),
+            BufferAccess::Read | BufferAccess::Uniform => (
+                Layout::Storage,
+                AddressSpace::Storage {
+                    access: StorageAccess::LOAD,
+                },
+                Some(BindingKind::StorageReadOnly),
+            ),
+            BufferAccess::ReadWrite | BufferAccess::Output => (
+                Layout::Storage,
+                AddressSpace::Storage {
+                    access: StorageAccess::LOAD | StorageAccess::STORE,
+                },
+                Some(BindingKind::StorageReadWrite),
+            ),
+        };
+        let ty = array_type(module, layout, element, scalar, decl.count);
+        if layout == Layout::Workgroup {
+            workgroup_bytes += u64::from(decl.count) * 4;
+        }
+        let binding = kind.map(|_| ResourceBinding {
+            group: 0,
+            binding: decl.binding,
+        });
+        let global = module.global_variables.append(
+            GlobalVariable {
+                name: Some(decl.name.clone()),
+                space,
+                binding,
+                ty,
+                init: None,
+                memory_decorations: MemoryDecorations::default(),
+            },
+            Span::UNDEFINED,
+        );
+        if let Some(kind) = kind {
+            bindings.push(LoweredBinding {
+                buffer_index: i,
+                binding: decl.binding,
+                kind,
+            });
+        }
+        globals.push(BufferGlobal { global, layout });
+    }
+    (globals, bindings, workgroup_bytes)
+}
+
+fn array_type(
+    module: &mut Module,
+    layout: Layout,
+    element: Handle<Type>,
+    scalar: Scalar,
+    count: u32,
+) -> Handle<Type> {
+    let (base, size, stride) = match layout {
+        Layout::Storage => (element, ArraySize::Dynamic, 4),
+        Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), 4),
+        Layout::UniformVec4 => {
+            let vec4 = add_type(
+                module,
+                TypeInner::Vector {
+                    size: VectorSize::Quad,
+                    scalar,
+                },
+            );
+            (vec4, ArraySize::Constant(non_zero(count.div_ceil(4))), 16)
+        }
+    };
+    add_type(module, TypeInner::Array { base, size, stride })
+}
+
+fn non_zero(n: u32) -> NonZeroU32 {
+    // Validation guarantees uniform and workgroup buffers have a count; 1 keeps this total anyway.
+    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
+}
+
+/// Declares vyre's internal read-only `array<u32>` at `@group(1) @binding(binding)`.
+pub(crate) fn declare_internal(
+    module: &mut Module,
+    types: &Types,
+    name: &str,
+    binding: u32,
+) -> Handle<GlobalVariable> {
+    let ty = add_type(
+        module,
+        TypeInner::Array {
+            base: types.u32,
+            size: ArraySize::Dynamic,
+            stride: 4,
+        },
+    );
+    module.global_variables.append(
+        GlobalVariable {
+            name: Some(name.to_owned()),
+            space: AddressSpace::Storage {
+                access: StorageAccess::LOAD,
+            },
+            binding: Some(ResourceBinding {
+                group: INTERNAL_GROUP,
+                binding,
+            }),
+            ty,
+            init: None,
+            memory_decorations: MemoryDecorations::default(),
+        },
+        Span::UNDEFINED,
+    )
+}

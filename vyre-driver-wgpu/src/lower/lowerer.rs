@@ -1,0 +1,412 @@
+//! The lowering context and the translation of expressions.
+
+use naga::{
+    BinaryOperator as B, Block, Expression, Handle, Literal as NagaLiteral, MathFunction as M,
+    ScalarKind,
+};
+use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal, Program, UnOp};
+
+use super::func::FunctionBuilder;
+use super::globals::{BufferGlobal, Types};
+use super::prologue::Prologue;
+
+/// A program variable: its naga local (a pointer expression) and its type.
+#[derive(Clone, Copy)]
+pub(crate) struct Local {
+    pub(crate) pointer: Handle<Expression>,
+    pub(crate) ty: DataType,
+}
+
+/// Everything the translation of one program needs.
+pub(crate) struct Lowerer<'p> {
+    pub(crate) program: &'p Program,
+    pub(crate) module: &'p mut naga::Module,
+    pub(crate) types: Types,
+    pub(crate) fb: FunctionBuilder,
+    pub(crate) globals: Vec<BufferGlobal>,
+    pub(crate) prologue: Prologue,
+    pub(crate) scopes: Vec<Vec<(String, Local)>>,
+}
+
+/// A lowered value and its IR type.
+pub(crate) type Value = (Handle<Expression>, DataType);
+
+impl Lowerer<'_> {
+    /// The innermost variable called `name`. Validation guarantees it exists.
+    pub(crate) fn lookup(&self, name: &str) -> Option<Local> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, l)| *l)
+    }
+
+    fn buffer_index(&self, name: &str) -> usize {
+        self.program.buffer_index(name).unwrap_or(0)
+    }
+
+    /// Lowers `expr` into `block`, in evaluation order.
+    pub(crate) fn expr(&mut self, block: &mut Block, expr: &Expr) -> Value {
+        match expr {
+            Expr::Lit(lit) => (self.literal(block, *lit), lit.ty()),
+            Expr::Var(name) => match self.lookup(name) {
+                Some(local) => (self.fb.load(block, local.pointer), local.ty),
+                // Unreachable for validated programs; a dangling name reads as zero rather than panic.
+                None => (self.zero(block, DataType::U32), DataType::U32),
+            },
+            Expr::Load { buffer, index } => {
+                let (index, index_ty) = self.expr(block, index);
+                let b = self.buffer_index(buffer);
+                let value = self.guarded_load(block, b, index, index_ty);
+                (value, self.program.buffers[b].element)
+            }
+            Expr::BufLen(buffer) => (
+                self.prologue.lengths[self.buffer_index(buffer)],
+                DataType::U32,
+            ),
+            Expr::Builtin(b) => (self.builtin(*b), DataType::U32),
+            Expr::Binary { op, lhs, rhs } => {
+                let l = self.expr(block, lhs);
+                let r = self.expr(block, rhs);
+                self.binary(block, *op, l, r)
+            }
+            Expr::Unary { op, arg } => {
+                let a = self.expr(block, arg);
+                self.unary(block, *op, a)
+            }
+            Expr::Select {
+                cond,
+                on_true,
+                on_false,
+            } => {
+                let (c, _) = self.expr(block, cond);
+                let (t, ty) = self.expr(block, on_true);
+                let (f, _) = self.expr(block, on_false);
+                (self.fb.select(block, c, t, f), ty)
+            }
+            Expr::Cast { to, arg } => {
+                let a = self.expr(block, arg);
+                (self.cast(block, a, *to), *to)
+            }
+            Expr::Bitcast { to, arg } => {
+                let (a, from) = self.expr(block, arg);
+                if from == *to {
+                    return (a, from);
+                }
+                let kind = scalar_kind(*to);
+                (
+                    self.fb.expr(
+                        block,
+                        Expression::As {
+                            expr: a,
+                            kind,
+                            convert: None,
+                        },
+                    ),
+                    *to,
+                )
+            }
+            Expr::Fma { a, b, c } => {
+                let a = self.expr(block, a).0;
+                let b = self.expr(block, b).0;
+                let c = self.expr(block, c).0;
+                (self.fb.math(block, M::Fma, &[a, b, c]), DataType::F32)
+            }
+            Expr::Atomic {
+                op,
+                buffer,
+                index,
+                expected,
+                value,
+            } => {
+                let (index, index_ty) = self.expr(block, index);
+                let expected = expected.as_deref().map(|e| self.expr(block, e).0);
+                let (value, _) = self.expr(block, value);
+                let b = self.buffer_index(buffer);
+                let old = self.guarded_atomic(block, *op, b, index, index_ty, expected, value);
+                (old, self.program.buffers[b].element)
+            }
+        }
+    }
+
+    fn builtin(&self, b: Builtin) -> Handle<Expression> {
+        let [gid, lid, wid, nwg] = &self.prologue.builtins;
+        match b {
+            Builtin::GlobalId(a) => gid[a.index()],
+            Builtin::LocalId(a) => lid[a.index()],
+            Builtin::WorkgroupId(a) => wid[a.index()],
+            Builtin::NumWorkgroups(a) => nwg[a.index()],
+        }
+    }
+
+    /// A literal. Non-finite floats are built from their bits: naga rejects NaN and infinite literals.
+    pub(crate) fn literal(&mut self, block: &mut Block, lit: Literal) -> Handle<Expression> {
+        let literal = match lit {
+            Literal::Bool(b) => NagaLiteral::Bool(b),
+            Literal::U32(v) => NagaLiteral::U32(v),
+            Literal::I32(v) => NagaLiteral::I32(v),
+            Literal::F32(bits) if f32::from_bits(bits).is_finite() => {
+                NagaLiteral::F32(f32::from_bits(bits))
+            }
+            Literal::F32(bits) => {
+                let word = self.fb.u32(block, bits);
+                return self.fb.expr(
+                    block,
+                    Expression::As {
+                        expr: word,
+                        kind: ScalarKind::Float,
+                        convert: None,
+                    },
+                );
+            }
+        };
+        self.fb.expr(block, Expression::Literal(literal))
+    }
+
+    fn binary(&mut self, block: &mut Block, op: BinOp, (l, ty): Value, (r, _): Value) -> Value {
+        let simple = |op: B| Some(op);
+        let naga_op = match op {
+            BinOp::Add => simple(B::Add),
+            BinOp::Sub => simple(B::Subtract),
+            BinOp::Mul => simple(B::Multiply),
+            BinOp::BitAnd => simple(B::And),
+            BinOp::BitOr => simple(B::InclusiveOr),
+            BinOp::BitXor => simple(B::ExclusiveOr),
+            BinOp::And => simple(B::LogicalAnd),
+            BinOp::Or => simple(B::LogicalOr),
+            BinOp::Eq => simple(B::Equal),
+            BinOp::Ne => simple(B::NotEqual),
+            BinOp::Lt => simple(B::Less),
+            BinOp::Le => simple(B::LessEqual),
+            BinOp::Gt => simple(B::Greater),
+            BinOp::Ge => simple(B::GreaterEqual),
+            _ => None,
+        };
+        let result_ty = op.result_type(ty, ty).unwrap_or(ty);
+        if let Some(naga_op) = naga_op {
+            return (self.fb.binary(block, naga_op, l, r), result_ty);
+        }
+        let value = match op {
+            BinOp::Div | BinOp::Rem => self.division(block, op, l, r, ty),
+            BinOp::Shl | BinOp::Shr => {
+                // The shift amount is taken mod 32 (SEMANTICS.md section 4).
+                let mask = self.fb.u32(block, 31);
+                let amount = self.fb.binary(block, B::And, r, mask);
+                let naga_op = if op == BinOp::Shl {
+                    B::ShiftLeft
+                } else {
+                    B::ShiftRight
+                };
+                self.fb.binary(block, naga_op, l, amount)
+            }
+            BinOp::Min => self.fb.math(block, M::Min, &[l, r]),
+            _ => self.fb.math(block, M::Max, &[l, r]),
+        };
+        (value, result_ty)
+    }
+
+    /// Integer division and remainder with the divisor replaced by 1 where WGSL's rules would be
+    /// undefined (`x / 0 = x`, `x % 0 = 0`, `MIN / -1 = MIN`, `MIN % -1 = 0`), made explicit here rather
+    /// than left to the driver or to naga's backend.
+    fn division(
+        &mut self,
+        block: &mut Block,
+        op: BinOp,
+        l: Handle<Expression>,
+        r: Handle<Expression>,
+        ty: DataType,
+    ) -> Handle<Expression> {
+        let naga_op = if op == BinOp::Div {
+            B::Divide
+        } else {
+            B::Modulo
+        };
+        let divisor = match ty {
+            DataType::U32 => {
+                let zero = self.fb.u32(block, 0);
+                let one = self.fb.u32(block, 1);
+                let is_zero = self.fb.binary(block, B::Equal, r, zero);
+                self.fb.select(block, is_zero, one, r)
+            }
+            DataType::I32 => {
+                let zero = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::I32(0)));
+                let one = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::I32(1)));
+                let minus_one = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::I32(-1)));
+                let min = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::I32(i32::MIN)));
+                let is_zero = self.fb.binary(block, B::Equal, r, zero);
+                let lhs_min = self.fb.binary(block, B::Equal, l, min);
+                let rhs_neg = self.fb.binary(block, B::Equal, r, minus_one);
+                let overflow = self.fb.binary(block, B::LogicalAnd, lhs_min, rhs_neg);
+                let bad = self.fb.binary(block, B::LogicalOr, is_zero, overflow);
+                self.fb.select(block, bad, one, r)
+            }
+            _ => r,
+        };
+        self.fb.binary(block, naga_op, l, divisor)
+    }
+
+    fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Value {
+        use naga::UnaryOperator as U;
+        let value = match op {
+            UnOp::Neg => self.fb.expr(
+                block,
+                Expression::Unary {
+                    op: U::Negate,
+                    expr: a,
+                },
+            ),
+            UnOp::BitNot => self.fb.expr(
+                block,
+                Expression::Unary {
+                    op: U::BitwiseNot,
+                    expr: a,
+                },
+            ),
+            UnOp::Not => self.fb.expr(
+                block,
+                Expression::Unary {
+                    op: U::LogicalNot,
+                    expr: a,
+                },
+            ),
+            UnOp::Abs => self.abs(block, a, ty),
+            _ => self.fb.math(block, math_function(op), &[a]),
+        };
+        (value, ty)
+    }
+
+    /// `abs`: identity on u32, wrapping on i32 (`abs(MIN) = MIN`), IEEE on f32.
+    fn abs(
+        &mut self,
+        block: &mut Block,
+        a: Handle<Expression>,
+        ty: DataType,
+    ) -> Handle<Expression> {
+        match ty {
+            DataType::U32 => a,
+            DataType::I32 => {
+                let zero = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::I32(0)));
+                let negative = self.fb.binary(block, B::Less, a, zero);
+                let negated = self.fb.binary(block, B::Subtract, zero, a);
+                self.fb.select(block, negative, negated, a)
+            }
+            _ => self.fb.math(block, M::Abs, &[a]),
+        }
+    }
+
+    /// Value conversion (SEMANTICS.md section 6).
+    fn cast(&mut self, block: &mut Block, (a, from): Value, to: DataType) -> Handle<Expression> {
+        if from == to {
+            return a;
+        }
+        match (from, to) {
+            (DataType::Bool, _) => {
+                let one = self.one(block, to);
+                let zero = self.zero(block, to);
+                self.fb.select(block, a, one, zero)
+            }
+            (DataType::F32, DataType::Bool) => {
+                // `!(x == 0.0)`: NaN converts to true.
+                let zero = self.zero(block, DataType::F32);
+                let is_zero = self.fb.binary(block, B::Equal, a, zero);
+                self.fb.expr(
+                    block,
+                    Expression::Unary {
+                        op: naga::UnaryOperator::LogicalNot,
+                        expr: is_zero,
+                    },
+                )
+            }
+            (_, DataType::Bool) => {
+                let zero = self.zero(block, from);
+                self.fb.binary(block, B::NotEqual, a, zero)
+            }
+            (DataType::F32, _) => {
+                // Saturate at the f32-representable bounds before converting (never rely on the
+                // driver's out-of-range behaviour).
+                let (lo, hi) = if to == DataType::I32 {
+                    (-2147483648.0f32, 2147483520.0f32)
+                } else {
+                    (0.0, 4294967040.0)
+                };
+                let lo = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::F32(lo)));
+                let hi = self
+                    .fb
+                    .expr(block, Expression::Literal(NagaLiteral::F32(hi)));
+                let clamped = self.fb.math(block, M::Clamp, &[a, lo, hi]);
+                self.convert(block, clamped, to)
+            }
+            _ => self.convert(block, a, to),
+        }
+    }
+
+    fn convert(
+        &mut self,
+        block: &mut Block,
+        a: Handle<Expression>,
+        to: DataType,
+    ) -> Handle<Expression> {
+        self.fb.expr(
+            block,
+            Expression::As {
+                expr: a,
+                kind: scalar_kind(to),
+                convert: Some(4),
+            },
+        )
+    }
+
+    fn one(&mut self, block: &mut Block, ty: DataType) -> Handle<Expression> {
+        let literal = match ty {
+            DataType::Bool => NagaLiteral::Bool(true),
+            DataType::I32 => NagaLiteral::I32(1),
+            DataType::F32 => NagaLiteral::F32(1.0),
+            _ => NagaLiteral::U32(1),
+        };
+        self.fb.expr(block, Expression::Literal(literal))
+    }
+}
+
+pub(crate) fn scalar_kind(ty: DataType) -> ScalarKind {
+    match ty {
+        DataType::Bool => ScalarKind::Bool,
+        DataType::I32 => ScalarKind::Sint,
+        DataType::F32 => ScalarKind::Float,
+        _ => ScalarKind::Uint,
+    }
+}
+
+fn math_function(op: UnOp) -> M {
+    match op {
+        UnOp::Popcount => M::CountOneBits,
+        UnOp::Clz => M::CountLeadingZeros,
+        UnOp::Ctz => M::CountTrailingZeros,
+        UnOp::ReverseBits => M::ReverseBits,
+        UnOp::Sqrt => M::Sqrt,
+        UnOp::InverseSqrt => M::InverseSqrt,
+        UnOp::Exp => M::Exp,
+        UnOp::Exp2 => M::Exp2,
+        UnOp::Log => M::Log,
+        UnOp::Log2 => M::Log2,
+        UnOp::Sin => M::Sin,
+        UnOp::Cos => M::Cos,
+        UnOp::Floor => M::Floor,
+        UnOp::Ceil => M::Ceil,
+        UnOp::Round => M::Round,
+        UnOp::Trunc => M::Trunc,
+        _ => M::Fract,
+    }
+}

@@ -1,0 +1,156 @@
+//! Lowering: a validated `Program` to a `naga::Module`, built directly (no WGSL text).
+//!
+//! Every rule of `SEMANTICS.md` is explicit in the module: bounds guards on every access, the
+//! division and conversion rules, masked shifts, strong compare-exchange. The module is checked with
+//! naga's validator; its uniformity analysis is off because it treats every function-local variable as
+//! non-uniform (and so would reject barriers in our counted loops), while vyre's own validator already
+//! proved every barrier uniform.
+//!
+//! Besides the program's buffers (`@group(0)`, at their declared bindings) every module has vyre's
+//! internal bindings in `@group(1)`: `params` (binding 0), a read-only `array<u32>` holding the virtual
+//! grid (`[0..3]`), the item count (`[3]`) and each buffer's element count (`[8 + j]`); and, for
+//! coalesced modules, `items` (binding 1): per item `k` and buffer `j`, the element offset and count of
+//! the item's slice at `(k * buffers + j) * 2`.
+
+mod access;
+mod func;
+mod globals;
+mod lowerer;
+mod node;
+mod prologue;
+
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
+use vyre_driver::BackendError;
+use vyre_foundation::ir::Program;
+
+pub(crate) use prologue::PARAM_LENGTHS;
+
+/// How to lower a program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct LowerOptions {
+    /// Many work items in one launch, each with its own slices (see the module docs).
+    pub(crate) coalesced: bool,
+    /// The physical grid is the virtual one: builtins come straight from the hardware.
+    pub(crate) direct: bool,
+}
+
+/// How one program buffer is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BindingKind {
+    StorageReadOnly,
+    StorageReadWrite,
+    Uniform,
+}
+
+/// One bound program buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LoweredBinding {
+    pub(crate) buffer_index: usize,
+    pub(crate) binding: u32,
+    pub(crate) kind: BindingKind,
+}
+
+/// A lowered, validated module.
+pub(crate) struct Lowered {
+    pub(crate) module: naga::Module,
+    pub(crate) info: ModuleInfo,
+    pub(crate) bindings: Vec<LoweredBinding>,
+    pub(crate) workgroup_bytes: u64,
+}
+
+/// The entry point's name.
+pub(crate) const ENTRY: &str = "main";
+
+/// Lowers a validated program.
+pub(crate) fn lower(program: &Program, options: &LowerOptions) -> Result<Lowered, BackendError> {
+    let mut module = naga::Module::default();
+    let types = globals::Types::new(&mut module);
+    let (buffers, bindings, workgroup_bytes) =
+        globals::declare_buffers(&mut module, program, options);
+    let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
+    let items = options
+        .coalesced
+        .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
+
+    let mut function = Function {
+        name: Some(ENTRY.to_owned()),
+        ..Function::default()
+    };
+    for (name, builtin) in [
+        ("vyre_workgroup_id", BuiltIn::WorkGroupId),
+        ("vyre_local_id", BuiltIn::LocalInvocationId),
+        ("vyre_num_workgroups", BuiltIn::NumWorkGroups),
+    ] {
+        function.arguments.push(FunctionArgument {
+            name: Some(name.to_owned()),
+            ty: types.vec3u,
+            binding: Some(Binding::BuiltIn(builtin)),
+        });
+    }
+    let mut fb = func::FunctionBuilder::new(function);
+    let mut body = naga::Block::new();
+    let inputs = prologue::PrologueInputs {
+        program,
+        options,
+        params,
+        items,
+    };
+    let prologue = prologue::emit(&mut fb, &mut body, &inputs);
+    let mut lowerer = lowerer::Lowerer {
+        program,
+        module: &mut module,
+        types,
+        fb,
+        globals: buffers,
+        prologue,
+        scopes: Vec::new(),
+    };
+    lowerer.body(&mut body, &program.body);
+    lowerer.fb.flush(&mut body);
+    let mut function = lowerer.fb.function;
+    function.body = body;
+    module.entry_points.push(EntryPoint {
+        name: ENTRY.to_owned(),
+        stage: ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: program.workgroup_size,
+        workgroup_size_overrides: None,
+        function,
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+    let info = validate_module(&module)?;
+    Ok(Lowered {
+        module,
+        info,
+        bindings,
+        workgroup_bytes,
+    })
+}
+
+/// Checks a module with naga's validator (uniformity excepted, see the module docs).
+pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, BackendError> {
+    Validator::new(
+        ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
+        Capabilities::empty(),
+    )
+    .validate(module)
+    .map_err(|e| {
+        BackendError::compile(format!(
+            "the lowered module failed naga validation: {}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output.",
+            e.into_inner()
+        ))
+    })
+}
+
+/// naga's WGSL text of a lowered module.
+pub(crate) fn to_wgsl(lowered: &Lowered) -> Result<String, BackendError> {
+    naga::back::wgsl::write_string(&lowered.module, &lowered.info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| {
+            BackendError::compile(format!(
+                "naga could not write WGSL: {e}. Fix: this is a vyre lowering bug; report it with the program text."
+            ))
+        })
+}

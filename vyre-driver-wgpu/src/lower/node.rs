@@ -1,0 +1,175 @@
+//! The translation of statements.
+
+use naga::{BinaryOperator as B, Block, Statement};
+use vyre_foundation::ir::{Expr, Node};
+
+use super::lowerer::{Local, Lowerer};
+
+impl Lowerer<'_> {
+    /// Lowers a body in a new scope.
+    pub(crate) fn body(&mut self, block: &mut Block, body: &[Node]) {
+        self.scopes.push(Vec::new());
+        for node in body {
+            self.node(block, node);
+        }
+        self.scopes.pop();
+    }
+
+    fn nested_body(&mut self, outer: &mut Block, body: &[Node]) -> Block {
+        self.fb.flush(outer);
+        let mut inner = Block::new();
+        self.body(&mut inner, body);
+        self.fb.flush(&mut inner);
+        inner
+    }
+
+    fn node(&mut self, block: &mut Block, node: &Node) {
+        match node {
+            Node::Let { name, value } => {
+                let (value, ty) = self.expr(block, value);
+                let pointer = self
+                    .fb
+                    .local(block, Some(name.clone()), self.types.value(ty));
+                self.fb.stmt(block, Statement::Store { pointer, value });
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push((name.clone(), Local { pointer, ty }));
+                }
+            }
+            Node::Assign { name, value } => {
+                let (value, _) = self.expr(block, value);
+                if let Some(local) = self.lookup(name) {
+                    self.fb.stmt(
+                        block,
+                        Statement::Store {
+                            pointer: local.pointer,
+                            value,
+                        },
+                    );
+                }
+            }
+            Node::Store {
+                buffer,
+                index,
+                value,
+            } => {
+                let (index, index_ty) = self.expr(block, index);
+                let (value, _) = self.expr(block, value);
+                let b = self.program.buffer_index(buffer).unwrap_or(0);
+                self.guarded_store(block, b, index, index_ty, value);
+            }
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (condition, _) = self.expr(block, cond);
+                let accept = self.nested_body(block, then);
+                let reject = self.nested_body(block, otherwise);
+                self.fb.stmt(
+                    block,
+                    Statement::If {
+                        condition,
+                        accept,
+                        reject,
+                    },
+                );
+            }
+            Node::Loop {
+                var,
+                from,
+                to,
+                body,
+            } => self.counted_loop(block, var, from, to, body),
+            Node::Block(body) => {
+                let inner = self.nested_body(block, body);
+                self.fb.stmt(block, Statement::Block(inner));
+            }
+            Node::Barrier => self.fb.stmt(
+                block,
+                Statement::ControlBarrier(naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE),
+            ),
+            Node::Return => self.fb.stmt(block, Statement::Return { value: None }),
+        }
+    }
+
+    /// `for var in from..to`: both bounds are evaluated once, before the loop, so the trip count is
+    /// fixed when it starts; `var + 1` cannot overflow because it only runs while `var < to`.
+    fn counted_loop(
+        &mut self,
+        block: &mut Block,
+        var: &str,
+        from: &Expr,
+        to: &Expr,
+        body: &[Node],
+    ) {
+        let (start, ty) = self.expr(block, from);
+        let (end, _) = self.expr(block, to);
+        let counter = self
+            .fb
+            .local(block, Some(var.to_owned()), self.types.value(ty));
+        self.fb.stmt(
+            block,
+            Statement::Store {
+                pointer: counter,
+                value: start,
+            },
+        );
+        self.fb.flush(block);
+        let mut loop_body = Block::new();
+        let current = self.fb.load(&mut loop_body, counter);
+        let more = self.fb.binary(&mut loop_body, B::Less, current, end);
+        let done = self.fb.expr(
+            &mut loop_body,
+            naga::Expression::Unary {
+                op: naga::UnaryOperator::LogicalNot,
+                expr: more,
+            },
+        );
+        self.fb.if_then(&mut loop_body, done, |fb, inner| {
+            fb.stmt(inner, Statement::Break)
+        });
+        self.scopes.push(vec![(
+            var.to_owned(),
+            Local {
+                pointer: counter,
+                ty,
+            },
+        )]);
+        self.body(&mut loop_body, body);
+        self.scopes.pop();
+        self.fb.flush(&mut loop_body);
+        let mut continuing = Block::new();
+        let current = self.fb.load(&mut continuing, counter);
+        let one = self.one_of(&mut continuing, ty);
+        let next = self.fb.binary(&mut continuing, B::Add, current, one);
+        self.fb.stmt(
+            &mut continuing,
+            Statement::Store {
+                pointer: counter,
+                value: next,
+            },
+        );
+        self.fb.stmt(
+            block,
+            Statement::Loop {
+                body: loop_body,
+                continuing,
+                break_if: None,
+            },
+        );
+    }
+
+    fn one_of(
+        &mut self,
+        block: &mut Block,
+        ty: vyre_foundation::ir::DataType,
+    ) -> naga::Handle<naga::Expression> {
+        self.literal(
+            block,
+            match ty {
+                vyre_foundation::ir::DataType::I32 => vyre_foundation::ir::Literal::I32(1),
+                _ => vyre_foundation::ir::Literal::U32(1),
+            },
+        )
+    }
+}

@@ -1,0 +1,170 @@
+//! The entry point's prologue: vyre's own bookkeeping before the program body runs.
+//!
+//! It maps the *physical* dispatch (possibly folded into y and z, possibly many coalesced items) onto the
+//! *virtual* grid the program sees, exits surplus workgroups (a workgroup-uniform early return), and
+//! loads each buffer's element count (and, for coalesced items, its slice offset) once.
+
+use naga::{BinaryOperator as B, Block, Expression, Handle, Statement};
+
+use super::LowerOptions;
+use super::func::FunctionBuilder;
+use vyre_foundation::ir::{BufferAccess, Program};
+
+/// Offsets in the `params` buffer (see the crate's internal bindings contract).
+const PARAM_GRID: u32 = 0;
+const PARAM_ITEMS: u32 = 3;
+pub(crate) const PARAM_LENGTHS: u32 = 8;
+
+/// What the prologue computed, for use by the body.
+pub(crate) struct Prologue {
+    /// `[gid, lid, wid, nwg]`, each as three u32 expressions.
+    pub(crate) builtins: [[Handle<Expression>; 3]; 4],
+    /// Per program buffer: its element count for this dispatch (or item).
+    pub(crate) lengths: Vec<Handle<Expression>>,
+    /// Per program buffer: the element offset of this item's slice (coalesced storage buffers only).
+    pub(crate) offsets: Vec<Option<Handle<Expression>>>,
+}
+
+pub(crate) struct PrologueInputs<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) options: &'a LowerOptions,
+    pub(crate) params: Handle<naga::GlobalVariable>,
+    pub(crate) items: Option<Handle<naga::GlobalVariable>>,
+}
+
+fn lanes(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    vector: Handle<Expression>,
+) -> [Handle<Expression>; 3] {
+    [0, 1, 2].map(|i| fb.access_index(block, vector, i))
+}
+
+fn load_word(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    global: Handle<Expression>,
+    index: Handle<Expression>,
+) -> Handle<Expression> {
+    let pointer = fb.access(block, global, index);
+    fb.load(block, pointer)
+}
+
+fn param(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    params: Handle<Expression>,
+    at: u32,
+) -> Handle<Expression> {
+    let index = fb.u32(block, at);
+    load_word(fb, block, params, index)
+}
+
+/// Emits the prologue into `block`. Function arguments 0, 1, 2 are the physical `workgroup_id`,
+/// `local_invocation_id` and `num_workgroups`.
+pub(crate) fn emit(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    inputs: &PrologueInputs<'_>,
+) -> Prologue {
+    let wid_arg = fb.expr(block, Expression::FunctionArgument(0));
+    let lid_arg = fb.expr(block, Expression::FunctionArgument(1));
+    let nwg_arg = fb.expr(block, Expression::FunctionArgument(2));
+    let wid_p = lanes(fb, block, wid_arg);
+    let lid = lanes(fb, block, lid_arg);
+    let nwg_p = lanes(fb, block, nwg_arg);
+    let params = fb.expr(block, Expression::GlobalVariable(inputs.params));
+
+    let (wid, nwg, item) = if inputs.options.direct {
+        (wid_p, nwg_p, None)
+    } else {
+        virtual_grid(fb, block, inputs, params, wid_p, nwg_p)
+    };
+    let size = inputs.program.workgroup_size;
+    let gid = [0, 1, 2].map(|a| {
+        let w = fb.u32(block, size[a]);
+        let base = fb.binary(block, B::Multiply, wid[a], w);
+        fb.binary(block, B::Add, base, lid[a])
+    });
+
+    let items = inputs
+        .items
+        .map(|items| fb.expr(block, Expression::GlobalVariable(items)));
+    let mut lengths = Vec::new();
+    let mut offsets = Vec::new();
+    let nb = inputs.program.buffers.len() as u32;
+    for (j, decl) in inputs.program.buffers.iter().enumerate() {
+        let j = j as u32;
+        let fixed = decl.access == BufferAccess::Workgroup
+            || (decl.count != 0 && !inputs.options.coalesced);
+        match (items, item) {
+            _ if fixed => {
+                lengths.push(fb.u32(block, decl.count));
+                offsets.push(None);
+            }
+            (Some(items), Some(item)) => {
+                // items[(item * nb + j) * 2] is the offset, the next word the length.
+                let nbv = fb.u32(block, nb);
+                let row = fb.binary(block, B::Multiply, item, nbv);
+                let jv = fb.u32(block, j);
+                let slot = fb.binary(block, B::Add, row, jv);
+                let two = fb.u32(block, 2);
+                let at = fb.binary(block, B::Multiply, slot, two);
+                let offset = load_word(fb, block, items, at);
+                let one = fb.u32(block, 1);
+                let at_len = fb.binary(block, B::Add, at, one);
+                lengths.push(load_word(fb, block, items, at_len));
+                offsets.push(Some(offset));
+            }
+            _ => {
+                lengths.push(param(fb, block, params, PARAM_LENGTHS + j));
+                offsets.push(None);
+            }
+        }
+    }
+    fb.flush(block);
+    Prologue {
+        builtins: [gid, lid, wid, nwg],
+        lengths,
+        offsets,
+    }
+}
+
+type Lanes = [Handle<Expression>; 3];
+
+/// Linearises the physical workgroup id, exits surplus workgroups, and unlinearises the virtual one.
+fn virtual_grid(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    inputs: &PrologueInputs<'_>,
+    params: Handle<Expression>,
+    wid_p: Lanes,
+    nwg_p: Lanes,
+) -> (Lanes, Lanes, Option<Handle<Expression>>) {
+    let nwg = [0, 1, 2].map(|a| param(fb, block, params, PARAM_GRID + a));
+    let item_count = param(fb, block, params, PARAM_ITEMS);
+    // L = wid.x + nwg.x * (wid.y + nwg.y * wid.z), over the physical grid.
+    let yz = fb.binary(block, B::Multiply, nwg_p[1], wid_p[2]);
+    let y = fb.binary(block, B::Add, wid_p[1], yz);
+    let xy = fb.binary(block, B::Multiply, nwg_p[0], y);
+    let linear = fb.binary(block, B::Add, wid_p[0], xy);
+    let plane = fb.binary(block, B::Multiply, nwg[0], nwg[1]);
+    let groups = fb.binary(block, B::Multiply, plane, nwg[2]);
+    let total = fb.binary(block, B::Multiply, groups, item_count);
+    let surplus = fb.binary(block, B::GreaterEqual, linear, total);
+    fb.if_then(block, surplus, |fb, inner| {
+        fb.stmt(inner, Statement::Return { value: None })
+    });
+    let (item, local) = if inputs.options.coalesced {
+        let item = fb.binary(block, B::Divide, linear, groups);
+        let local = fb.binary(block, B::Modulo, linear, groups);
+        (Some(item), local)
+    } else {
+        (None, linear)
+    };
+    let x = fb.binary(block, B::Modulo, local, nwg[0]);
+    let over_x = fb.binary(block, B::Divide, local, nwg[0]);
+    let y = fb.binary(block, B::Modulo, over_x, nwg[1]);
+    let z = fb.binary(block, B::Divide, local, plane);
+    ([x, y, z], nwg, item)
+}

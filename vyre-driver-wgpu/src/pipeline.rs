@@ -1,0 +1,202 @@
+//! Compiled pipelines: lowering, shader module, bind group layouts and compute pipeline, made once per
+//! (program fingerprint, lowering options, device generation) and cached.
+
+use std::borrow::Cow;
+
+use vyre_driver::BackendError;
+use vyre_foundation::ir::{Fingerprint, Program};
+
+use crate::device::DeviceState;
+use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
+use crate::stats::{Counters, bump};
+
+/// The cache key: the program's structure, the shader-changing options, and the device generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) options: LowerOptions,
+    pub(crate) generation: u64,
+}
+
+/// A compiled pipeline for one program on one device generation.
+///
+/// Obtained from [`crate::WgpuBackend::compile_persistent`]; dispatch it through the backend or through
+/// [`WgpuPipeline::dispatch_coalesced`].
+pub struct WgpuPipeline {
+    pub(crate) program: Program,
+    pub(crate) options: LowerOptions,
+    pub(crate) generation: u64,
+    pub(crate) bindings: Vec<LoweredBinding>,
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) user_layout: wgpu::BindGroupLayout,
+    pub(crate) internal_layout: wgpu::BindGroupLayout,
+    pub(crate) backend: std::sync::Weak<crate::backend::Shared>,
+}
+
+impl std::fmt::Debug for WgpuPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuPipeline")
+            .field("fingerprint", &self.program.fingerprint())
+            .field("coalesced", &self.options.coalesced)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn layout_entry(b: &LoweredBinding) -> wgpu::BindGroupLayoutEntry {
+    match b.kind {
+        BindingKind::StorageReadOnly => storage_entry(b.binding, true),
+        BindingKind::StorageReadWrite => storage_entry(b.binding, false),
+        BindingKind::Uniform => wgpu::BindGroupLayoutEntry {
+            binding: b.binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        },
+    }
+}
+
+/// Checks the program against the device's limits before any wgpu call can fail on them.
+fn check_limits(
+    program: &Program,
+    lowered: &lower::Lowered,
+    limits: &wgpu::Limits,
+) -> Result<(), BackendError> {
+    let [x, y, z] = program.workgroup_size;
+    let invocations = program.invocations_per_workgroup();
+    if x > limits.max_compute_workgroup_size_x
+        || y > limits.max_compute_workgroup_size_y
+        || z > limits.max_compute_workgroup_size_z
+        || invocations > u64::from(limits.max_compute_invocations_per_workgroup)
+    {
+        return Err(BackendError::limit_exceeded(format!(
+            "workgroup size {:?} exceeds this device's limits ({} x {} x {}, {} invocations). Fix: use a smaller workgroup size.",
+            program.workgroup_size,
+            limits.max_compute_workgroup_size_x,
+            limits.max_compute_workgroup_size_y,
+            limits.max_compute_workgroup_size_z,
+            limits.max_compute_invocations_per_workgroup
+        )));
+    }
+    if lowered.workgroup_bytes > u64::from(limits.max_compute_workgroup_storage_size) {
+        return Err(BackendError::limit_exceeded(format!(
+            "the program declares {} bytes of workgroup memory; this device allows {}. Fix: shrink the workgroup buffers.",
+            lowered.workgroup_bytes, limits.max_compute_workgroup_storage_size
+        )));
+    }
+    let storage = lowered
+        .bindings
+        .iter()
+        .filter(|b| b.kind != BindingKind::Uniform)
+        .count() as u32;
+    let uniform = lowered.bindings.len() as u32 - storage;
+    // vyre's own params (and items) buffers count against the storage limit too.
+    if storage + 2 > limits.max_storage_buffers_per_shader_stage
+        || uniform > limits.max_uniform_buffers_per_shader_stage
+    {
+        return Err(BackendError::limit_exceeded(format!(
+            "the program binds {storage} storage and {uniform} uniform buffers; this device allows {} storage (2 are vyre's) and {} uniform. Fix: merge buffers.",
+            limits.max_storage_buffers_per_shader_stage,
+            limits.max_uniform_buffers_per_shader_stage
+        )));
+    }
+    if let Some(b) = lowered
+        .bindings
+        .iter()
+        .find(|b| b.binding >= limits.max_bindings_per_bind_group)
+    {
+        return Err(BackendError::limit_exceeded(format!(
+            "binding {} is past this device's limit of {} bindings per group. Fix: use smaller binding numbers.",
+            b.binding, limits.max_bindings_per_bind_group
+        )));
+    }
+    Ok(())
+}
+
+/// Lowers and compiles `program` (already validated) on `state`.
+pub(crate) fn compile(
+    state: &DeviceState,
+    program: &Program,
+    options: LowerOptions,
+    counters: &Counters,
+    backend: std::sync::Weak<crate::backend::Shared>,
+) -> Result<WgpuPipeline, BackendError> {
+    let lowered = lower::lower(program, &options)?;
+    check_limits(program, &lowered, &state.limits)?;
+    let device = &state.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("vyre"),
+        source: wgpu::ShaderSource::Naga(Cow::Owned(lowered.module)),
+    });
+    bump(&counters.shader_modules, 1);
+    let user_entries: Vec<_> = lowered.bindings.iter().map(layout_entry).collect();
+    let user_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("vyre program buffers"),
+        entries: &user_entries,
+    });
+    let mut internal_entries = vec![storage_entry(0, true)];
+    if options.coalesced {
+        internal_entries.push(storage_entry(1, true));
+    }
+    let internal_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("vyre internal"),
+        entries: &internal_entries,
+    });
+    bump(&counters.layouts, 2);
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("vyre"),
+        bind_group_layouts: &[Some(&user_layout), Some(&internal_layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("vyre"),
+        layout: Some(&layout),
+        module: &module,
+        entry_point: Some(lower::ENTRY),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            zero_initialize_workgroup_memory: true,
+            ..Default::default()
+        },
+        cache: None,
+    });
+    bump(&counters.pipelines, 1);
+    if let Some(e) = pollster::block_on(oom.pop()) {
+        return Err(BackendError::out_of_memory(format!(
+            "creating the pipeline ran out of memory: {e}. Fix: free device memory or use a smaller program."
+        )));
+    }
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(BackendError::compile(format!(
+            "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
+        )));
+    }
+    Ok(WgpuPipeline {
+        program: program.clone(),
+        options,
+        generation: state.generation,
+        bindings: lowered.bindings,
+        pipeline,
+        user_layout,
+        internal_layout,
+        backend,
+    })
+}

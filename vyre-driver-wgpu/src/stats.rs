@@ -1,0 +1,64 @@
+//! Counters that make the backend's work observable: how many modules, pipelines and layouts it created,
+//! how many real dispatch calls and submits it made, and what its pool and cache hold.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A snapshot of the backend's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WgpuStats {
+    /// Shader modules created.
+    pub shader_modules_created: u64,
+    /// Compute pipelines created.
+    pub pipelines_created: u64,
+    /// Bind group layouts created.
+    pub bind_group_layouts_created: u64,
+    /// Real `dispatch_workgroups` calls recorded.
+    pub dispatch_calls: u64,
+    /// Queue submissions.
+    pub submits: u64,
+    /// Pipeline cache hits.
+    pub cache_hits: u64,
+    /// Pipelines in the cache now.
+    pub cache_entries: u64,
+    /// Bytes of idle buffers the pool holds now.
+    pub pool_bytes_held: u64,
+    /// Buffers the pool created (reuse keeps this flat).
+    pub buffers_created: u64,
+    /// Device losses detected and recovered from.
+    pub recoveries: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) shader_modules: AtomicU64,
+    pub(crate) pipelines: AtomicU64,
+    pub(crate) layouts: AtomicU64,
+    pub(crate) dispatch_calls: AtomicU64,
+    pub(crate) submits: AtomicU64,
+    pub(crate) cache_hits: AtomicU64,
+    pub(crate) buffers_created: AtomicU64,
+    pub(crate) recoveries: AtomicU64,
+}
+
+pub(crate) fn bump(counter: &AtomicU64, by: u64) {
+    counter.fetch_add(by, Ordering::Relaxed);
+}
+
+impl Counters {
+    pub(crate) fn snapshot(&self, cache_entries: u64, pool_bytes_held: u64) -> WgpuStats {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        WgpuStats {
+            shader_modules_created: get(&self.shader_modules),
+            pipelines_created: get(&self.pipelines),
+            bind_group_layouts_created: get(&self.layouts),
+            dispatch_calls: get(&self.dispatch_calls),
+            submits: get(&self.submits),
+            cache_hits: get(&self.cache_hits),
+            cache_entries,
+            pool_bytes_held,
+            buffers_created: get(&self.buffers_created),
+            recoveries: get(&self.recoveries),
+        }
+    }
+}

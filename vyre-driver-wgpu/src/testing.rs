@@ -1,0 +1,25 @@
+//! Helpers for tests that need a GPU adapter.
+
+use crate::WgpuBackend;
+
+/// The environment variable that turns "no adapter" from a skip into a failure.
+pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
+
+/// A backend for a GPU test, or `None` (after printing that `test` skipped) when no adapter exists.
+///
+/// # Panics
+///
+/// When no adapter exists and `VYRE_REQUIRE_GPU=1`: a GPU test must never pass without running.
+#[must_use]
+pub fn backend_or_skip(test: &str) -> Option<WgpuBackend> {
+    match WgpuBackend::acquire() {
+        Ok(backend) => Some(backend),
+        Err(error) if std::env::var(REQUIRE_GPU_ENV).as_deref() == Ok("1") => {
+            panic!("{test}: {REQUIRE_GPU_ENV}=1 but no GPU adapter: {error}")
+        }
+        Err(error) => {
+            eprintln!("skipped {test}: no GPU adapter ({error})");
+            None
+        }
+    }
+}

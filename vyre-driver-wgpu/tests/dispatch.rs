@@ -1,0 +1,187 @@
+//! Plain dispatch on a real device (lavapipe in CI).
+
+mod common;
+
+use common::{add_one_program, bytes, words};
+use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+use vyre_driver_wgpu::testing::backend_or_skip;
+use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+#[test]
+fn seed_program_gives_x_plus_one() {
+    let Some(backend) = backend_or_skip("seed_program_gives_x_plus_one") else {
+        return;
+    };
+    let n = 1000u32;
+    let input: Vec<u32> = (0..n)
+        .map(|i| (i * 7).wrapping_add(u32::MAX - 3000))
+        .collect();
+    let out = backend
+        .dispatch(
+            &add_one_program(n),
+            &[bytes(&input)],
+            &DispatchConfig::default(),
+        )
+        .expect("dispatch");
+    let expected: Vec<u32> = input.iter().map(|x| x.wrapping_add(1)).collect();
+    assert_eq!(words(&out[0]), expected);
+}
+
+#[test]
+fn second_dispatch_hits_the_cache() {
+    let Some(backend) = backend_or_skip("second_dispatch_hits_the_cache") else {
+        return;
+    };
+    let program = add_one_program(64);
+    let input = bytes(&[5; 64]);
+    backend
+        .dispatch(
+            &program,
+            std::slice::from_ref(&input),
+            &DispatchConfig::default(),
+        )
+        .expect("first");
+    let before = backend.stats();
+    let out = backend
+        .dispatch(&program, &[input], &DispatchConfig::default())
+        .expect("second");
+    let after = backend.stats();
+    assert_eq!(words(&out[0]), vec![6; 64]);
+    assert_eq!(after.shader_modules_created, before.shader_modules_created);
+    assert_eq!(after.pipelines_created, before.pipelines_created);
+    assert_eq!(
+        after.bind_group_layouts_created,
+        before.bind_group_layouts_created
+    );
+    assert_eq!(after.cache_hits, before.cache_hits + 1);
+    assert_eq!(after.submits, before.submits + 1);
+    assert_eq!(after.dispatch_calls, before.dispatch_calls + 1);
+    assert_eq!(
+        after.buffers_created, before.buffers_created,
+        "pooled buffers are reused"
+    );
+}
+
+#[test]
+fn grids_beyond_65535_workgroups_fold_transparently() {
+    let Some(backend) = backend_or_skip("grids_beyond_65535_workgroups_fold_transparently") else {
+        return;
+    };
+    // One invocation per workgroup; each writes its own workgroup id and the grid size it sees.
+    let groups = 70_000u32;
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::output("ids", 0, DataType::U32).with_count(groups),
+            BufferDecl::output("size", 1, DataType::U32).with_count(1),
+        ],
+        [1, 1, 1],
+        vec![
+            Node::store("ids", Expr::workgroup_x(), Expr::gid_x()),
+            Node::store("size", Expr::u32(0), Expr::num_workgroups_x()),
+        ],
+    );
+    let config = DispatchConfig::default().with_grid([groups, 1, 1]);
+    let out = backend.dispatch(&program, &[], &config).expect("dispatch");
+    assert_eq!(words(&out[0]), (0..groups).collect::<Vec<_>>());
+    assert_eq!(words(&out[1]), vec![groups]);
+}
+
+#[test]
+fn out_of_bounds_accesses_follow_the_semantics() {
+    let Some(backend) = backend_or_skip("out_of_bounds_accesses_follow_the_semantics") else {
+        return;
+    };
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(4),
+            BufferDecl::output("o", 1, DataType::U32).with_count(4),
+        ],
+        [1, 1, 1],
+        vec![
+            Node::store("o", Expr::u32(0), Expr::load("a", Expr::u32(u32::MAX))),
+            Node::store("o", Expr::u32(1), Expr::load("a", Expr::i32(-1))),
+            Node::store("o", Expr::u32(2), Expr::load("a", Expr::u32(3))),
+            Node::store("o", Expr::u32(4), Expr::u32(99)),
+            Node::store("o", Expr::i32(i32::MIN), Expr::u32(98)),
+        ],
+    );
+    let out = backend
+        .dispatch(
+            &program,
+            &[bytes(&[10, 11, 12, 13])],
+            &DispatchConfig::default(),
+        )
+        .expect("dispatch");
+    assert_eq!(words(&out[0]), vec![0, 0, 13, 0]);
+}
+
+#[test]
+fn bad_inputs_are_errors_not_panics() {
+    let Some(backend) = backend_or_skip("bad_inputs_are_errors_not_panics") else {
+        return;
+    };
+    let program = add_one_program(4);
+    let e = backend
+        .dispatch(&program, &[], &DispatchConfig::default())
+        .expect_err("no inputs");
+    assert!(matches!(e, BackendError::InputMismatch(_)), "{e}");
+    let e = backend
+        .dispatch(&program, &[vec![0; 6]], &DispatchConfig::default())
+        .expect_err("partial element");
+    assert!(matches!(e, BackendError::InputMismatch(_)), "{e}");
+    let mut invalid = program.clone();
+    invalid.workgroup_size = [0, 1, 1];
+    let e = backend
+        .dispatch(&invalid, &[vec![0; 16]], &DispatchConfig::default())
+        .expect_err("invalid");
+    assert!(matches!(e, BackendError::InvalidProgram(_)), "{e}");
+    let huge = Program::wrapped(
+        vec![BufferDecl::workgroup("w", 1 << 20, DataType::U32)],
+        [1, 1, 1],
+        vec![Node::store("w", Expr::u32(0), Expr::u32(1))],
+    );
+    let e = backend
+        .dispatch(&huge, &[], &DispatchConfig::default())
+        .expect_err("workgroup memory");
+    assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
+}
+
+#[test]
+fn many_threads_dispatch_at_once() {
+    let Some(backend) = backend_or_skip("many_threads_dispatch_at_once") else {
+        return;
+    };
+    std::thread::scope(|s| {
+        for t in 0..4u32 {
+            let backend = &backend;
+            s.spawn(move || {
+                for r in 0..10u32 {
+                    let n = 32 + t * 8 + r;
+                    let input: Vec<u32> = (0..n).map(|i| i + t * 1000 + r).collect();
+                    let out = backend
+                        .dispatch(
+                            &add_one_program(n),
+                            &[bytes(&input)],
+                            &DispatchConfig::default(),
+                        )
+                        .expect("dispatch");
+                    let expected: Vec<u32> = input.iter().map(|x| x + 1).collect();
+                    assert_eq!(words(&out[0]), expected);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn emitted_wgsl_reparses_and_validates() {
+    let wgsl = vyre_driver_wgpu::emit_wgsl(&add_one_program(16)).expect("wgsl");
+    let module = naga::front::wgsl::parse_str(&wgsl).expect("naga parses vyre's WGSL");
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all() - naga::valid::ValidationFlags::CONTROL_FLOW_UNIFORMITY,
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .expect("and validates it");
+    assert!(wgsl.contains("@compute"), "{wgsl}");
+}
