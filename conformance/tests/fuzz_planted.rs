@@ -232,6 +232,14 @@ fn planted_logical_i32_shr_is_found_and_shrunk_to_a_few_nodes() {
         fuzz::replay(&regression, &reference, &fixed),
         fuzz::Verdict::Agree { .. }
     ));
+    if std::env::var_os("VYRE_SAVE_PLANTED").is_some() {
+        let mut seed = regression.clone();
+        seed.note = format!(
+            "seed case: the minimal program the planted logical-i32-shr bug shrank to; every backend must shift negative i32 arithmetically. Found as: {}",
+            regression.note
+        );
+        let _ = seed.save(&fuzz::checked_in_dir());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

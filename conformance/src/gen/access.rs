@@ -44,6 +44,10 @@ impl Ctx {
         if !self.config.comparable {
             return true;
         }
+        if self.exact_only() && info.decl.element == DataType::F32 && info.decl.access.is_writable()
+        {
+            return false;
+        }
         match info.role {
             Role::ReadOnly | Role::OwnStorage | Role::OwnWorkgroup => true,
             Role::SharedWorkgroup(_) => self.phase == Phase::Read,

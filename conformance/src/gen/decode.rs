@@ -63,6 +63,11 @@ pub(crate) struct Ctx {
     pub(crate) vars: Vec<Var>,
     pub(crate) phase: Phase,
     pub(crate) diverged: bool,
+    /// Above zero while generating the argument of an operation that magnifies rounding differences
+    /// (`floor`, `ceil`, `round`, `trunc`, `fract`, and `sin`/`cos`, whose guard uses `fract`): there,
+    /// comparable programs only use floats every backend computes alike (no inexact math, no float
+    /// variables or writable float buffers, which may hold inexact values).
+    pub(crate) exact: std::cell::Cell<u32>,
     next_name: u32,
     frames: Vec<Frame>,
 }
@@ -81,6 +86,7 @@ impl Ctx {
             vars: Vec::new(),
             phase: Phase::Write,
             diverged: false,
+            exact: std::cell::Cell::new(0),
             next_name: 0,
             frames: vec![Frame {
                 kind: FrameKind::Root,
@@ -142,6 +148,13 @@ impl Ctx {
         });
     }
 
+    /// True when the innermost frame is an `if` still in its `then` branch.
+    pub(crate) fn in_then(&self) -> bool {
+        self.frames
+            .last()
+            .is_some_and(|f| matches!(f.kind, FrameKind::If { then: None, .. }))
+    }
+
     /// Switches the innermost frame to its `else` branch when it is an `if` still in its `then`.
     pub(crate) fn switch_to_else(&mut self) {
         let Some(frame) = self.frames.last_mut() else {
@@ -180,6 +193,7 @@ impl Ctx {
         while self.frames.len() > 1 {
             self.close();
         }
+        self.epilogue();
         self.frames.pop().map(|f| f.body).unwrap_or_default()
     }
 

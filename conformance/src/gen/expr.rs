@@ -191,7 +191,7 @@ impl Ctx {
             forms.extend(FLOAT_UNARY.map(Form::Unary));
             forms.push(Form::Fma);
         }
-        if self.on(Feature::FloatMath) {
+        if self.on(Feature::FloatMath) && !self.exact_only() {
             forms.push(Form::FloatDiv);
             forms.extend(FLOAT_MATH.map(Form::FloatMath));
         }
@@ -233,6 +233,7 @@ impl Ctx {
                 let lhs = self.expr(ch, ty, depth);
                 bin(op, lhs, self.expr(ch, ty, depth))
             }
+            Form::Unary(op) if magnifies(op) => Expr::unary(op, self.exact_expr(ch, ty, depth)),
             Form::Unary(op) => Expr::unary(op, self.expr(ch, ty, depth)),
             Form::Compare(op) => self.compare(ch, op, depth),
             Form::Select => {
@@ -260,8 +261,24 @@ impl Ctx {
                 let num = self.expr(ch, ty, depth);
                 Expr::div(num, at_least_one(self.expr(ch, ty, depth)))
             }
+            Form::FloatMath(op @ (UnOp::Sin | UnOp::Cos)) => {
+                Expr::unary(op, guard_math(op, self.exact_expr(ch, ty, depth)))
+            }
             Form::FloatMath(op) => Expr::unary(op, guard_math(op, self.expr(ch, ty, depth))),
         }
+    }
+
+    /// True while comparable programs must keep floats exact (see `Ctx::exact`).
+    pub(crate) fn exact_only(&self) -> bool {
+        self.config.comparable && self.exact.get() > 0
+    }
+
+    /// An expression generated in an exact-floats context.
+    fn exact_expr(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
+        self.exact.set(self.exact.get() + 1);
+        let e = self.expr(ch, ty, depth);
+        self.exact.set(self.exact.get() - 1);
+        e
     }
 
     fn compare(&self, ch: &mut Choices<'_>, op: BinOp, depth: u32) -> Expr {
@@ -281,7 +298,7 @@ impl Ctx {
         let vars: Vec<&str> = self
             .vars
             .iter()
-            .filter(|v| v.ty == ty)
+            .filter(|v| v.ty == ty && !(ty == DataType::F32 && self.exact_only()))
             .map(|v| v.name.as_str())
             .collect();
         let builtins = ty == DataType::U32 && self.on(Feature::Builtins);
@@ -332,6 +349,14 @@ pub(crate) fn float_from_word(word: u32, comparable: bool) -> f32 {
         1 => EXACT_F32[pick % EXACT_F32.len()],
         _ => ((pick % 129) as f32 - 64.0) / 4.0,
     }
+}
+
+/// Operations whose result jumps when their argument moves by a rounding error.
+fn magnifies(op: UnOp) -> bool {
+    matches!(
+        op,
+        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc | UnOp::Fract
+    )
 }
 
 /// `abs(x) + 1.0`: a divisor or logarithm argument that is at least one.

@@ -73,7 +73,7 @@ impl StmtKind {
         StmtKind::Let,
         StmtKind::Store,
         StmtKind::Let,
-        StmtKind::Assign,
+        StmtKind::Store,
         StmtKind::If,
         StmtKind::Close,
         StmtKind::Loop,
@@ -126,7 +126,7 @@ impl<'a> Choices<'a> {
 }
 
 fn stmt_recipe() -> impl Strategy<Value = StmtRecipe> {
-    (any::<u8>(), vec(any::<u32>(), 0..32)).prop_map(|(kind, choices)| StmtRecipe { kind, choices })
+    (any::<u8>(), vec(any::<u32>(), 0..48)).prop_map(|(kind, choices)| StmtRecipe { kind, choices })
 }
 
 /// The proptest strategy for recipes of `config`'s size.

@@ -26,12 +26,12 @@ impl Ctx {
                 let cond = self.expr(ch, DataType::Bool, self.config.max_expr_depth);
                 self.open_if(cond);
             }
-            StmtKind::Else => self.switch_to_else(),
+            StmtKind::Else if self.in_then() => self.switch_to_else(),
             StmtKind::Loop if on(Feature::Loops) && self.room() && self.loop_nesting() < 2 => {
                 self.loop_stmt(ch)
             }
             StmtKind::Block if self.room() => self.open_block(),
-            StmtKind::Close => self.close(),
+            StmtKind::Close if self.nesting() > 0 => self.close(),
             StmtKind::Barrier
                 if on(Feature::Workgroup) && self.nesting() == 0 && !self.diverged =>
             {
@@ -47,7 +47,9 @@ impl Ctx {
                 self.diverged = true;
                 self.emit(Node::Return);
             }
-            _ => {}
+            // A statement whose feature is off, or that does not fit here, stores instead: outputs
+            // are what is compared, so every statement should have a chance to reach one.
+            _ => self.store(ch),
         }
     }
 
@@ -131,5 +133,58 @@ impl Ctx {
         if keep {
             self.declare(var, elem, true);
         }
+    }
+
+    /// The last statement of every program: the root-scope variables folded into one of the
+    /// invocation's own `out0` slots, so that what the body computed is observable even when none of
+    /// its own stores ran. Floats only reach a float `out0` (comparable programs keep them there).
+    pub(crate) fn epilogue(&mut self) {
+        let out = self.buffers[0].decl.element;
+        let vars: Vec<(String, DataType)> = self
+            .vars
+            .iter()
+            .filter(|v| v.mutable)
+            .map(|v| (v.name.clone(), v.ty))
+            .collect();
+        let mut folded: Option<Expr> = None;
+        for (name, ty) in vars {
+            let Some(term) = observe(Expr::var(name), ty, out) else {
+                continue;
+            };
+            folded = Some(match (folded, out) {
+                (None, _) => term,
+                (Some(acc), DataType::F32) => Expr::add(acc, term),
+                (Some(acc), DataType::Bool) => {
+                    Expr::binary(vyre_foundation::ir::BinOp::Ne, acc, term)
+                }
+                (Some(acc), _) => Expr::bit_xor(acc, term),
+            });
+        }
+        if let Some(value) = folded {
+            let index = match self.buffers[0].slots {
+                0 | 1 => Expr::var(crate::r#gen::decode::TID),
+                s => Expr::add(
+                    Expr::mul(Expr::var(crate::r#gen::decode::TID), Expr::u32(s)),
+                    Expr::u32(s - 1),
+                ),
+            };
+            self.emit(Node::store(
+                self.buffers[0].decl.name.as_str(),
+                index,
+                value,
+            ));
+        }
+    }
+}
+
+/// `var` (of type `ty`) as a value of type `out`, or `None` for a float that must not leave floats.
+fn observe(var: Expr, ty: DataType, out: DataType) -> Option<Expr> {
+    match (ty, out) {
+        (t, o) if t == o => Some(var),
+        (DataType::F32, _) => None,
+        (DataType::U32, DataType::I32) | (DataType::I32, DataType::U32) => {
+            Some(Expr::bitcast(out, var))
+        }
+        _ => Some(Expr::cast(out, var)),
     }
 }
