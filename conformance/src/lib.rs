@@ -27,6 +27,8 @@ pub mod semantics;
 pub use reference::{ReferenceBackend, TracedRun};
 
 pub mod catalogue;
+pub mod fuzz;
+pub mod r#gen;
 pub mod report;
 pub mod select;
 

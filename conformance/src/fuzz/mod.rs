@@ -1,0 +1,353 @@
+//! Differential fuzzing: random comparable programs run on the reference and on another backend must
+//! agree.
+//!
+//! [`run`] draws `cases` recipes from a seed (case `i` of seed `s` is always the same program), runs
+//! them in parallel batches, and for every disagreement shrinks the recipe with proptest, then reduces
+//! the program with [`reduce()`], prints the minimal program in text form, and saves it as a
+//! [`Regression`] that the test suite replays. Runs that the reference marks indeterminate are
+//! skipped. A progress callback sees every finished batch, so an hour-long run on a GPU machine shows
+//! where it is.
+//!
+//! ```
+//! use vyre_conformance::ReferenceBackend;
+//! use vyre_conformance::fuzz::{self, FuzzOptions};
+//!
+//! let options = FuzzOptions { cases: 20, seed: 7, ..FuzzOptions::default() };
+//! let summary = fuzz::run(&options, &ReferenceBackend::new(), &ReferenceBackend::new(), &|_| {});
+//! assert_eq!(summary.programs, 20);
+//! assert!(summary.mismatches.is_empty());
+//! ```
+
+mod compare;
+mod judge;
+mod reduce;
+mod regression;
+mod serial;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rayon::prelude::{IntoParallelIterator, ParallelIterator};
+use vyre_driver::{DispatchConfig, VyreBackend};
+
+use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, recipe};
+
+pub use compare::{FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, first_difference, floats_agree};
+pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
+pub use reduce::{cost, reduce};
+pub use regression::{Regression, checked_in_dir};
+pub use serial::ProgramJson;
+
+/// What [`run`] does.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// How many programs to run.
+    pub cases: u64,
+    /// The seed; the same seed and configuration give the same programs.
+    pub seed: u64,
+    /// What the programs may contain. Keep `comparable` on: only such programs have one right answer.
+    pub config: GenConfig,
+    /// Where to save minimal failing cases; `None` saves nothing.
+    pub regressions_dir: Option<PathBuf>,
+    /// Stop after this many mismatches (each one is shrunk, which takes a while).
+    pub max_mismatches: usize,
+    /// The most recipe-shrinking steps per mismatch.
+    pub shrink_steps: usize,
+    /// The most IR-reduction candidates tried per mismatch.
+    pub reduce_attempts: usize,
+    /// Stop starting new batches after this long.
+    pub time_limit: Option<Duration>,
+    /// Cases per parallel batch (progress is reported after each).
+    pub batch: usize,
+    /// The reference's execution budget per dispatch, in IR operations.
+    pub fuel: u64,
+    /// The wall-clock limit per dispatch on either backend.
+    pub dispatch_timeout: Duration,
+}
+
+impl Default for FuzzOptions {
+    fn default() -> Self {
+        Self {
+            cases: 1000,
+            seed: 0,
+            config: GenConfig::differential(),
+            regressions_dir: None,
+            max_mismatches: 3,
+            shrink_steps: 2000,
+            reduce_attempts: 3000,
+            time_limit: None,
+            batch: 256,
+            fuel: 20_000_000,
+            dispatch_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Where a run stands; passed to the progress callback after every batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FuzzProgress {
+    /// Programs run so far.
+    pub done: u64,
+    /// Programs the run will try.
+    pub total: u64,
+    /// Mismatches found so far.
+    pub mismatches: usize,
+    /// Programs not compared so far (see [`SkipReason`]).
+    pub skipped: u64,
+    /// IR operations the reference executed so far.
+    pub ops_executed: u64,
+    /// Time since the run started.
+    pub elapsed: Duration,
+}
+
+/// One disagreement, shrunk.
+#[derive(Clone, Debug)]
+pub struct FuzzMismatch {
+    /// Which case of the seed found it.
+    pub case_index: u64,
+    /// The difference the minimal case shows.
+    pub detail: String,
+    /// The case as generated.
+    pub original: GeneratedCase,
+    /// The smallest failing case found.
+    pub minimal: GeneratedCase,
+    /// The shrunk recipe.
+    pub recipe: Recipe,
+    /// Where the minimal case was saved.
+    pub saved: Option<PathBuf>,
+}
+
+impl FuzzMismatch {
+    /// A readable report: the difference, the minimal program in text form, its inputs and grid.
+    #[must_use]
+    pub fn report(&self) -> String {
+        let inputs: Vec<usize> = self.minimal.inputs.iter().map(Vec::len).collect();
+        let saved = self
+            .saved
+            .as_ref()
+            .map(|p| format!("\nsaved as {}", p.display()));
+        format!(
+            "case {}: {}\n{}\ninput byte lengths {inputs:?}, grid {:?}{}",
+            self.case_index,
+            self.detail,
+            self.minimal.program,
+            self.minimal.config.grid,
+            saved.unwrap_or_default()
+        )
+    }
+}
+
+/// What a run found.
+#[derive(Clone, Debug, Default)]
+pub struct FuzzSummary {
+    /// Programs run.
+    pub programs: u64,
+    /// IR operations the reference executed in all.
+    pub ops_executed: u64,
+    /// Disagreements, shrunk.
+    pub mismatches: Vec<FuzzMismatch>,
+    /// Programs not compared.
+    pub skipped: u64,
+    /// Of those, how many because the reference marked them indeterminate.
+    pub indeterminate: u64,
+    /// How long the run took.
+    pub elapsed: Duration,
+}
+
+/// The 32-byte proptest seed of case `index` of `seed`.
+fn case_seed(seed: u64, index: u64) -> [u8; 32] {
+    let mut state = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut out = [0u8; 32];
+    for chunk in out.chunks_exact_mut(8) {
+        // splitmix64: consecutive indices give unrelated seeds.
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out
+}
+
+fn runner(seed: u64, index: u64) -> TestRunner {
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &case_seed(seed, index));
+    TestRunner::new_with_rng(Config::default(), rng)
+}
+
+/// The case `index` of `seed` under `config`, as [`run`] generates it.
+#[must_use]
+pub fn generate(config: &GenConfig, seed: u64, index: u64) -> Option<(Recipe, GeneratedCase)> {
+    let tree = recipe(config).new_tree(&mut runner(seed, index)).ok()?;
+    let r = tree.current();
+    let case = decode(&r, config);
+    Some((r, case))
+}
+
+struct Harness<'a> {
+    options: &'a FuzzOptions,
+    reference: &'a dyn Oracle,
+    other: &'a dyn VyreBackend,
+}
+
+impl Harness<'_> {
+    fn dispatch_config(&self, case: &GeneratedCase) -> DispatchConfig {
+        let mut config = case.config.clone();
+        config.fuel = Some(self.options.fuel);
+        config.timeout = Some(self.options.dispatch_timeout);
+        config
+    }
+
+    fn judge(&self, case: &GeneratedCase) -> Verdict {
+        let config = self.dispatch_config(case);
+        judge(
+            self.reference,
+            self.other,
+            &case.program,
+            &case.inputs,
+            &config,
+        )
+    }
+
+    fn fails(&self, case: &GeneratedCase) -> bool {
+        matches!(self.judge(case), Verdict::Mismatch(_))
+    }
+
+    /// proptest's shrinking of the recipe tree, then the IR reducer.
+    fn shrink(&self, index: u64, original: GeneratedCase) -> FuzzMismatch {
+        let config = &self.options.config;
+        let mut best_recipe = None;
+        if let Ok(mut tree) = recipe(config).new_tree(&mut runner(self.options.seed, index)) {
+            best_recipe = Some(tree.current());
+            let mut steps = 0;
+            let mut more = tree.simplify();
+            while more && steps < self.options.shrink_steps {
+                steps += 1;
+                let candidate = tree.current();
+                if self.fails(&decode(&candidate, config)) {
+                    best_recipe = Some(candidate);
+                    more = tree.simplify();
+                } else {
+                    more = tree.complicate();
+                }
+            }
+        }
+        let recipe = best_recipe.unwrap_or_else(empty_recipe);
+        let shrunk = decode(&recipe, config);
+        let start = if self.fails(&shrunk) {
+            shrunk
+        } else {
+            original.clone()
+        };
+        let minimal = reduce(&start, &mut |c| self.fails(c), self.options.reduce_attempts);
+        let detail = match self.judge(&minimal) {
+            Verdict::Mismatch(d) => d,
+            other => format!("the mismatch did not reproduce on the minimal case ({other:?})"),
+        };
+        let mut mismatch = FuzzMismatch {
+            case_index: index,
+            detail,
+            original,
+            minimal,
+            recipe,
+            saved: None,
+        };
+        if let Some(dir) = &self.options.regressions_dir {
+            let regression = Regression {
+                note: format!(
+                    "reference vs {}: {} (seed {}, case {index})",
+                    self.other.id(),
+                    mismatch.detail,
+                    self.options.seed
+                ),
+                case: mismatch.minimal.clone(),
+                recipe: Some(mismatch.recipe.clone()),
+            };
+            mismatch.saved = regression.save(dir).ok();
+        }
+        mismatch
+    }
+}
+
+fn empty_recipe() -> Recipe {
+    Recipe {
+        features: 0,
+        shape: Vec::new(),
+        buffers: Vec::new(),
+        stmts: Vec::new(),
+        inputs: Vec::new(),
+    }
+}
+
+/// Runs `options.cases` random comparable programs on `reference` and `other`, shrinking and saving
+/// every mismatch, and calls `progress` after every batch.
+pub fn run(
+    options: &FuzzOptions,
+    reference: &dyn Oracle,
+    other: &dyn VyreBackend,
+    progress: &(dyn Fn(&FuzzProgress) + Sync),
+) -> FuzzSummary {
+    let started = Instant::now();
+    let harness = Harness {
+        options,
+        reference,
+        other,
+    };
+    let mut summary = FuzzSummary::default();
+    let batch = options.batch.max(1) as u64;
+    let mut next = 0;
+    while next < options.cases {
+        let end = (next + batch).min(options.cases);
+        let verdicts: Vec<(u64, Option<GeneratedCase>, Verdict)> = (next..end)
+            .into_par_iter()
+            .map(|i| match generate(&options.config, options.seed, i) {
+                Some((_, case)) => {
+                    let verdict = harness.judge(&case);
+                    (i, Some(case), verdict)
+                }
+                None => (i, None, Verdict::Skip(SkipReason::BothRejected)),
+            })
+            .collect();
+        for (i, case, verdict) in verdicts {
+            summary.programs += 1;
+            match verdict {
+                Verdict::Agree { ops } => summary.ops_executed += ops,
+                Verdict::Skip(reason) => {
+                    summary.skipped += 1;
+                    summary.indeterminate += u64::from(reason == SkipReason::Indeterminate);
+                }
+                Verdict::Mismatch(_) if summary.mismatches.len() < options.max_mismatches => {
+                    if let Some(case) = case {
+                        summary.mismatches.push(harness.shrink(i, case));
+                    }
+                }
+                Verdict::Mismatch(_) => {}
+            }
+        }
+        next = end;
+        summary.elapsed = started.elapsed();
+        progress(&FuzzProgress {
+            done: summary.programs,
+            total: options.cases,
+            mismatches: summary.mismatches.len(),
+            skipped: summary.skipped,
+            ops_executed: summary.ops_executed,
+            elapsed: summary.elapsed,
+        });
+        let out_of_time = options.time_limit.is_some_and(|t| summary.elapsed >= t);
+        if out_of_time || summary.mismatches.len() >= options.max_mismatches {
+            break;
+        }
+    }
+    summary
+}
+
+/// Replays a saved case on both backends.
+#[must_use]
+pub fn replay(regression: &Regression, reference: &dyn Oracle, other: &dyn VyreBackend) -> Verdict {
+    let mut config = regression.case.config.clone();
+    config.fuel = Some(FuzzOptions::default().fuel);
+    let case = &regression.case;
+    judge(reference, other, &case.program, &case.inputs, &config)
+}

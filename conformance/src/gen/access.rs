@@ -1,0 +1,181 @@
+//! Buffer accesses: which buffers may be loaded, stored or used atomically at this point, and the
+//! indices that keep the access race-free (own slots) or deliberately wild (any value, often out of
+//! bounds).
+
+use vyre_foundation::ir::{AtomicOp, DataType, Expr};
+
+use crate::r#gen::Feature;
+use crate::r#gen::decode::{Ctx, LTID, Phase, TID};
+use crate::r#gen::layout::{BufInfo, Role};
+use crate::r#gen::recipe::Choices;
+
+/// How an access must index a buffer to stay race-free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Indexing {
+    /// Any index.
+    Wild,
+    /// One of the invocation's own slots (or out of bounds), counted from the named id variable.
+    Own(&'static str),
+}
+
+/// Where an atomic may go, and what may be done with its old value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicTarget {
+    /// Contended: an order-independent operation, old value dropped.
+    Contended,
+    /// Uncontended (the invocation's own slot), or anything in valid-only programs: any operation,
+    /// old value kept in a variable.
+    Owned,
+}
+
+impl Ctx {
+    fn indexing(&self, info: &BufInfo) -> Indexing {
+        if !self.config.comparable {
+            return Indexing::Wild;
+        }
+        match info.role {
+            Role::OwnStorage => Indexing::Own(TID),
+            Role::OwnWorkgroup if self.phase == Phase::Write => Indexing::Own(LTID),
+            _ => Indexing::Wild,
+        }
+    }
+
+    fn can_load(&self, info: &BufInfo) -> bool {
+        if !self.config.comparable {
+            return true;
+        }
+        if self.exact_only() && info.decl.element == DataType::F32 && info.decl.access.is_writable()
+        {
+            return false;
+        }
+        match info.role {
+            Role::ReadOnly | Role::OwnStorage | Role::OwnWorkgroup => true,
+            Role::SharedWorkgroup(_) => self.phase == Phase::Read,
+            Role::Contended(_) => false,
+        }
+    }
+
+    fn can_store(&self, info: &BufInfo) -> bool {
+        if !info.decl.access.is_writable() {
+            return false;
+        }
+        if !self.config.comparable {
+            return true;
+        }
+        match info.role {
+            Role::OwnStorage => true,
+            Role::OwnWorkgroup => self.phase == Phase::Write,
+            _ => false,
+        }
+    }
+
+    fn atomic_target(&self, info: &BufInfo) -> Option<AtomicTarget> {
+        if !info.decl.access.is_writable() || !info.decl.element.is_integer() {
+            return None;
+        }
+        if !self.config.comparable {
+            return Some(AtomicTarget::Owned);
+        }
+        let write = self.phase == Phase::Write;
+        match info.role {
+            Role::Contended(_) => Some(AtomicTarget::Contended),
+            Role::SharedWorkgroup(_) if write => Some(AtomicTarget::Contended),
+            Role::OwnStorage => Some(AtomicTarget::Owned),
+            Role::OwnWorkgroup if write => Some(AtomicTarget::Owned),
+            _ => None,
+        }
+    }
+
+    /// The buffers of element type `ty` that may be loaded here.
+    pub(crate) fn loadable(&self, ty: DataType) -> impl Iterator<Item = &BufInfo> {
+        let buffers = self.buffers.iter();
+        buffers.filter(move |b| b.decl.element == ty && self.can_load(b))
+    }
+
+    /// A load of type `ty` (the caller checked that some buffer qualifies).
+    pub(crate) fn load(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
+        let candidates: Vec<&BufInfo> = self.loadable(ty).collect();
+        let Some(info) = candidates.get(ch.below(candidates.len())) else {
+            return self.literal(ch, ty);
+        };
+        let index = self.index(ch, info, depth);
+        Expr::load(info.decl.name.as_str(), index)
+    }
+
+    /// The indices of buffers a store may target here (`out0` comes first: shrinking picks it).
+    pub(crate) fn store_targets(&self) -> Vec<usize> {
+        let all = self.features.has(Feature::Stores);
+        let ok = |(i, b): &(usize, &BufInfo)| (*i == 0 || all) && self.can_store(b);
+        self.buffers
+            .iter()
+            .enumerate()
+            .filter(ok)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The buffers an atomic may target here, with what the atomic may do.
+    pub(crate) fn atomic_targets(&self) -> Vec<(usize, AtomicTarget)> {
+        let targets = self.buffers.iter().enumerate();
+        targets
+            .filter_map(|(i, b)| self.atomic_target(b).map(|t| (i, t)))
+            .collect()
+    }
+
+    /// An index into `info` for an access here.
+    pub(crate) fn index(&self, ch: &mut Choices<'_>, info: &BufInfo, depth: u32) -> Expr {
+        let wild = self.features.has(Feature::WildIndices);
+        if wild && ch.next_word() % 8 == 7 {
+            return out_of_bounds(ch, info);
+        }
+        match self.indexing(info) {
+            Indexing::Own(id) => own_slot(ch, self, id, info.slots, depth),
+            Indexing::Wild => {
+                let len = Expr::buf_len(info.decl.name.as_str());
+                match ch.below(if wild { 4 } else { 1 }) {
+                    0 => Expr::rem(self.expr(ch, DataType::U32, depth), len),
+                    1 => self.expr(ch, DataType::U32, depth),
+                    2 => self.expr(ch, DataType::I32, depth),
+                    _ => Expr::rem(
+                        self.expr(ch, DataType::U32, depth),
+                        Expr::add(len, Expr::u32(2)),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// An atomic operation for `target` on buffer `info`.
+    pub(crate) fn atomic_op(
+        &self,
+        ch: &mut Choices<'_>,
+        info: &BufInfo,
+        target: AtomicTarget,
+    ) -> AtomicOp {
+        let word = ch.next_word();
+        match (info.role, target) {
+            (Role::Contended(g) | Role::SharedWorkgroup(g), AtomicTarget::Contended) => g.op(word),
+            _ => AtomicOp::ALL[word as usize % AtomicOp::ALL.len()],
+        }
+    }
+}
+
+/// `id * slots + (e % slots)`, or just `id` for one slot: an element no other invocation touches.
+fn own_slot(ch: &mut Choices<'_>, ctx: &Ctx, id: &str, slots: u32, depth: u32) -> Expr {
+    if slots <= 1 {
+        return Expr::var(id);
+    }
+    let offset = Expr::rem(ctx.expr(ch, DataType::U32, depth), Expr::u32(slots));
+    Expr::add(Expr::mul(Expr::var(id), Expr::u32(slots)), offset)
+}
+
+/// An index that is out of bounds for every invocation: past the length, negative, or near `u32::MAX`.
+fn out_of_bounds(ch: &mut Choices<'_>, info: &BufInfo) -> Expr {
+    let word = ch.next_word();
+    let k = (word >> 2) % 16;
+    match word % 3 {
+        0 => Expr::add(Expr::buf_len(info.decl.name.as_str()), Expr::u32(k)),
+        1 => Expr::i32(-1 - k as i32),
+        _ => Expr::u32(u32::MAX - k),
+    }
+}

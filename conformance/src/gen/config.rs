@@ -1,0 +1,223 @@
+//! What the generators may draw from, and how big their programs may get.
+
+/// One feature a generated program may use. Swarm testing switches a random subset off per case, so
+/// that rare interactions (say, atomics with no stores around them) are not drowned out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Feature {
+    /// `add sub mul div rem min max` on integers.
+    IntArith,
+    /// `bit_and bit_or bit_xor bit_not popcount clz ctz reverse_bits`.
+    Bitwise,
+    /// `shl shr`.
+    Shifts,
+    /// `eq ne lt le gt ge`.
+    Compare,
+    /// `and or not` on bools.
+    Logic,
+    /// `select`.
+    Select,
+    /// `cast` between types.
+    Casts,
+    /// `bitcast` between numeric types.
+    Bitcasts,
+    /// `add sub mul min max neg abs floor ceil round trunc fract` on f32 and `fma`.
+    FloatArith,
+    /// `div sqrt inverse_sqrt exp exp2 log log2 sin cos` on f32, guarded to stay finite.
+    FloatMath,
+    /// Builtins (`gid`, `lid`, `wid`, `nwg`) and `buf_len` as leaves.
+    Builtins,
+    /// Loads from buffers.
+    Loads,
+    /// Stores other than the output stores every program has.
+    Stores,
+    /// `let` and `assign`.
+    Variables,
+    /// `if` / `else`.
+    Ifs,
+    /// Bounded `loop_for`.
+    Loops,
+    /// Workgroup buffers and barriers.
+    Workgroup,
+    /// Atomic read-modify-writes.
+    Atomics,
+    /// `return` inside nested control flow.
+    Returns,
+    /// Indices that are out of bounds on purpose.
+    WildIndices,
+}
+
+impl Feature {
+    /// Every feature, in the order of the bits of a [`Features`] mask.
+    pub const ALL: [Feature; 20] = [
+        Feature::IntArith,
+        Feature::Bitwise,
+        Feature::Shifts,
+        Feature::Compare,
+        Feature::Logic,
+        Feature::Select,
+        Feature::Casts,
+        Feature::Bitcasts,
+        Feature::FloatArith,
+        Feature::FloatMath,
+        Feature::Builtins,
+        Feature::Loads,
+        Feature::Stores,
+        Feature::Variables,
+        Feature::Ifs,
+        Feature::Loops,
+        Feature::Workgroup,
+        Feature::Atomics,
+        Feature::Returns,
+        Feature::WildIndices,
+    ];
+
+    const fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// A set of [`Feature`]s, as a bit mask (bit `i` is `Feature::ALL[i]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Features(u32);
+
+impl Features {
+    /// Every feature.
+    #[must_use]
+    pub const fn all() -> Self {
+        Features((1 << Feature::ALL.len()) - 1)
+    }
+
+    /// No feature: programs of literals, lets and output stores only.
+    #[must_use]
+    pub const fn none() -> Self {
+        Features(0)
+    }
+
+    /// The set whose bits are `mask` (bits past the last feature are ignored).
+    #[must_use]
+    pub const fn from_mask(mask: u32) -> Self {
+        Features(mask & Self::all().0)
+    }
+
+    /// The bit mask.
+    #[must_use]
+    pub const fn mask(self) -> u32 {
+        self.0
+    }
+
+    /// True when `feature` is in the set.
+    #[must_use]
+    pub const fn has(self, feature: Feature) -> bool {
+        self.0 & feature.bit() != 0
+    }
+
+    /// The set with `feature` added.
+    #[must_use]
+    pub const fn with(self, feature: Feature) -> Self {
+        Features(self.0 | feature.bit())
+    }
+
+    /// The set with `feature` removed.
+    #[must_use]
+    pub const fn without(self, feature: Feature) -> Self {
+        Features(self.0 & !feature.bit())
+    }
+
+    /// The features in both sets.
+    #[must_use]
+    pub const fn intersect(self, other: Features) -> Self {
+        Features(self.0 & other.0)
+    }
+}
+
+/// What the recipe generator draws from and how large its programs may be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenConfig {
+    /// The features programs may use.
+    pub features: Features,
+    /// Swarm testing: when true each case keeps only a random subset of `features`.
+    pub swarm: bool,
+    /// When true, programs obey the differential discipline: race-free (every invocation writes only
+    /// its own slots, contended atomics use order-independent operations and their old values are
+    /// dropped, workgroup memory is written and read in phases separated by barriers) and no float
+    /// value flows into an integer, a bool, an index or a control decision. Such programs have one
+    /// correct output (floats up to rounding), so two backends can be compared on them.
+    pub comparable: bool,
+    /// The most statement recipes per program (opening and closing markers count).
+    pub max_stmts: usize,
+    /// The deepest expression tree.
+    pub max_expr_depth: u32,
+    /// The deepest nesting of `if`, `loop` and blocks.
+    pub max_nesting: usize,
+    /// The most buffers besides the one output every program has.
+    pub max_buffers: usize,
+    /// The most iterations of one loop.
+    pub max_trip: u32,
+    /// The most invocations per workgroup.
+    pub max_workgroup_invocations: u32,
+    /// The most workgroups per dispatch.
+    pub max_workgroups: u32,
+    /// The most elements of a buffer whose size is not tied to the invocation count.
+    pub max_elements: u32,
+}
+
+impl GenConfig {
+    /// The configuration of the differential property: every feature, swarm on, race-free programs
+    /// small enough that a case runs in well under a millisecond on the reference.
+    #[must_use]
+    pub fn differential() -> Self {
+        Self {
+            features: Features::all(),
+            swarm: true,
+            comparable: true,
+            max_stmts: 24,
+            max_expr_depth: 4,
+            max_nesting: 3,
+            max_buffers: 5,
+            max_trip: 4,
+            max_workgroup_invocations: 16,
+            max_workgroups: 6,
+            max_elements: 32,
+        }
+    }
+
+    /// Like [`GenConfig::differential`] but without the race and float discipline: for properties that
+    /// only need valid programs (the validator accepts them, backends do not panic on them).
+    #[must_use]
+    pub fn valid_only() -> Self {
+        Self {
+            comparable: false,
+            ..Self::differential()
+        }
+    }
+
+    /// The configuration with `features` instead.
+    #[must_use]
+    pub fn with_features(mut self, features: Features) -> Self {
+        self.features = features;
+        self
+    }
+
+    /// The configuration with swarm testing on or off.
+    #[must_use]
+    pub fn with_swarm(mut self, swarm: bool) -> Self {
+        self.swarm = swarm;
+        self
+    }
+
+    /// The features of one case whose recipe drew `swarm_mask`.
+    #[must_use]
+    pub fn case_features(&self, swarm_mask: u32) -> Features {
+        if self.swarm {
+            self.features.intersect(Features::from_mask(swarm_mask))
+        } else {
+            self.features
+        }
+    }
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        Self::differential()
+    }
+}

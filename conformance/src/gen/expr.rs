@@ -1,0 +1,388 @@
+//! Type-directed expression generation: `expr(ty, depth)` builds an expression of type `ty` whose
+//! every operand is chosen among the forms that are valid for its type and enabled in this case.
+//!
+//! In comparable programs no float reaches an integer, a bool, an index or a condition (no float
+//! comparison, cast or bitcast to another type), and float math is guarded so it stays finite.
+
+use vyre_foundation::ir::{BinOp, DataType, Expr, UnOp};
+
+use crate::r#gen::Feature;
+use crate::r#gen::decode::{Ctx, bin};
+use crate::r#gen::recipe::Choices;
+
+/// One way to build an expression of a given type.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    Binary(BinOp),
+    Unary(UnOp),
+    Compare(BinOp),
+    Select,
+    Cast,
+    Bitcast,
+    Load,
+    Fma,
+    FloatDiv,
+    FloatMath(UnOp),
+}
+
+const INT_ARITH: [BinOp; 7] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Rem,
+    BinOp::Min,
+    BinOp::Max,
+];
+const BITWISE: [BinOp; 3] = [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor];
+const BIT_UNARY: [UnOp; 5] = [
+    UnOp::BitNot,
+    UnOp::Popcount,
+    UnOp::Clz,
+    UnOp::Ctz,
+    UnOp::ReverseBits,
+];
+const COMPARE: [BinOp; 6] = [
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+];
+const FLOAT_BINARY: [BinOp; 5] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Min, BinOp::Max];
+const FLOAT_UNARY: [UnOp; 7] = [
+    UnOp::Neg,
+    UnOp::Abs,
+    UnOp::Floor,
+    UnOp::Ceil,
+    UnOp::Round,
+    UnOp::Trunc,
+    UnOp::Fract,
+];
+const FLOAT_MATH: [UnOp; 8] = [
+    UnOp::Sqrt,
+    UnOp::InverseSqrt,
+    UnOp::Exp,
+    UnOp::Exp2,
+    UnOp::Log,
+    UnOp::Log2,
+    UnOp::Sin,
+    UnOp::Cos,
+];
+
+const U32_VALUES: [u32; 16] = [
+    0,
+    1,
+    2,
+    3,
+    7,
+    8,
+    31,
+    32,
+    33,
+    0xff,
+    0xffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_fffe,
+    0xffff_ffff,
+    0x0001_0000,
+];
+const I32_VALUES: [i32; 14] = [
+    0,
+    1,
+    -1,
+    2,
+    -2,
+    7,
+    -8,
+    31,
+    32,
+    -33,
+    i32::MAX,
+    i32::MIN,
+    i32::MIN + 1,
+    0x0001_0000,
+];
+/// Floats every backend computes exactly with (few significant bits, moderate exponents).
+const EXACT_F32: [f32; 10] = [0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 0.25, 3.0, 1024.0, -0.0];
+/// Floats only valid-only programs draw: non-finite, subnormal, huge.
+const WILD_F32: [f32; 7] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    1e-40,
+    f32::MAX,
+    f32::MIN_POSITIVE,
+    1e30,
+];
+
+impl Ctx {
+    fn on(&self, feature: Feature) -> bool {
+        self.features.has(feature)
+    }
+
+    /// An expression of type `ty`, at most `depth` operators deep.
+    pub(crate) fn expr(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
+        if depth == 0 || ch.one_in(4) {
+            return self.leaf(ch, ty);
+        }
+        let forms = self.forms(ty);
+        if forms.is_empty() {
+            return self.leaf(ch, ty);
+        }
+        let form = forms[ch.below(forms.len())];
+        self.build(ch, form, ty, depth - 1)
+    }
+
+    fn forms(&self, ty: DataType) -> Vec<Form> {
+        let mut forms = Vec::new();
+        match ty {
+            DataType::U32 | DataType::I32 => self.int_forms(ty, &mut forms),
+            DataType::Bool => self.bool_forms(&mut forms),
+            _ => self.float_forms(&mut forms),
+        }
+        if self.on(Feature::Select) {
+            forms.push(Form::Select);
+        }
+        if self.on(Feature::Casts) && !self.cast_sources(ty).is_empty() {
+            forms.push(Form::Cast);
+        }
+        if self.on(Feature::Bitcasts) && !self.bitcast_sources(ty).is_empty() {
+            forms.push(Form::Bitcast);
+        }
+        if self.on(Feature::Loads) && self.loadable(ty).next().is_some() {
+            forms.push(Form::Load);
+        }
+        forms
+    }
+
+    fn int_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
+        if self.on(Feature::IntArith) {
+            forms.extend(INT_ARITH.map(Form::Binary));
+            forms.push(Form::Unary(UnOp::Abs));
+            if ty == DataType::I32 {
+                forms.push(Form::Unary(UnOp::Neg));
+            }
+        }
+        if self.on(Feature::Bitwise) {
+            forms.extend(BITWISE.map(Form::Binary));
+            forms.extend(BIT_UNARY.map(Form::Unary));
+        }
+        if self.on(Feature::Shifts) {
+            forms.extend([Form::Binary(BinOp::Shl), Form::Binary(BinOp::Shr)]);
+        }
+    }
+
+    fn bool_forms(&self, forms: &mut Vec<Form>) {
+        if self.on(Feature::Compare) {
+            forms.extend(COMPARE.map(Form::Compare));
+        }
+        if self.on(Feature::Logic) {
+            forms.extend([Form::Binary(BinOp::And), Form::Binary(BinOp::Or)]);
+            forms.push(Form::Unary(UnOp::Not));
+        }
+    }
+
+    fn float_forms(&self, forms: &mut Vec<Form>) {
+        if self.on(Feature::FloatArith) {
+            forms.extend(FLOAT_BINARY.map(Form::Binary));
+            forms.extend(FLOAT_UNARY.map(Form::Unary));
+            forms.push(Form::Fma);
+        }
+        if self.on(Feature::FloatMath) && !self.exact_only() {
+            forms.push(Form::FloatDiv);
+            forms.extend(FLOAT_MATH.map(Form::FloatMath));
+        }
+    }
+
+    /// The types `cast(ty, _)` may convert from. Comparable programs never convert a float away.
+    fn cast_sources(&self, ty: DataType) -> Vec<DataType> {
+        let float_ok = !self.config.comparable || ty == DataType::F32;
+        let all = crate::r#gen::layout::TYPES;
+        let ok = |t: &DataType| *t != ty && (*t != DataType::F32 || float_ok);
+        all.into_iter().filter(ok).collect()
+    }
+
+    /// The types `bitcast(ty, _)` may reinterpret. Comparable programs keep float bits out of integers
+    /// and integer bits (NaNs, subnormals) out of floats.
+    fn bitcast_sources(&self, ty: DataType) -> Vec<DataType> {
+        let comparable = self.config.comparable;
+        match ty {
+            DataType::U32 if comparable => vec![DataType::I32],
+            DataType::I32 if comparable => vec![DataType::U32],
+            DataType::U32 => vec![DataType::I32, DataType::F32],
+            DataType::I32 => vec![DataType::U32, DataType::F32],
+            DataType::F32 if !comparable => vec![DataType::U32, DataType::I32],
+            _ => Vec::new(),
+        }
+    }
+
+    fn build(&self, ch: &mut Choices<'_>, form: Form, ty: DataType, depth: u32) -> Expr {
+        match form {
+            Form::Binary(op @ (BinOp::Shl | BinOp::Shr)) => {
+                let lhs = self.expr(ch, ty, depth);
+                bin(op, lhs, self.expr(ch, DataType::U32, depth))
+            }
+            Form::Binary(op @ (BinOp::And | BinOp::Or)) => {
+                let lhs = self.expr(ch, DataType::Bool, depth);
+                bin(op, lhs, self.expr(ch, DataType::Bool, depth))
+            }
+            Form::Binary(op) => {
+                let lhs = self.expr(ch, ty, depth);
+                bin(op, lhs, self.expr(ch, ty, depth))
+            }
+            Form::Unary(op) if magnifies(op) => Expr::unary(op, self.exact_expr(ch, ty, depth)),
+            Form::Unary(op) => Expr::unary(op, self.expr(ch, ty, depth)),
+            Form::Compare(op) => self.compare(ch, op, depth),
+            Form::Select => {
+                let cond = self.expr(ch, DataType::Bool, depth);
+                let on_true = self.expr(ch, ty, depth);
+                Expr::select(cond, on_true, self.expr(ch, ty, depth))
+            }
+            Form::Cast => {
+                let sources = self.cast_sources(ty);
+                let from = sources[ch.below(sources.len())];
+                Expr::cast(ty, self.expr(ch, from, depth))
+            }
+            Form::Bitcast => {
+                let sources = self.bitcast_sources(ty);
+                let from = sources[ch.below(sources.len())];
+                Expr::bitcast(ty, self.expr(ch, from, depth))
+            }
+            Form::Load => self.load(ch, ty, depth),
+            Form::Fma => {
+                let a = self.expr(ch, ty, depth);
+                let b = self.expr(ch, ty, depth);
+                Expr::fma(a, b, self.expr(ch, ty, depth))
+            }
+            Form::FloatDiv => {
+                let num = self.expr(ch, ty, depth);
+                Expr::div(num, at_least_one(self.expr(ch, ty, depth)))
+            }
+            Form::FloatMath(op @ (UnOp::Sin | UnOp::Cos)) => {
+                Expr::unary(op, guard_math(op, self.exact_expr(ch, ty, depth)))
+            }
+            Form::FloatMath(op) => Expr::unary(op, guard_math(op, self.expr(ch, ty, depth))),
+        }
+    }
+
+    /// True while comparable programs must keep floats exact (see `Ctx::exact`).
+    pub(crate) fn exact_only(&self) -> bool {
+        self.config.comparable && self.exact.get() > 0
+    }
+
+    /// An expression generated in an exact-floats context.
+    fn exact_expr(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
+        self.exact.set(self.exact.get() + 1);
+        let e = self.expr(ch, ty, depth);
+        self.exact.set(self.exact.get() - 1);
+        e
+    }
+
+    fn compare(&self, ch: &mut Choices<'_>, op: BinOp, depth: u32) -> Expr {
+        let equality = matches!(op, BinOp::Eq | BinOp::Ne);
+        let floats = !self.config.comparable;
+        let types = crate::r#gen::layout::TYPES
+            .into_iter()
+            .filter(|t| (equality || t.is_numeric()) && (floats || *t != DataType::F32));
+        let types: Vec<DataType> = types.collect();
+        let ty = types[ch.below(types.len())];
+        let lhs = self.expr(ch, ty, depth);
+        bin(op, lhs, self.expr(ch, ty, depth))
+    }
+
+    /// A leaf of type `ty`: a literal, a variable, a builtin or a buffer length.
+    pub(crate) fn leaf(&self, ch: &mut Choices<'_>, ty: DataType) -> Expr {
+        let vars: Vec<&str> = self
+            .vars
+            .iter()
+            .filter(|v| v.ty == ty && !(ty == DataType::F32 && self.exact_only()))
+            .map(|v| v.name.as_str())
+            .collect();
+        let builtins = ty == DataType::U32 && self.on(Feature::Builtins);
+        let options = 1 + usize::from(!vars.is_empty()) + 2 * usize::from(builtins);
+        match ch.below(options) {
+            0 => self.literal(ch, ty),
+            1 if !vars.is_empty() => Expr::var(vars[ch.below(vars.len())]),
+            n if n + 1 == options && builtins => {
+                let buffer = &self.buffers[ch.below(self.buffers.len())].decl.name;
+                Expr::buf_len(buffer.as_str())
+            }
+            _ => Expr::Builtin(builtin(ch.next_word())),
+        }
+    }
+
+    /// A literal of type `ty`: small values when the word is small, else boundary values or raw bits.
+    pub(crate) fn literal(&self, ch: &mut Choices<'_>, ty: DataType) -> Expr {
+        let word = ch.next_word();
+        let pick = (word >> 2) as usize;
+        match ty {
+            DataType::Bool => Expr::bool(word % 2 == 1),
+            DataType::U32 => Expr::u32(match word % 4 {
+                0 => pick as u32 % 8,
+                3 => word,
+                _ => U32_VALUES[pick % U32_VALUES.len()],
+            }),
+            DataType::I32 => Expr::i32(match word % 4 {
+                0 => (pick % 8) as i32,
+                3 => word as i32,
+                _ => I32_VALUES[pick % I32_VALUES.len()],
+            }),
+            _ => Expr::f32(self.float_value(word)),
+        }
+    }
+
+    /// A float from a word: exact small values, and for valid-only programs also wild ones.
+    pub(crate) fn float_value(&self, word: u32) -> f32 {
+        float_from_word(word, self.config.comparable)
+    }
+}
+
+/// A float from a word: a multiple of 1/4 in `[-16, 16]`, a listed exact value, or (when not
+/// `comparable`) a non-finite, subnormal or huge value.
+pub(crate) fn float_from_word(word: u32, comparable: bool) -> f32 {
+    let pick = (word >> 2) as usize;
+    match word % 4 {
+        3 if !comparable => WILD_F32[pick % WILD_F32.len()],
+        1 => EXACT_F32[pick % EXACT_F32.len()],
+        _ => ((pick % 129) as f32 - 64.0) / 4.0,
+    }
+}
+
+/// Operations whose result jumps when their argument moves by a rounding error.
+fn magnifies(op: UnOp) -> bool {
+    matches!(
+        op,
+        UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc | UnOp::Fract
+    )
+}
+
+/// `abs(x) + 1.0`: a divisor or logarithm argument that is at least one.
+fn at_least_one(x: Expr) -> Expr {
+    Expr::add(Expr::abs(x), Expr::f32(1.0))
+}
+
+/// Wraps the argument of a float math function so the result stays finite and the accuracy bound of
+/// SEMANTICS.md applies: square roots of `abs(x)`, logarithms of `abs(x) + 1`, exponents clamped to
+/// `[-8, 8]`, sines and cosines of arguments in `[-3, 3]`.
+fn guard_math(op: UnOp, x: Expr) -> Expr {
+    match op {
+        UnOp::Sqrt => Expr::abs(x),
+        UnOp::InverseSqrt | UnOp::Log | UnOp::Log2 => at_least_one(x),
+        UnOp::Exp | UnOp::Exp2 => Expr::min(Expr::max(x, Expr::f32(-8.0)), Expr::f32(8.0)),
+        _ => Expr::sub(Expr::mul(Expr::fract(x), Expr::f32(6.0)), Expr::f32(3.0)),
+    }
+}
+
+fn builtin(word: u32) -> vyre_foundation::ir::Builtin {
+    use vyre_foundation::ir::{Axis, Builtin};
+    let axis = [Axis::X, Axis::Y, Axis::Z][(word / 4) as usize % 3];
+    match word % 4 {
+        0 => Builtin::GlobalId(axis),
+        1 => Builtin::LocalId(axis),
+        2 => Builtin::WorkgroupId(axis),
+        _ => Builtin::NumWorkgroups(axis),
+    }
+}

@@ -1,0 +1,267 @@
+//! The buffers of a generated program and the discipline each one is accessed under.
+//!
+//! In comparable programs every buffer has a [`Role`] that says which accesses are race-free:
+//! own-slot buffers give each invocation `slots` elements of its own (indexed from its linear id),
+//! contended buffers are touched only by atomics of one order-independent group, and read-only buffers
+//! take any index.
+
+use vyre_foundation::ir::{AtomicOp, BufferAccess, BufferDecl, DataType};
+
+use crate::r#gen::{Feature, Features, GenConfig};
+
+/// Atomic operations whose combined effect on one element does not depend on their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicGroup {
+    /// `add` and `sub` (both are additions modulo 2^32).
+    AddSub,
+    /// `and`.
+    And,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+}
+
+impl AtomicGroup {
+    const ALL: [AtomicGroup; 6] = [
+        AtomicGroup::AddSub,
+        AtomicGroup::And,
+        AtomicGroup::Or,
+        AtomicGroup::Xor,
+        AtomicGroup::Min,
+        AtomicGroup::Max,
+    ];
+
+    /// The operation selected by `word` within the group.
+    pub(crate) fn op(self, word: u32) -> AtomicOp {
+        match self {
+            AtomicGroup::AddSub if word % 2 == 1 => AtomicOp::Sub,
+            AtomicGroup::AddSub => AtomicOp::Add,
+            AtomicGroup::And => AtomicOp::And,
+            AtomicGroup::Or => AtomicOp::Or,
+            AtomicGroup::Xor => AtomicOp::Xor,
+            AtomicGroup::Min => AtomicOp::Min,
+            AtomicGroup::Max => AtomicOp::Max,
+        }
+    }
+}
+
+/// How a generated program may access one buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A `read` or `uniform` buffer: any index.
+    ReadOnly,
+    /// An `output` or `read_write` buffer with `slots` elements per invocation, indexed from `tid`.
+    OwnStorage,
+    /// An `output` buffer touched only by atomics of one group, whose old values are dropped.
+    Contended(AtomicGroup),
+    /// A workgroup buffer with `slots` elements per invocation of the workgroup, indexed from `ltid`,
+    /// while the workgroup phase is `Write`; any index while it is `Read`.
+    OwnWorkgroup,
+    /// A workgroup buffer touched only by atomics of one group while the phase is `Write`, and read at
+    /// any index while it is `Read`.
+    SharedWorkgroup(AtomicGroup),
+}
+
+/// One buffer of a generated program.
+#[derive(Clone, Debug)]
+pub(crate) struct BufInfo {
+    pub(crate) decl: BufferDecl,
+    pub(crate) role: Role,
+    /// Own-slot elements per invocation (own-slot roles only).
+    pub(crate) slots: u32,
+    /// Elements of input to generate (inputs only).
+    pub(crate) input_elements: u32,
+}
+
+/// The element types, simplest first (what a shrunk word selects).
+pub(crate) const TYPES: [DataType; 4] =
+    [DataType::U32, DataType::I32, DataType::F32, DataType::Bool];
+
+/// The shape of the dispatch a recipe decodes to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    pub(crate) workgroup: [u32; 3],
+    pub(crate) grid: [u32; 3],
+    pub(crate) slots: u32,
+    pub(crate) out_type: DataType,
+}
+
+impl Shape {
+    pub(crate) fn decode(words: &[u32], config: &GenConfig) -> Self {
+        let word = |i: usize| words.get(i).copied().unwrap_or(0);
+        Shape {
+            workgroup: split3(
+                config.max_workgroup_invocations,
+                [word(0), word(1), word(2)],
+            ),
+            grid: split3(config.max_workgroups, [word(3), word(4), word(5)]),
+            slots: 1 + word(6) % 3,
+            out_type: TYPES[word(7) as usize % TYPES.len()],
+        }
+    }
+
+    pub(crate) fn invocations_per_group(&self) -> u32 {
+        self.workgroup.iter().product()
+    }
+
+    pub(crate) fn invocations(&self) -> u32 {
+        self.invocations_per_group() * self.grid.iter().product::<u32>()
+    }
+}
+
+/// Three factors, each at least 1, whose product is at most `limit`; words of 0 give `[1, 1, 1]`.
+fn split3(limit: u32, words: [u32; 3]) -> [u32; 3] {
+    let mut left = limit.max(1);
+    let mut out = [1; 3];
+    for (slot, word) in out.iter_mut().zip(words) {
+        *slot = 1 + word % left;
+        left /= *slot;
+    }
+    out
+}
+
+/// Decodes the buffer list: `out0` (an own-slot output of the shape's type) and one buffer per word.
+pub(crate) fn decode_buffers(
+    words: &[u32],
+    shape: &Shape,
+    features: Features,
+    config: &GenConfig,
+) -> Vec<BufInfo> {
+    let mut buffers = vec![own_storage(
+        "out0",
+        BufferAccess::Output,
+        shape.out_type,
+        shape,
+        0,
+    )];
+    for (i, &word) in words.iter().enumerate() {
+        buffers.push(decode_buffer(i + 1, word, shape, features, config));
+    }
+    let mut binding = 0;
+    for info in &mut buffers {
+        if info.decl.access.is_bound() {
+            info.decl.binding = binding;
+            binding += 1;
+        }
+    }
+    buffers
+}
+
+fn decode_buffer(
+    i: usize,
+    word: u32,
+    shape: &Shape,
+    features: Features,
+    config: &GenConfig,
+) -> BufInfo {
+    let elem = TYPES[(word >> 3) as usize % TYPES.len()];
+    let int_elem = if (word >> 3).is_multiple_of(2) {
+        DataType::U32
+    } else {
+        DataType::I32
+    };
+    let size = 1 + (word >> 7) % config.max_elements.max(1);
+    let group = AtomicGroup::ALL[(word >> 12) as usize % AtomicGroup::ALL.len()];
+    let runtime = (word >> 5) & 1 == 1;
+    let short = ((word >> 6) & 1) * ((word >> 16) % 3);
+    match word % 6 {
+        1 => own_storage(&format!("out{i}"), BufferAccess::Output, elem, shape, short),
+        2 => {
+            let mut info = own_storage(
+                &format!("rw{i}"),
+                BufferAccess::ReadWrite,
+                elem,
+                shape,
+                short,
+            );
+            info.input_elements = info.decl.count;
+            if runtime {
+                info.decl.count = 0;
+            }
+            info
+        }
+        3 => read_only(
+            BufferDecl::uniform(format!("uni{i}"), 0, elem).with_count(size),
+            size,
+        ),
+        4 if features.has(Feature::Atomics) => BufInfo {
+            decl: BufferDecl::output(format!("acc{i}"), 0, int_elem).with_count(1 + size % 8),
+            role: Role::Contended(group),
+            slots: 0,
+            input_elements: 0,
+        },
+        5 if features.has(Feature::Workgroup) => workgroup(i, word, int_elem, elem, group, shape),
+        _ => {
+            let count = if runtime { 0 } else { size };
+            read_only(
+                BufferDecl::read(format!("in{i}"), 0, elem).with_count(count),
+                size,
+            )
+        }
+    }
+}
+
+fn read_only(decl: BufferDecl, elements: u32) -> BufInfo {
+    BufInfo {
+        decl,
+        role: Role::ReadOnly,
+        slots: 0,
+        input_elements: elements,
+    }
+}
+
+/// An own-slot storage buffer with room for every invocation's slots, less `short` elements so that
+/// the last slots are out of bounds.
+fn own_storage(
+    name: &str,
+    access: BufferAccess,
+    elem: DataType,
+    shape: &Shape,
+    short: u32,
+) -> BufInfo {
+    let slots = shape.slots;
+    let total = shape.invocations() * slots;
+    let count = total - short.min(total - 1);
+    let decl = match access {
+        BufferAccess::ReadWrite => BufferDecl::read_write(name, 0, elem),
+        _ => BufferDecl::output(name, 0, elem),
+    };
+    BufInfo {
+        decl: decl.with_count(count),
+        role: Role::OwnStorage,
+        slots,
+        input_elements: 0,
+    }
+}
+
+fn workgroup(
+    i: usize,
+    word: u32,
+    int_elem: DataType,
+    elem: DataType,
+    group: AtomicGroup,
+    shape: &Shape,
+) -> BufInfo {
+    if (word >> 15) & 1 == 1 {
+        let count = 1 + (word >> 7) % 8;
+        return BufInfo {
+            decl: BufferDecl::workgroup(format!("wga{i}"), count, int_elem),
+            role: Role::SharedWorkgroup(group),
+            slots: 0,
+            input_elements: 0,
+        };
+    }
+    let slots = shape.slots;
+    let count = shape.invocations_per_group() * slots;
+    BufInfo {
+        decl: BufferDecl::workgroup(format!("wg{i}"), count, elem),
+        role: Role::OwnWorkgroup,
+        slots,
+        input_elements: 0,
+    }
+}

@@ -1,0 +1,39 @@
+//! Program generators for property-based testing.
+//!
+//! Two generators:
+//!
+//! - **Recipes** ([`recipe`], [`decode`]): proptest draws a compact [`Recipe`] of small integers and
+//!   [`decode`] turns it into a [`GeneratedCase`]: a program that always passes `validate`, matching
+//!   input bytes and a dispatch configuration. Decoding picks every operand by index modulo the pool of
+//!   valid options (variables in scope, buffers of the right type), so any recipe, including every
+//!   recipe proptest shrinks to, decodes to a valid program. Expressions are type-directed
+//!   (`expr(ty, depth)`). A [`GenConfig`] says which [`Feature`]s to draw from and how large programs
+//!   get; with `swarm` on, each case keeps a random subset of the features. With `comparable` on, the
+//!   programs are race-free and keep floats away from integers and control flow, so their outputs can
+//!   be compared between backends.
+//! - **Raw programs** ([`raw_program`]): structurally arbitrary trees, most of them invalid, for
+//!   checking that `validate` never panics and that no backend panics on what it accepts.
+
+mod access;
+mod config;
+mod decode;
+mod expr;
+mod inputs;
+mod layout;
+mod raw;
+mod recipe;
+mod stmt;
+
+pub use config::{Feature, Features, GenConfig};
+pub use decode::{GeneratedCase, decode};
+pub use raw::{raw_inputs, raw_program};
+pub use recipe::{Recipe, StmtKind, StmtRecipe, recipe};
+
+/// The strategy for whole generated cases of `config`: recipes, decoded.
+pub fn case(
+    config: &GenConfig,
+) -> impl proptest::strategy::Strategy<Value = GeneratedCase> + use<> {
+    use proptest::strategy::Strategy;
+    let config = config.clone();
+    recipe(&config).prop_map(move |r| decode(&r, &config))
+}

@@ -1,0 +1,190 @@
+//! Statement decoding: one [`StmtRecipe`] becomes at most one node (or opens or closes a scope).
+
+use vyre_foundation::ir::{DataType, Expr, Node};
+
+use crate::r#gen::access::AtomicTarget;
+use crate::r#gen::decode::{Ctx, Phase};
+use crate::r#gen::layout::TYPES;
+use crate::r#gen::recipe::Choices;
+use crate::r#gen::{Feature, StmtKind, StmtRecipe};
+
+/// Expression depth for loop bounds and indices: shallow, so they stay cheap and readable.
+const SHALLOW: u32 = 2;
+
+impl Ctx {
+    /// Decodes one statement recipe at the current position.
+    pub(crate) fn stmt(&mut self, recipe: &StmtRecipe) {
+        let mut ch = Choices::new(&recipe.choices);
+        let ch = &mut ch;
+        let features = self.features;
+        let on = |f: Feature| features.has(f);
+        match StmtKind::from_byte(recipe.kind) {
+            StmtKind::Store => self.store(ch),
+            StmtKind::Let if on(Feature::Variables) => self.let_stmt(ch),
+            StmtKind::Assign if on(Feature::Variables) => self.assign(ch),
+            StmtKind::If if on(Feature::Ifs) && self.room() => {
+                let cond = self.expr(ch, DataType::Bool, self.config.max_expr_depth);
+                self.open_if(cond);
+            }
+            StmtKind::Else if self.in_then() => self.switch_to_else(),
+            StmtKind::Loop if on(Feature::Loops) && self.room() && self.loop_nesting() < 2 => {
+                self.loop_stmt(ch)
+            }
+            StmtKind::Block if self.room() => self.open_block(),
+            StmtKind::Close if self.nesting() > 0 => self.close(),
+            StmtKind::Barrier
+                if on(Feature::Workgroup) && self.nesting() == 0 && !self.diverged =>
+            {
+                self.emit(Node::Barrier);
+                self.phase = match self.phase {
+                    Phase::Write => Phase::Read,
+                    Phase::Read => Phase::Write,
+                };
+            }
+            StmtKind::Atomic if on(Feature::Atomics) => self.atomic(ch),
+            StmtKind::Return if on(Feature::Returns) && self.nesting() > 0 => {
+                // Conservatively treat every nested return as non-uniform: no barrier may follow.
+                self.diverged = true;
+                self.emit(Node::Return);
+            }
+            // A statement whose feature is off, or that does not fit here, stores instead: outputs
+            // are what is compared, so every statement should have a chance to reach one.
+            _ => self.store(ch),
+        }
+    }
+
+    fn room(&self) -> bool {
+        self.nesting() < self.config.max_nesting
+    }
+
+    fn store(&mut self, ch: &mut Choices<'_>) {
+        let targets = self.store_targets();
+        let Some(&target) = targets.get(ch.below(targets.len())) else {
+            return;
+        };
+        let info = &self.buffers[target];
+        let index = self.index(ch, info, SHALLOW);
+        let value = self.expr(ch, info.decl.element, self.config.max_expr_depth);
+        let node = Node::store(info.decl.name.as_str(), index, value);
+        self.emit(node);
+    }
+
+    fn let_stmt(&mut self, ch: &mut Choices<'_>) {
+        let ty = TYPES[ch.below(TYPES.len())];
+        let value = self.expr(ch, ty, self.config.max_expr_depth);
+        let name = self.fresh("v");
+        self.emit(Node::let_bind(name.as_str(), value));
+        self.declare(name, ty, true);
+    }
+
+    fn assign(&mut self, ch: &mut Choices<'_>) {
+        let mutable: Vec<usize> = (0..self.vars.len())
+            .filter(|&i| self.vars[i].mutable)
+            .collect();
+        let Some(&var) = mutable.get(ch.below(mutable.len())) else {
+            return self.let_stmt(ch);
+        };
+        let (name, ty) = (self.vars[var].name.clone(), self.vars[var].ty);
+        let value = self.expr(ch, ty, self.config.max_expr_depth);
+        self.emit(Node::assign(name, value));
+    }
+
+    /// `for i in lo .. lo + trip`: at most `max_trip` iterations (none when the addition wraps).
+    fn loop_stmt(&mut self, ch: &mut Choices<'_>) {
+        let ty = if ch.next_word().is_multiple_of(2) {
+            DataType::U32
+        } else {
+            DataType::I32
+        };
+        let from = self.expr(ch, ty, SHALLOW);
+        let trip = ch.below(self.config.max_trip as usize + 1) as u32;
+        let step = match ty {
+            DataType::I32 => Expr::i32(trip as i32),
+            _ => Expr::u32(trip),
+        };
+        let to = Expr::add(from.clone(), step);
+        let var = self.fresh("i");
+        self.open_loop(var, ty, from, to);
+    }
+
+    fn atomic(&mut self, ch: &mut Choices<'_>) {
+        let targets = self.atomic_targets();
+        let Some(&(target, kind)) = targets.get(ch.below(targets.len())) else {
+            return;
+        };
+        let info = &self.buffers[target];
+        let op = self.atomic_op(ch, info, kind);
+        let elem = info.decl.element;
+        let index = self.index(ch, info, SHALLOW);
+        let depth = self.config.max_expr_depth;
+        let value = self.expr(ch, elem, depth);
+        let name = info.decl.name.clone();
+        let atomic = if op == vyre_foundation::ir::AtomicOp::CompareExchange {
+            let expected = self.expr(ch, elem, depth);
+            Expr::atomic_compare_exchange(name, index, expected, value)
+        } else {
+            Expr::atomic(op, name, index, value)
+        };
+        // A contended atomic's old value depends on the order of invocations: bind it to a variable
+        // that nothing reads (`drop` prefix), never to one in the pool.
+        let keep = kind == AtomicTarget::Owned;
+        let var = self.fresh(if keep { "a" } else { "drop" });
+        self.emit(Node::let_bind(var.as_str(), atomic));
+        if keep {
+            self.declare(var, elem, true);
+        }
+    }
+
+    /// The last statement of every program: the root-scope variables folded into one of the
+    /// invocation's own `out0` slots, so that what the body computed is observable even when none of
+    /// its own stores ran. Floats only reach a float `out0` (comparable programs keep them there).
+    pub(crate) fn epilogue(&mut self) {
+        let out = self.buffers[0].decl.element;
+        let vars: Vec<(String, DataType)> = self
+            .vars
+            .iter()
+            .filter(|v| v.mutable)
+            .map(|v| (v.name.clone(), v.ty))
+            .collect();
+        let mut folded: Option<Expr> = None;
+        for (name, ty) in vars {
+            let Some(term) = observe(Expr::var(name), ty, out) else {
+                continue;
+            };
+            folded = Some(match (folded, out) {
+                (None, _) => term,
+                (Some(acc), DataType::F32) => Expr::add(acc, term),
+                (Some(acc), DataType::Bool) => {
+                    Expr::binary(vyre_foundation::ir::BinOp::Ne, acc, term)
+                }
+                (Some(acc), _) => Expr::bit_xor(acc, term),
+            });
+        }
+        if let Some(value) = folded {
+            let index = match self.buffers[0].slots {
+                0 | 1 => Expr::var(crate::r#gen::decode::TID),
+                s => Expr::add(
+                    Expr::mul(Expr::var(crate::r#gen::decode::TID), Expr::u32(s)),
+                    Expr::u32(s - 1),
+                ),
+            };
+            self.emit(Node::store(
+                self.buffers[0].decl.name.as_str(),
+                index,
+                value,
+            ));
+        }
+    }
+}
+
+/// `var` (of type `ty`) as a value of type `out`, or `None` for a float that must not leave floats.
+fn observe(var: Expr, ty: DataType, out: DataType) -> Option<Expr> {
+    match (ty, out) {
+        (t, o) if t == o => Some(var),
+        (DataType::F32, _) => None,
+        (DataType::U32, DataType::I32) | (DataType::I32, DataType::U32) => {
+            Some(Expr::bitcast(out, var))
+        }
+        _ => Some(Expr::cast(out, var)),
+    }
+}

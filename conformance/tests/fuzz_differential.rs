@@ -1,0 +1,174 @@
+//! The differential property: random comparable programs agree on the reference and on every other
+//! backend available here; backends never panic on programs `validate` accepts; every saved
+//! regression case replays without a mismatch.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use vyre_conformance::ReferenceBackend;
+use vyre_conformance::fuzz::{self, FuzzOptions, FuzzSummary, Regression, Verdict};
+use vyre_conformance::r#gen::{GenConfig, decode, raw_inputs, raw_program, recipe};
+use vyre_driver::{DispatchConfig, VyreBackend};
+
+fn wgpu_or_skip(test: &str) -> Option<Box<dyn VyreBackend>> {
+    #[cfg(feature = "wgpu")]
+    {
+        vyre_driver_wgpu::testing::backend_or_skip(test)
+            .map(|b| Box::new(b) as Box<dyn VyreBackend>)
+    }
+    #[cfg(not(feature = "wgpu"))]
+    {
+        eprintln!("skipped {test}: built without the wgpu feature");
+        None
+    }
+}
+
+fn assert_no_mismatch(summary: &FuzzSummary) {
+    let reports: Vec<String> = summary.mismatches.iter().map(|m| m.report()).collect();
+    assert!(
+        reports.is_empty(),
+        "{} mismatch(es); copy the saved cases into conformance/regressions/ once fixed:\n{}",
+        reports.len(),
+        reports.join("\n\n")
+    );
+}
+
+fn options(cases: u64, seed: u64) -> FuzzOptions {
+    FuzzOptions {
+        cases,
+        seed,
+        regressions_dir: Some(std::env::temp_dir().join("vyre-fuzz-regressions")),
+        batch: 128,
+        ..FuzzOptions::default()
+    }
+}
+
+#[test]
+fn reference_agrees_with_itself_on_random_programs() {
+    let reference = ReferenceBackend::new();
+    let summary = fuzz::run(
+        &options(2000, 1),
+        &reference,
+        &ReferenceBackend::new(),
+        &|_| {},
+    );
+    assert_no_mismatch(&summary);
+    assert_eq!(summary.programs, 2000);
+    // The programs do real work, and few are left uncompared.
+    assert!(summary.ops_executed > 100_000, "{summary:?}");
+    assert!(summary.skipped < 200, "{} skipped", summary.skipped);
+}
+
+#[test]
+fn wgpu_agrees_with_the_reference_on_random_programs() {
+    let Some(wgpu) = wgpu_or_skip("wgpu_agrees_with_the_reference_on_random_programs") else {
+        return;
+    };
+    let reference = ReferenceBackend::new();
+    let progress = |p: &fuzz::FuzzProgress| {
+        eprintln!(
+            "fuzz wgpu: {}/{} ({:?}, {} skipped)",
+            p.done, p.total, p.elapsed, p.skipped
+        )
+    };
+    // `VYRE_FUZZ_CASES` and `VYRE_FUZZ_SEED` run a longer or different campaign from the test.
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let cases = env("VYRE_FUZZ_CASES", 2000);
+    let summary = fuzz::run(
+        &options(cases, env("VYRE_FUZZ_SEED", 2)),
+        &reference,
+        wgpu.as_ref(),
+        &progress,
+    );
+    assert_no_mismatch(&summary);
+    assert_eq!(summary.programs, cases);
+}
+
+/// Backends may reject but never panic on a valid program, whatever it does (races included).
+fn run_without_panic(
+    backend: &dyn VyreBackend,
+    program: &vyre_foundation::ir::Program,
+    inputs: &[Vec<u8>],
+    grid: Option<[u32; 3]>,
+) {
+    let mut config = DispatchConfig::new()
+        .with_fuel(200_000)
+        .with_timeout(Duration::from_secs(10));
+    config.grid = grid;
+    let _ = backend.dispatch(program, inputs, &config);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn reference_never_panics_on_valid_only_programs(r in recipe(&GenConfig::valid_only())) {
+        let case = decode(&r, &GenConfig::valid_only());
+        run_without_panic(&ReferenceBackend::new(), &case.program, &case.inputs, case.config.grid);
+    }
+
+    #[test]
+    fn reference_never_panics_on_raw_programs(
+        (program, inputs) in raw_program().prop_flat_map(|p| {
+            let inputs = raw_inputs(&p);
+            (Just(p), inputs)
+        })
+    ) {
+        if vyre_foundation::validate(&program).is_ok() {
+            run_without_panic(&ReferenceBackend::new(), &program, &inputs, Some([2, 1, 1]));
+        }
+    }
+}
+
+#[test]
+fn wgpu_never_panics_on_valid_only_programs() {
+    let Some(wgpu) = wgpu_or_skip("wgpu_never_panics_on_valid_only_programs") else {
+        return;
+    };
+    let config = GenConfig::valid_only();
+    for i in 0..150 {
+        if let Some((_, case)) = fuzz::generate(&config, 3, i) {
+            run_without_panic(wgpu.as_ref(), &case.program, &case.inputs, case.config.grid);
+        }
+    }
+}
+
+#[test]
+fn saved_regressions_replay_without_mismatch() {
+    let dir = fuzz::checked_in_dir();
+    let cases = Regression::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !cases.is_empty(),
+        "no regression cases in {}",
+        dir.display()
+    );
+    let reference = ReferenceBackend::new();
+    let wgpu = wgpu_or_skip("saved_regressions_replay_without_mismatch (wgpu part)");
+    let mut others: Vec<&dyn VyreBackend> = vec![&reference];
+    if let Some(w) = wgpu.as_deref() {
+        others.push(w);
+    }
+    for (path, case) in &cases {
+        assert!(
+            vyre_foundation::validate(&case.case.program).is_ok(),
+            "{}",
+            path.display()
+        );
+        for other in &others {
+            let verdict = fuzz::replay(case, &reference, *other);
+            assert!(
+                matches!(verdict, Verdict::Agree { .. }),
+                "{} on `{}`: {verdict:?}\n{}\nnote: {}",
+                path.display(),
+                other.id(),
+                case.case.program,
+                case.note
+            );
+        }
+    }
+}

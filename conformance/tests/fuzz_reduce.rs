@@ -1,0 +1,102 @@
+//! The reducer and the regression format on their own: reduction on synthetic predicates, and the
+//! JSON form of programs round-tripping every generated and raw program.
+
+use proptest::prelude::*;
+use vyre_conformance::fuzz::{self, ProgramJson, Regression};
+use vyre_conformance::r#gen::{GenConfig, GeneratedCase, decode, raw_program, recipe};
+use vyre_foundation::ir::{BinOp, Expr, Node};
+
+fn has_binary(e: &Expr, op: BinOp) -> bool {
+    matches!(e, Expr::Binary { op: o, .. } if *o == op) || e.children().any(|c| has_binary(c, op))
+}
+
+fn program_has(case: &GeneratedCase, op: BinOp) -> bool {
+    let mut found = false;
+    vyre_foundation::for_each_expr(&case.program, |e| {
+        found |= matches!(e, Expr::Binary { op: o, .. } if *o == op)
+    });
+    found
+}
+
+/// Nodes other than barriers, which the reducer keeps because they order workgroup memory.
+fn count_nodes(body: &[Node]) -> usize {
+    let own = |n: &Node| usize::from(!matches!(n, Node::Barrier));
+    body.iter()
+        .map(|n| own(n) + n.bodies().map(|b| count_nodes(b)).sum::<usize>())
+        .sum()
+}
+
+#[test]
+fn reducer_keeps_only_what_the_predicate_needs() {
+    // "Fails" when the program multiplies somewhere outside the id lets: the reducer must end with
+    // the id lets, one node holding a multiplication, and the barriers it keeps.
+    let config = GenConfig::differential().with_swarm(false);
+    let mut reduced = 0;
+    for i in 0..200 {
+        let Some((_, case)) = fuzz::generate(&config, 5, i) else {
+            continue;
+        };
+        let fails = |c: &GeneratedCase| {
+            c.program
+                .body
+                .iter()
+                .skip(2)
+                .any(|n| n.exprs().any(|e| has_binary(e, BinOp::Mul)))
+                || c.program.body.iter().skip(2).any(|n| {
+                    n.bodies()
+                        .flatten()
+                        .any(|m| m.exprs().any(|e| has_binary(e, BinOp::Mul)))
+                })
+        };
+        if !fails(&case) {
+            continue;
+        }
+        let minimal = fuzz::reduce(&case, &mut |c| fails(c), 5000);
+        assert!(fails(&minimal), "the reducer lost the failure");
+        assert!(vyre_foundation::validate(&minimal.program).is_ok());
+        assert!(fuzz::cost(&minimal) <= fuzz::cost(&case));
+        let nodes = count_nodes(&minimal.program.body);
+        assert!(nodes <= 3, "{nodes} nodes left:\n{}", minimal.program);
+        assert!(program_has(&minimal, BinOp::Mul));
+        reduced += 1;
+        if reduced == 10 {
+            break;
+        }
+    }
+    assert_eq!(reduced, 10, "too few generated programs multiply");
+}
+
+#[test]
+fn reducer_returns_the_case_when_nothing_smaller_fails() {
+    let (_, case) =
+        fuzz::generate(&GenConfig::differential(), 9, 0).unwrap_or_else(|| panic!("no case"));
+    let original = case.clone();
+    let minimal = fuzz::reduce(&case, &mut |c| *c == original, 1000);
+    assert_eq!(minimal, original);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_cases_round_trip_through_regression_json(r in recipe(&GenConfig::differential())) {
+        let case = decode(&r, &GenConfig::differential());
+        let regression = Regression { note: "round trip".into(), case, recipe: Some(r) };
+        let back = Regression::from_json(&regression.to_json());
+        prop_assert_eq!(back, Ok(regression));
+    }
+
+    #[test]
+    fn raw_programs_round_trip_through_program_json(program in raw_program()) {
+        let back = ProgramJson::from_program(&program).to_program();
+        prop_assert_eq!(back, Ok(program));
+    }
+}
+
+#[test]
+fn malformed_regression_files_are_errors_with_a_fix() {
+    for text in ["", "{}", "{\"version\":1}", "[1,2]"] {
+        let error = Regression::from_json(text).err().unwrap_or_default();
+        assert!(error.contains("Fix:"), "{text:?} gave {error:?}");
+    }
+}
