@@ -7,6 +7,8 @@
 
 #![allow(clippy::print_stdout)]
 
+mod fuzz;
+
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -30,12 +32,18 @@ options:
   --failures N     show the first N failures of each backend in full (default 5)
   --quiet          no progress on stderr
   -h, --help       this text
+
+vyre-conform fuzz [--cases N] [--seed S] [--minutes M] [--backend NAME] [--save DIR] [--quiet]
+  random valid programs run on the reference and on NAME (default wgpu); mismatches are shrunk,
+  printed, and saved as regression cases under DIR
 ";
 
 /// What the command line asks for.
 enum Command {
     /// Run the catalogue.
     Check(CheckArgs),
+    /// Run the differential fuzzer.
+    Fuzz(fuzz::FuzzArgs),
     /// Print the usage.
     Help,
 }
@@ -56,9 +64,10 @@ fn parse(args: &[String]) -> Result<Command, String> {
     };
     match sub {
         "check" => parse_check(rest),
+        "fuzz" => Ok(Command::Fuzz(fuzz::parse(rest)?)),
         "help" => Ok(Command::Help),
         other => Err(format!(
-            "unknown subcommand `{other}`. Fix: use `check` (the default) or `help`."
+            "unknown subcommand `{other}`. Fix: use `check` (the default), `fuzz` or `help`."
         )),
     }
 }
@@ -118,6 +127,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Command::Check(check)) => run_check(&check),
+        Ok(Command::Fuzz(args)) => fuzz::run(&args),
         Err(message) => {
             eprintln!("vyre-conform: {message}");
             ExitCode::from(2)
