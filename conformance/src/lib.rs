@@ -27,6 +27,7 @@ pub mod semantics;
 pub use reference::{ReferenceBackend, TracedRun};
 
 pub mod catalogue;
+pub mod fixtures;
 pub mod fuzz;
 pub mod r#gen;
 pub mod report;

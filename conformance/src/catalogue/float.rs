@@ -62,40 +62,26 @@ fn comparisons() -> Batch {
 }
 
 fn math() -> Batch {
-    let ops = [
-        UnOp::Neg,
-        UnOp::Abs,
-        UnOp::Floor,
-        UnOp::Ceil,
-        UnOp::Round,
-        UnOp::Trunc,
-        UnOp::Fract,
-        UnOp::Sqrt,
-        UnOp::InverseSqrt,
-        UnOp::Exp,
-        UnOp::Exp2,
-        UnOp::Log,
-        UnOp::Log2,
-        UnOp::Sin,
-        UnOp::Cos,
-    ];
-    ops.into_iter()
-        .fold(
-            Elementwise::new(Area::Float, "float.unary", vec![DataType::F32])
-                .rows(singles(&f32_words(&F32_UNARY))),
-            |b, op| {
-                b.op(ElementOp::new(
-                    format!("{}.f32", op.name()),
-                    DataType::F32,
-                    move |e| Expr::unary(op, e[0].clone()),
-                    move |w| {
-                        let x = f32::from_bits(w[0]);
-                        Expectation::accept(accuracy::unary(op, x).unwrap_or(Acceptance::Any))
-                    },
-                ))
-            },
-        )
-        .into_batch()
+    // Every unary operator that takes an f32, so a new one is checked as soon as it exists.
+    let ops = UnOp::ALL
+        .into_iter()
+        .filter(|op| op.result_type(DataType::F32).is_some());
+    ops.fold(
+        Elementwise::new(Area::Float, "float.unary", vec![DataType::F32])
+            .rows(singles(&f32_words(&F32_UNARY))),
+        |b, op| {
+            b.op(ElementOp::new(
+                format!("{}.f32", op.name()),
+                DataType::F32,
+                move |e| Expr::unary(op, e[0].clone()),
+                move |w| {
+                    let x = f32::from_bits(w[0]);
+                    Expectation::accept(accuracy::unary(op, x).unwrap_or(Acceptance::Any))
+                },
+            ))
+        },
+    )
+    .into_batch()
 }
 
 fn fma() -> Batch {
