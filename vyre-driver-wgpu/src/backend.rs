@@ -235,6 +235,7 @@ impl WgpuBackend {
             LowerOptions {
                 coalesced: false,
                 direct,
+                packed: false,
             },
         )?;
         let job = plain_job(&pipeline, &plan, inputs, physical, config);

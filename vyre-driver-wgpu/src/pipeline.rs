@@ -154,7 +154,7 @@ pub(crate) fn compile(
         entries: &user_entries,
     });
     let mut internal_entries = vec![storage_entry(0, true)];
-    if options.coalesced {
+    if options.coalesced && !options.packed {
         internal_entries.push(storage_entry(1, true));
     }
     let internal_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

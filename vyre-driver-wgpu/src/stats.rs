@@ -15,6 +15,9 @@ pub struct WgpuStats {
     pub bind_group_layouts_created: u64,
     /// Real `dispatch_workgroups` calls recorded.
     pub dispatch_calls: u64,
+    /// Coalesced launches that ran packed: equal items laid end to end, only the invocations that can
+    /// have an effect started (see [`crate::WgpuPipeline::dispatch_coalesced`]).
+    pub packed_launches: u64,
     /// Queue submissions.
     pub submits: u64,
     /// Pipeline cache hits.
@@ -35,6 +38,7 @@ pub(crate) struct Counters {
     pub(crate) pipelines: AtomicU64,
     pub(crate) layouts: AtomicU64,
     pub(crate) dispatch_calls: AtomicU64,
+    pub(crate) packed_launches: AtomicU64,
     pub(crate) submits: AtomicU64,
     pub(crate) cache_hits: AtomicU64,
     pub(crate) buffers_created: AtomicU64,
@@ -53,6 +57,7 @@ impl Counters {
             pipelines_created: get(&self.pipelines),
             bind_group_layouts_created: get(&self.layouts),
             dispatch_calls: get(&self.dispatch_calls),
+            packed_launches: get(&self.packed_launches),
             submits: get(&self.submits),
             cache_hits: get(&self.cache_hits),
             cache_entries,

@@ -12,61 +12,164 @@ use vyre_foundation::ir::{BufferAccess, Program};
 
 use crate::backend::{WgpuBackend, device_bytes, fold_grid};
 use crate::exec::{self, Init, Job, JobBuffer};
-use crate::lower::{LowerOptions, PARAM_LENGTHS};
+use crate::lower::{LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS, packed_stores};
 use crate::pipeline::WgpuPipeline;
+use crate::stats::bump;
 
-/// The outputs of a coalesced run and how many real launches it took.
-pub(crate) struct CoalescedRun {
-    pub(crate) outputs: Vec<Vec<Vec<u8>>>,
-    pub(crate) launches: u32,
+/// The input byte vectors of a run's items, however the caller holds them.
+pub(crate) trait Items {
+    /// How many items.
+    fn count(&self) -> usize;
+    /// How many input vectors item `k` has.
+    fn inputs(&self, k: usize) -> usize;
+    /// Input vector `i` of item `k`.
+    fn input(&self, k: usize, i: usize) -> &[u8];
 }
+
+/// Items as [`WgpuPipeline::dispatch_coalesced`] takes them: one input set per item.
+struct ItemSets<'a>(&'a [Vec<Vec<u8>>]);
+
+impl Items for ItemSets<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn inputs(&self, k: usize) -> usize {
+        self.0[k].len()
+    }
+    fn input(&self, k: usize, i: usize) -> &[u8] {
+        &self.0[k][i]
+    }
+}
+
+/// Receives each item's output slices (one per output buffer), in item order from item 0. A run that
+/// is retried after a device loss starts again at item 0.
+pub(crate) type Sink<'a> = dyn FnMut(usize, &[&[u8]]) + 'a;
 
 const COALESCED: LowerOptions = LowerOptions {
     coalesced: true,
     direct: false,
+    packed: false,
 };
 
-/// Runs every item of `items` (one input set each) and returns one output set per item, in order.
+const PACKED: LowerOptions = LowerOptions {
+    coalesced: true,
+    direct: false,
+    packed: true,
+};
+
+/// The plans of a run's items: one shared plan when every item has the same input lengths (the
+/// common case, planned once), else one per item.
+enum Plans {
+    Uniform(DispatchPlan, usize),
+    Each(Vec<DispatchPlan>),
+}
+
+impl Plans {
+    fn new(
+        program: &Program,
+        items: &dyn Items,
+        config: &DispatchConfig,
+    ) -> Result<Self, BackendError> {
+        let lens = |k: usize| -> Vec<usize> {
+            (0..items.inputs(k))
+                .map(|i| items.input(k, i).len())
+                .collect()
+        };
+        let plan = |k: usize, lens: &[usize]| {
+            plan_dispatch(program, lens, config)
+                .map_err(|e| BackendError::input_mismatch(format!("work item {k}: {e}")))
+        };
+        let first = lens(0);
+        let uniform = (1..items.count()).all(|k| {
+            items.inputs(k) == first.len()
+                && first
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &len)| items.input(k, i).len() == len)
+        });
+        if uniform {
+            return Ok(Plans::Uniform(plan(0, &first)?, items.count()));
+        }
+        let plans = (0..items.count())
+            .map(|k| plan(k, &lens(k)))
+            .collect::<Result<_, _>>()?;
+        Ok(Plans::Each(plans))
+    }
+
+    fn get(&self, k: usize) -> &DispatchPlan {
+        match self {
+            Plans::Uniform(plan, _) => plan,
+            Plans::Each(plans) => &plans[k],
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Plans::Uniform(_, n) => *n,
+            Plans::Each(plans) => plans.len(),
+        }
+    }
+}
+
+/// Runs every item of `items` (one input set each), hands each item's outputs to `sink` in order, and
+/// returns how many real launches it took.
 pub(crate) fn run(
     backend: &WgpuBackend,
     program: &Program,
-    items: &[&[&[u8]]],
+    items: &dyn Items,
     config: &DispatchConfig,
-) -> Result<CoalescedRun, BackendError> {
-    let mut plans = Vec::with_capacity(items.len());
-    for (k, inputs) in items.iter().enumerate() {
-        let lens: Vec<usize> = inputs.iter().map(|i| i.len()).collect();
-        let plan = plan_dispatch(program, &lens, config)
-            .map_err(|e| BackendError::input_mismatch(format!("work item {k}: {e}")))?;
-        plans.push(plan);
+    sink: &mut Sink<'_>,
+) -> Result<u32, BackendError> {
+    if items.count() == 0 {
+        return Ok(0);
+    }
+    let plans = Plans::new(program, items, config)?;
+    let state = backend.state()?;
+    let limits = Limits {
+        binding: state
+            .limits
+            .max_storage_buffer_binding_size
+            .min(state.limits.max_buffer_size),
+        max_dim: state.limits.max_compute_workgroups_per_dimension,
+    };
+    if let Plans::Uniform(plan, _) = &plans
+        && let Some(active) = packed_active(program, plan)
+    {
+        return run_packed(backend, program, plan, active, items, config, limits, sink);
     }
     let pipeline = backend.pipeline(program, COALESCED)?;
-    let state = backend.state()?;
-    let limit = state
-        .limits
-        .max_storage_buffer_binding_size
-        .min(state.limits.max_buffer_size);
-    let max_dim = state.limits.max_compute_workgroups_per_dimension;
-    let mut outputs: Vec<Vec<Vec<u8>>> = vec![Vec::new(); items.len()];
     let mut launches = 0u32;
     let mut start = 0;
-    while start < items.len() {
-        let end = chunk_end(&pipeline, &plans, start, limit, max_dim)?;
-        let chunk = launch(
-            backend,
-            &pipeline,
-            &plans[start..end],
-            &items[start..end],
+    while start < items.count() {
+        let end = chunk_end(&pipeline, &plans, start, limits)?;
+        let chunk = Chunk {
+            range: start..end,
+            items,
             config,
-            max_dim,
-        )?;
+            limits,
+        };
+        launch(backend, &pipeline, &plans, &chunk, sink)?;
         launches += 1;
-        for (k, out) in chunk.into_iter().enumerate() {
-            outputs[start + k] = out;
-        }
         start = end;
     }
-    Ok(CoalescedRun { outputs, launches })
+    Ok(launches)
+}
+
+/// The items of one launch: `items[range]`.
+struct Chunk<'a> {
+    range: std::ops::Range<usize>,
+    items: &'a dyn Items,
+    config: &'a DispatchConfig,
+    limits: Limits,
+}
+
+/// The device limits a launch must respect.
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Bytes per bound buffer.
+    binding: u64,
+    /// Workgroups per grid dimension.
+    max_dim: u32,
 }
 
 /// The end of the longest run of items from `start` that share a grid and fit one launch: every
@@ -74,23 +177,23 @@ pub(crate) fn run(
 /// foldable into one grid.
 fn chunk_end(
     pipeline: &WgpuPipeline,
-    plans: &[DispatchPlan],
+    plans: &Plans,
     start: usize,
-    limit: u64,
-    max_dim: u32,
+    limits: Limits,
 ) -> Result<usize, BackendError> {
-    let grid = plans[start].grid;
+    let limit = limits.binding;
+    let grid = plans.get(start).grid;
     // Two words (offset, count) per item and program buffer.
     let table_bytes_per_item = pipeline.program.buffers.len() as u64 * 8;
     let mut totals = vec![0u64; pipeline.bindings.len()];
     let mut end = start;
-    while end < plans.len() && plans[end].grid == grid {
+    while end < plans.len() && plans.get(end).grid == grid {
         let count = (end - start + 1) as u64;
         let mut fits =
-            count * table_bytes_per_item <= limit && fold_grid(grid, count, max_dim).is_ok();
+            count * table_bytes_per_item <= limit && fold_grid(grid, count, limits.max_dim).is_ok();
         let mut next = totals.clone();
         for (t, b) in next.iter_mut().zip(&pipeline.bindings) {
-            *t += device_bytes(b.kind, plans[end].buffers[b.buffer_index].element_count);
+            *t += device_bytes(b.kind, plans.get(end).buffers[b.buffer_index].element_count);
             fits &= *t <= limit;
         }
         if !fits {
@@ -100,28 +203,40 @@ fn chunk_end(
         end += 1;
     }
     if end == start {
-        return Err(BackendError::limit_exceeded(format!(
-            "work item {start} alone exceeds one launch's limits ({limit} bytes per binding, or a grid of {grid:?} workgroups that cannot be folded). Fix: split the item into smaller ones."
-        )));
+        return Err(too_big(start, limit, grid));
     }
     Ok(end)
+}
+
+fn too_big(item: usize, limit: u64, grid: [u32; 3]) -> BackendError {
+    BackendError::limit_exceeded(format!(
+        "work item {item} alone exceeds one launch's limits ({limit} bytes per binding, or a grid of {grid:?} workgroups that cannot be folded). Fix: split the item into smaller ones."
+    ))
 }
 
 fn launch(
     backend: &WgpuBackend,
     pipeline: &WgpuPipeline,
-    plans: &[DispatchPlan],
-    items: &[&[&[u8]]],
-    config: &DispatchConfig,
-    max_dim: u32,
-) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+    plans: &Plans,
+    chunk: &Chunk<'_>,
+    sink: &mut Sink<'_>,
+) -> Result<(), BackendError> {
+    let Chunk {
+        range,
+        items,
+        config,
+        limits,
+    } = chunk;
+    let range = range.clone();
     let program = &pipeline.program;
     let nb = program.buffers.len();
-    // Element offsets of every item's slice, per program buffer.
-    let mut offsets = vec![vec![0u64; nb]; plans.len()];
+    let n = range.len();
+    // Element offsets of every item's slice, per program buffer: item k's at `offsets[k * nb + j]`.
+    let mut offsets = vec![0u64; n * nb];
     let mut totals = vec![0u64; nb];
-    let mut table = Vec::with_capacity(plans.len() * nb * 2);
-    for (k, plan) in plans.iter().enumerate() {
+    let mut table = Vec::with_capacity(n * nb * 2);
+    for k in 0..n {
+        let plan = plans.get(range.start + k);
         for (j, decl) in program.buffers.iter().enumerate() {
             let count = plan.buffers[j].element_count;
             let offset = if decl.access == BufferAccess::Workgroup {
@@ -129,7 +244,7 @@ fn launch(
             } else {
                 totals[j]
             };
-            offsets[k][j] = offset;
+            offsets[k * nb + j] = offset;
             if decl.access != BufferAccess::Workgroup {
                 totals[j] += count;
             }
@@ -144,10 +259,10 @@ fn launch(
         let bytes = device_bytes(b.kind, totals[j]);
         let init = if decl.access.takes_input() {
             let mut data = vec![0u8; bytes as usize];
-            for (k, plan) in plans.iter().enumerate() {
-                if let Some(i) = plan.buffers[j].input {
-                    let at = offsets[k][j] as usize * 4;
-                    let input = items[k][i];
+            for k in 0..n {
+                if let Some(i) = plans.get(range.start + k).buffers[j].input {
+                    let at = offsets[k * nb + j] as usize * 4;
+                    let input = items.input(range.start + k, i);
                     data[at..at + input.len()].copy_from_slice(input);
                 }
             }
@@ -162,47 +277,207 @@ fn launch(
             readback,
         });
     }
-    let grid = plans[0].grid;
-    let (physical, _) = fold_grid(grid, plans.len() as u64, max_dim)?;
-    let mut params = vec![0u32; PARAM_LENGTHS as usize];
-    params[..3].copy_from_slice(&grid);
-    params[3] = plans.len() as u32;
-    params.extend(plans[0].buffers.iter().map(|b| b.element_count as u32));
+    let first = plans.get(range.start);
+    let (physical, _) = fold_grid(first.grid, n as u64, limits.max_dim)?;
     let job = Job {
         buffers,
-        params,
+        params: params(first, n, 0),
         items: Some(table),
         physical_grid: physical,
         timeout: config.timeout,
     };
     let state = backend.state()?;
     let whole = exec::run(&backend.shared, &state, pipeline, job)?;
-    // Split every output back into the items' slices, trimmed to each item's readback range.
+    let slice = |k: usize, j: usize| {
+        let base = offsets[k * nb + j] as usize * 4;
+        let count = plans.get(range.start + k).buffers[j].element_count as usize;
+        (base, count)
+    };
+    split_outputs(program, pipeline, &whole, range.clone(), slice, sink);
+    Ok(())
+}
+
+/// vyre's `params` words for a launch of `items` items shaped like `plan`.
+fn params(plan: &DispatchPlan, items: usize, active: u32) -> Vec<u32> {
+    let mut params = vec![0u32; PARAM_LENGTHS as usize];
+    params[..3].copy_from_slice(&plan.grid);
+    params[3] = items as u32;
+    params[PARAM_ACTIVE as usize] = active;
+    params.extend(plan.buffers.iter().map(|b| b.element_count as u32));
+    params
+}
+
+/// Hands every item of `items` (the launch's items, by run index) its slices of the whole outputs,
+/// trimmed to its readback ranges; `slice(k, j)` is the byte offset and element count of the launch's
+/// `k`-th item's slice of buffer `j`.
+fn split_outputs(
+    program: &Program,
+    pipeline: &WgpuPipeline,
+    whole: &[Vec<u8>],
+    items: std::ops::Range<usize>,
+    slice: impl Fn(usize, usize) -> (usize, usize),
+    sink: &mut Sink<'_>,
+) {
     let output_indices: Vec<usize> = pipeline
         .bindings
         .iter()
         .map(|b| b.buffer_index)
         .filter(|&j| program.buffers[j].access == BufferAccess::Output)
         .collect();
-    let mut per_item = vec![Vec::with_capacity(output_indices.len()); plans.len()];
-    for (whole, &j) in whole.iter().zip(&output_indices) {
-        let decl = &program.buffers[j];
-        for (k, plan) in plans.iter().enumerate() {
-            let base = offsets[k][j] as usize * 4;
-            let range = decl.readback_range(plan.buffers[j].element_count as usize * 4);
-            let bytes = whole
-                .get(base + range.start..base + range.end)
-                .unwrap_or(&[]);
-            per_item[k].push(bytes.to_vec());
+    let mut slices: Vec<&[u8]> = Vec::with_capacity(output_indices.len());
+    for (k, item) in items.enumerate() {
+        slices.clear();
+        for (whole, &j) in whole.iter().zip(&output_indices) {
+            let (base, count) = slice(k, j);
+            let range = program.buffers[j].readback_range(count * 4);
+            slices.push(
+                whole
+                    .get(base + range.start..base + range.end)
+                    .unwrap_or(&[]),
+            );
         }
+        sink(item, &slices);
     }
-    Ok(per_item)
+}
+
+/// How many invocations each item runs in the packed form, when `program` and `plan` allow it: every
+/// invocation past the longest stored buffer has no effect (see `lower::packed`).
+fn packed_active(program: &Program, plan: &DispatchPlan) -> Option<u32> {
+    if plan.grid[1] != 1 || plan.grid[2] != 1 {
+        return None;
+    }
+    let stored = packed_stores(program)?;
+    let invocations = u64::from(plan.grid[0]) * u64::from(program.workgroup_size[0]);
+    let longest = stored
+        .iter()
+        .map(|&j| plan.buffers[j].element_count)
+        .max()
+        .unwrap_or(0);
+    // Invocation 0 always exists and always may run; at least one keeps the launch non-empty.
+    u32::try_from(invocations.min(longest).max(1)).ok()
+}
+
+/// Items per packed launch: total invocations well inside a u32, every concatenated binding within
+/// the binding limit.
+fn packed_chunk(pipeline: &WgpuPipeline, plan: &DispatchPlan, active: u32, limit: u64) -> u64 {
+    let by_invocations = (1u64 << 31) / u64::from(active);
+    pipeline
+        .bindings
+        .iter()
+        .map(|b| plan.buffers[b.buffer_index].element_count)
+        .filter(|&count| count > 0)
+        .map(|count| limit / (count * 4))
+        .fold(by_invocations, u64::min)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_packed(
+    backend: &WgpuBackend,
+    program: &Program,
+    plan: &DispatchPlan,
+    active: u32,
+    items: &dyn Items,
+    config: &DispatchConfig,
+    limits: Limits,
+    sink: &mut Sink<'_>,
+) -> Result<u32, BackendError> {
+    let pipeline = backend.pipeline(program, PACKED)?;
+    let per_launch = packed_chunk(&pipeline, plan, active, limits.binding);
+    if per_launch == 0 {
+        return Err(too_big(0, limits.binding, plan.grid));
+    }
+    let per_launch = per_launch.min(u64::from(u32::MAX)) as usize;
+    let mut launches = 0u32;
+    let mut start = 0;
+    while start < items.count() {
+        let end = (start + per_launch).min(items.count());
+        let chunk = Chunk {
+            range: start..end,
+            items,
+            config,
+            limits,
+        };
+        launch_packed(backend, &pipeline, plan, active, &chunk, sink)?;
+        launches += 1;
+        start = end;
+    }
+    Ok(launches)
+}
+
+fn launch_packed(
+    backend: &WgpuBackend,
+    pipeline: &WgpuPipeline,
+    plan: &DispatchPlan,
+    active: u32,
+    chunk: &Chunk<'_>,
+    sink: &mut Sink<'_>,
+) -> Result<(), BackendError> {
+    let Chunk {
+        range,
+        items,
+        config,
+        limits,
+    } = chunk;
+    let program = &pipeline.program;
+    let n = range.len();
+    let mut buffers = Vec::with_capacity(pipeline.bindings.len());
+    for b in &pipeline.bindings {
+        let j = b.buffer_index;
+        let decl = &program.buffers[j];
+        let count = plan.buffers[j].element_count;
+        let stride = count as usize * 4;
+        let bytes = device_bytes(b.kind, count * n as u64);
+        let init = match plan.buffers[j].input {
+            Some(i) if decl.access.takes_input() => {
+                let mut data = Vec::with_capacity(bytes as usize);
+                for k in 0..n {
+                    data.extend_from_slice(items.input(range.start + k, i));
+                    // Inputs shorter than the declared count are zero-padded within the item's slice.
+                    data.resize((k + 1) * stride, 0);
+                }
+                Init::Bytes(Cow::Owned(data))
+            }
+            _ => Init::Zero,
+        };
+        let readback = (decl.access == BufferAccess::Output).then_some(0..count * n as u64 * 4);
+        buffers.push(JobBuffer {
+            bytes,
+            init,
+            readback,
+        });
+    }
+    let invocations = u64::from(active) * n as u64;
+    let groups = invocations.div_ceil(u64::from(program.workgroup_size[0]));
+    let groups = u32::try_from(groups).map_err(|_| too_big(0, limits.binding, plan.grid))?;
+    let (physical, _) = fold_grid([groups, 1, 1], 1, limits.max_dim)?;
+    let job = Job {
+        buffers,
+        params: params(plan, n, active),
+        items: None,
+        physical_grid: physical,
+        timeout: config.timeout,
+    };
+    let state = backend.state()?;
+    let whole = exec::run(&backend.shared, &state, pipeline, job)?;
+    bump(&backend.shared.counters.packed_launches, 1);
+    let slice = |k: usize, j: usize| {
+        let count = plan.buffers[j].element_count as usize;
+        (k * count * 4, count)
+    };
+    split_outputs(program, pipeline, &whole, range.clone(), slice, sink);
+    Ok(())
 }
 
 impl WgpuPipeline {
     /// Runs one item per entry of `items` (each one input byte vector per input buffer, as for
     /// [`vyre_driver::VyreBackend::dispatch`]) in the fewest launches, and returns one output set per
     /// item, in order. Recovers once from a lost device.
+    ///
+    /// Items with equal input lengths whose program only stores at `gid.x` (no atomics, barriers or
+    /// workgroup memory, one-dimensional) run *packed*: only each item's invocations below its longest
+    /// stored buffer start, laid end to end across shared workgroups, so a batch of one-element items
+    /// costs one invocation each rather than one workgroup each. Every other batch runs one virtual
+    /// grid per item. Both forms give each item exactly the results of its own `dispatch`.
     ///
     /// # Errors
     ///
@@ -212,25 +487,27 @@ impl WgpuPipeline {
         items: &[Vec<Vec<u8>>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
-        let borrowed: Vec<Vec<&[u8]>> = items
-            .iter()
-            .map(|i| i.iter().map(Vec::as_slice).collect())
-            .collect();
-        let slices: Vec<&[&[u8]]> = borrowed.iter().map(Vec::as_slice).collect();
-        Ok(self.run_coalesced(&slices, config)?.outputs)
+        let mut outputs = Vec::with_capacity(items.len());
+        self.run_coalesced(&ItemSets(items), config, &mut |k, slices| {
+            outputs.truncate(k);
+            outputs.push(slices.iter().map(|s| s.to_vec()).collect());
+        })?;
+        Ok(outputs)
     }
 
+    /// Runs `items` coalesced, recovering once from a lost device; returns the launch count.
     pub(crate) fn run_coalesced(
         &self,
-        items: &[&[&[u8]]],
+        items: &dyn Items,
         config: &DispatchConfig,
-    ) -> Result<CoalescedRun, BackendError> {
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, BackendError> {
         let shared = self.backend.upgrade().ok_or_else(|| {
             BackendError::device_lost(
                 "the backend this pipeline came from was dropped. Fix: keep the WgpuBackend alive while using its pipelines.",
             )
         })?;
         let backend = WgpuBackend { shared };
-        backend.with_recovery(|| run(&backend, &self.program, items, config))
+        backend.with_recovery(|| run(&backend, &self.program, items, config, sink))
     }
 }

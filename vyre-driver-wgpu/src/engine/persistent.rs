@@ -6,6 +6,7 @@ use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::Program;
 
 use crate::WgpuBackend;
+use crate::engine::coalesce::Items;
 
 /// One unit of persistent-kernel work.
 #[derive(Clone, Debug, Eq, PartialEq)]
@@ -65,6 +66,21 @@ pub struct PersistentKernelReport {
     pub results: Vec<WorkResult>,
 }
 
+/// The queue's payloads as the coalesced run's items: one input each.
+struct Payloads<'a>(&'a [PersistentPayloadWorkItem]);
+
+impl Items for Payloads<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn inputs(&self, _: usize) -> usize {
+        1
+    }
+    fn input(&self, k: usize, _: usize) -> &[u8] {
+        &self.0[k].payload
+    }
+}
+
 /// Compiles `program` once (or takes it from the cache) and runs every queued item through it in the
 /// fewest launches. A lost device is recovered and the launch retried once, recompiling the pipeline for
 /// the new device.
@@ -99,36 +115,44 @@ pub fn run_persistent_kernel(
         )));
     }
     let pipeline = backend.compile_persistent(program, config)?;
-    let payloads: Vec<[&[u8]; 1]> = queue
-        .items
-        .iter()
-        .map(|item| [item.payload.as_slice()])
-        .collect();
-    let items: Vec<&[&[u8]]> = payloads.iter().map(|p| p.as_slice()).collect();
-    let run = pipeline.run_coalesced(&items, config)?;
-    if run.outputs.len() != queue.len() {
+    // Results are gathered into one flat buffer while the payloads are still the inputs (a retry after
+    // a device loss re-reads them), then each item's payload vector is reused for its result: no
+    // allocation or free per item.
+    let mut flat: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(queue.len());
+    let kernel_launches =
+        pipeline.run_coalesced(&Payloads(&queue.items), config, &mut |k, slices| {
+            ends.truncate(k);
+            flat.truncate(ends.last().copied().unwrap_or(0));
+            // The program has exactly one output buffer, checked above.
+            flat.extend_from_slice(slices.first().copied().unwrap_or(&[]));
+            ends.push(flat.len());
+        })?;
+    if ends.len() != queue.len() {
         return Err(BackendError::new(format!(
-            "the coalesced launch returned {} output sets for {} items. Fix: report this vyre bug.",
-            run.outputs.len(),
+            "the coalesced launch returned {} results for {} items. Fix: report this vyre bug.",
+            ends.len(),
             queue.len()
         )));
     }
-    let mut results = Vec::with_capacity(queue.len());
-    for (index, (item, outputs)) in queue.items.into_iter().zip(run.outputs).enumerate() {
-        let mut outputs = outputs.into_iter();
-        let (Some(payload), None) = (outputs.next(), outputs.next()) else {
-            return Err(BackendError::new(format!(
-                "work item {index} (id {}) did not get exactly one output payload. Fix: report this vyre bug.",
-                item.id
-            )));
-        };
-        results.push(WorkResult {
-            id: item.id,
-            payload,
-        });
-    }
+    let mut start = 0;
+    let results = queue
+        .items
+        .into_iter()
+        .zip(ends)
+        .map(|(item, end)| {
+            let mut payload = item.payload;
+            payload.clear();
+            payload.extend_from_slice(&flat[start..end]);
+            start = end;
+            WorkResult {
+                id: item.id,
+                payload,
+            }
+        })
+        .collect();
     Ok(PersistentKernelReport {
-        kernel_launches: run.launches,
+        kernel_launches,
         results,
     })
 }

@@ -10,13 +10,16 @@
 //! internal bindings in `@group(1)`: `params` (binding 0), a read-only `array<u32>` holding the virtual
 //! grid (`[0..3]`), the item count (`[3]`) and each buffer's element count (`[8 + j]`); and, for
 //! coalesced modules, `items` (binding 1): per item `k` and buffer `j`, the element offset and count of
-//! the item's slice at `(k * buffers + j) * 2`.
+//! the item's slice at `(k * buffers + j) * 2`. Packed coalesced modules (equal items) have no `items`
+//! table: item `k`'s slice of buffer `j` starts at `k * params[8 + j]`, and `params[4]` is the number
+//! of invocations each item runs.
 
 mod access;
 mod func;
 mod globals;
 mod lowerer;
 mod node;
+mod packed;
 mod prologue;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -24,7 +27,8 @@ use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
 
-pub(crate) use prologue::PARAM_LENGTHS;
+pub(crate) use packed::packed_stores;
+pub(crate) use prologue::{PARAM_ACTIVE, PARAM_LENGTHS};
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -33,6 +37,9 @@ pub(crate) struct LowerOptions {
     pub(crate) coalesced: bool,
     /// The physical grid is the virtual one: builtins come straight from the hardware.
     pub(crate) direct: bool,
+    /// Coalesced items of equal lengths, laid end to end invocation by invocation: only each item's
+    /// first `params[4]` invocations run (see `packed`). Needs `coalesced`; no `items` table.
+    pub(crate) packed: bool,
 }
 
 /// How one program buffer is bound.
@@ -69,8 +76,7 @@ pub(crate) fn lower(program: &Program, options: &LowerOptions) -> Result<Lowered
     let (buffers, bindings, workgroup_bytes) =
         globals::declare_buffers(&mut module, program, options);
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
-    let items = options
-        .coalesced
+    let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
 
     let mut function = Function {

@@ -13,6 +13,8 @@ use vyre_foundation::ir::{BufferAccess, Program};
 /// Offsets in the `params` buffer (see the crate's internal bindings contract).
 const PARAM_GRID: u32 = 0;
 const PARAM_ITEMS: u32 = 3;
+/// Packed modules: how many invocations each item runs.
+pub(crate) const PARAM_ACTIVE: u32 = 4;
 pub(crate) const PARAM_LENGTHS: u32 = 8;
 
 /// What the prologue computed, for use by the body.
@@ -75,17 +77,22 @@ pub(crate) fn emit(
     let nwg_p = lanes(fb, block, nwg_arg);
     let params = fb.expr(block, Expression::GlobalVariable(inputs.params));
 
-    let (wid, nwg, item) = if inputs.options.direct {
-        (wid_p, nwg_p, None)
-    } else {
-        virtual_grid(fb, block, inputs, params, wid_p, nwg_p)
-    };
     let size = inputs.program.workgroup_size;
-    let gid = [0, 1, 2].map(|a| {
-        let w = fb.u32(block, size[a]);
-        let base = fb.binary(block, B::Multiply, wid[a], w);
-        fb.binary(block, B::Add, base, lid[a])
-    });
+    let (gid, lid, wid, nwg, item) = if inputs.options.packed {
+        packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p)
+    } else {
+        let (wid, nwg, item) = if inputs.options.direct {
+            (wid_p, nwg_p, None)
+        } else {
+            virtual_grid(fb, block, inputs, params, wid_p, nwg_p)
+        };
+        let gid = [0, 1, 2].map(|a| {
+            let w = fb.u32(block, size[a]);
+            let base = fb.binary(block, B::Multiply, wid[a], w);
+            fb.binary(block, B::Add, base, lid[a])
+        });
+        (gid, lid, wid, nwg, item)
+    };
 
     let items = inputs
         .items
@@ -101,6 +108,12 @@ pub(crate) fn emit(
             _ if fixed => {
                 lengths.push(fb.u32(block, decl.count));
                 offsets.push(None);
+            }
+            (None, Some(item)) => {
+                // Packed: equal items, so item k's slice starts at k * length.
+                let length = param(fb, block, params, PARAM_LENGTHS + j);
+                offsets.push(Some(fb.binary(block, B::Multiply, item, length)));
+                lengths.push(length);
             }
             (Some(items), Some(item)) => {
                 // items[(item * nb + j) * 2] is the offset, the next word the length.
@@ -131,6 +144,47 @@ pub(crate) fn emit(
 }
 
 type Lanes = [Handle<Expression>; 3];
+
+/// The packed form (see `packed`): the physical invocation `p` (linear over the folded grid) is
+/// invocation `p % active` of item `p / active`; surplus invocations exit. The program is one
+/// dimensional and barrier-free, so the early return needs no uniformity.
+fn packed_grid(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    inputs: &PrologueInputs<'_>,
+    params: Handle<Expression>,
+    wid_p: Lanes,
+    lid_x: Handle<Expression>,
+    nwg_p: Lanes,
+) -> (Lanes, Lanes, Lanes, Lanes, Option<Handle<Expression>>) {
+    let nwg = [0, 1, 2].map(|a| param(fb, block, params, PARAM_GRID + a));
+    let item_count = param(fb, block, params, PARAM_ITEMS);
+    let active = param(fb, block, params, PARAM_ACTIVE);
+    let yz = fb.binary(block, B::Multiply, nwg_p[1], wid_p[2]);
+    let y = fb.binary(block, B::Add, wid_p[1], yz);
+    let xy = fb.binary(block, B::Multiply, nwg_p[0], y);
+    let linear = fb.binary(block, B::Add, wid_p[0], xy);
+    let width = fb.u32(block, inputs.program.workgroup_size[0]);
+    let base = fb.binary(block, B::Multiply, linear, width);
+    let p = fb.binary(block, B::Add, base, lid_x);
+    let total = fb.binary(block, B::Multiply, active, item_count);
+    let surplus = fb.binary(block, B::GreaterEqual, p, total);
+    fb.if_then(block, surplus, |fb, inner| {
+        fb.stmt(inner, Statement::Return { value: None })
+    });
+    let item = fb.binary(block, B::Divide, p, active);
+    let v = fb.binary(block, B::Modulo, p, active);
+    let zero = fb.u32(block, 0);
+    let lid = fb.binary(block, B::Modulo, v, width);
+    let wid = fb.binary(block, B::Divide, v, width);
+    (
+        [v, zero, zero],
+        [lid, zero, zero],
+        [wid, zero, zero],
+        nwg,
+        Some(item),
+    )
+}
 
 /// Linearises the physical workgroup id, exits surplus workgroups, and unlinearises the virtual one.
 fn virtual_grid(

@@ -82,13 +82,9 @@ impl EmittedKernel {
     }
 }
 
-/// One `run_persistent_kernel` call over `items`, returning one payload per item.
-pub(crate) fn persistent(
-    backend: &WgpuBackend,
-    program: &Program,
-    items: &[Vec<u8>],
-    results: &mut Vec<Vec<u8>>,
-) -> BenchResult<u32> {
+/// The queue of `items`, ids in order. Built outside the timed region, as the raw side's item vectors
+/// are: the user's data already exists before either side runs.
+pub(crate) fn queue(items: &[Vec<u8>]) -> PersistentQueue {
     let mut queue = PersistentQueue::new();
     for (id, payload) in items.iter().enumerate() {
         queue.push(PersistentPayloadWorkItem {
@@ -96,6 +92,16 @@ pub(crate) fn persistent(
             payload: payload.clone(),
         });
     }
+    queue
+}
+
+/// One `run_persistent_kernel` call over `queue`, returning one payload per item.
+pub(crate) fn persistent(
+    backend: &WgpuBackend,
+    program: &Program,
+    queue: PersistentQueue,
+    results: &mut Vec<Vec<u8>>,
+) -> BenchResult<u32> {
     let report = run_persistent_kernel(backend, program, &DispatchConfig::default(), queue)
         .map_err(|e| backend_error("run_persistent_kernel", &e))?;
     results.clear();

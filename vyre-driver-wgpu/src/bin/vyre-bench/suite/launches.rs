@@ -23,12 +23,20 @@ impl Suite<'_> {
             let mut raw_step = || raw.run_items(gpu, &items);
             let program = workloads::item_program();
             let (mut coalesced_results, mut launches) = (Vec::new(), 0);
-            let mut coalesced_step = || match self.wgpu {
-                Some(b) => {
-                    launches = vyre_wgpu::persistent(b, &program, &items, &mut coalesced_results)?;
+            let reps = self.reps();
+            let mut queues: Vec<_> = match self.wgpu {
+                Some(_) => (0..reps.warmup + reps.timed)
+                    .map(|_| vyre_wgpu::queue(&items))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let mut coalesced_step = || match (self.wgpu, queues.pop()) {
+                (Some(b), Some(queue)) => {
+                    launches = vyre_wgpu::persistent(b, &program, queue, &mut coalesced_results)?;
                     Ok(())
                 }
-                None => Ok(()),
+                (Some(_), None) => Err("the prepared persistent queues ran out".into()),
+                (None, _) => Ok(()),
             };
             let before = self.wgpu.map(WgpuBackend::stats);
             let (raw_times, coalesced_times) =
