@@ -244,7 +244,8 @@ impl Ctx {
             Form::Cast => {
                 let sources = self.cast_sources(ty);
                 let from = sources[ch.below(sources.len())];
-                Expr::cast(ty, self.expr(ch, from, depth))
+                let arg = self.expr(ch, from, depth);
+                Expr::cast(ty, self.moderate_cast_arg(ty, from, arg))
             }
             Form::Bitcast => {
                 let sources = self.bitcast_sources(ty);
@@ -265,6 +266,22 @@ impl Ctx {
                 Expr::unary(op, guard_math(op, self.exact_expr(ch, ty, depth)))
             }
             Form::FloatMath(op) => Expr::unary(op, guard_math(op, self.expr(ch, ty, depth))),
+        }
+    }
+
+    /// In comparable programs an integer converted to `f32` is first reduced into `[-16, 16]`, the
+    /// range of the generated float literals. A large converted integer (`f32(608255395u)`) would be a
+    /// float whose neighbours are 64 apart, and backends may reassociate float arithmetic
+    /// (SEMANTICS.md section 7): for such an `x`, both lavapipe and the NVIDIA H200 give 3 for
+    /// `(x + 3.0) - x` (the reference: 0), and the H200 gives 0 for `fract(f32(608255395u)) - 3.0`.
+    fn moderate_cast_arg(&self, to: DataType, from: DataType, arg: Expr) -> Expr {
+        if !self.config.comparable || to != DataType::F32 {
+            return arg;
+        }
+        match from {
+            DataType::U32 => Expr::rem(arg, Expr::u32(17)),
+            DataType::I32 => Expr::rem(arg, Expr::i32(17)),
+            _ => arg,
         }
     }
 
