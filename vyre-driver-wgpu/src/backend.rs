@@ -166,6 +166,9 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
+        // Hashing recurses once per nesting level: a program too deep for the validator must be
+        // rejected before it is fingerprinted, or it overflows the stack.
+        vyre_foundation::validate::validate_depth(program)?;
         let state = self.state()?;
         let key = PipelineKey {
             fingerprint: program.fingerprint(),
