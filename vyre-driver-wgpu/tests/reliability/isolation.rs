@@ -1,0 +1,1 @@
+//! Isolation (filled in by the next commit).
