@@ -208,7 +208,7 @@ fn device_limit_cases(limits: &Limits) -> Vec<Case> {
     let words = |bytes: u64| u32::try_from(bytes / 4).unwrap_or(u32::MAX);
     let at_limit = words(limits.binding_bytes);
     let output = |count: u32| {
-        let p = Program::wrapped(
+        Program::wrapped(
             vec![
                 BufferDecl::output("big", 0, DataType::U32)
                     .with_count(count)
@@ -216,8 +216,7 @@ fn device_limit_cases(limits: &Limits) -> Vec<Case> {
             ],
             [1, 1, 1],
             vec![Node::store("big", Expr::u32(0), Expr::u32(7))],
-        );
-        p
+        )
     };
     let runtime = touching_one_word(vec![BufferDecl::read("r", 0, DataType::U32)]);
     // `bound_buffers` reads and the output: one bound buffer more than the device allows.
