@@ -226,7 +226,14 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        let plan = plan_dispatch(program, &lens, config)?;
+        // The reference validates before it checks inputs; an invalid program with wrong inputs
+        // must get the same error here (`InvalidProgram`), so validation runs on this error path.
+        let plan = plan_dispatch(program, &lens, config).map_err(|e| {
+            match vyre_foundation::validate(program) {
+                Err(invalid) => BackendError::from(invalid),
+                Ok(()) => e,
+            }
+        })?;
         let state = self.state()?;
         let (physical, direct) = fold_grid(
             plan.grid,
