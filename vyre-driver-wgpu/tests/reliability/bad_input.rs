@@ -50,7 +50,7 @@ impl Case {
         }
     }
 
-    fn inputs(mut self, inputs: Vec<Vec<u8>>) -> Self {
+    pub(crate) fn inputs(mut self, inputs: Vec<Vec<u8>>) -> Self {
         self.inputs = inputs;
         self
     }

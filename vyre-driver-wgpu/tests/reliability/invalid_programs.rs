@@ -271,5 +271,16 @@ fn body_cases() -> Vec<Case> {
 pub(crate) fn invalid_program_cases() -> Vec<Case> {
     let mut cases = declaration_cases();
     cases.extend(body_cases());
+    // Validation comes first on every backend: wrong inputs do not hide an invalid program.
+    let mut zero = with_body(vec![]);
+    zero.workgroup_size = [0, 1, 1];
+    cases.push(
+        Case::both(
+            "invalid: workgroup size zero, and no inputs",
+            zero,
+            Expect::Invalid("WorkgroupSizeZero"),
+        )
+        .inputs(vec![]),
+    );
     cases
 }
