@@ -166,6 +166,9 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
+        // Hashing recurses once per nesting level: a program too deep for the validator must be
+        // rejected before it is fingerprinted, or it overflows the stack.
+        vyre_foundation::validate::validate_depth(program)?;
         let state = self.state()?;
         let key = PipelineKey {
             fingerprint: program.fingerprint(),
@@ -223,7 +226,14 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        let plan = plan_dispatch(program, &lens, config)?;
+        // The reference validates before it checks inputs; an invalid program with wrong inputs
+        // must get the same error here (`InvalidProgram`), so validation runs on this error path.
+        let plan = plan_dispatch(program, &lens, config).map_err(|e| {
+            match vyre_foundation::validate(program) {
+                Err(invalid) => BackendError::from(invalid),
+                Ok(()) => e,
+            }
+        })?;
         let state = self.state()?;
         let (physical, direct) = fold_grid(
             plan.grid,

@@ -1143,3 +1143,44 @@ fn literal_kinds_type_check() {
     ];
     assert_eq!(validate(&with_body(body)), Ok(()));
 }
+
+#[test]
+fn hundred_thousand_deep_statements_are_rejected_and_dropped_without_stack_overflow() {
+    let mut body = vec![Node::barrier()];
+    for _ in 0..100_000 {
+        body = vec![Node::block(body)];
+    }
+    let program = with_body(body);
+    let errors = vyre_foundation::validate::validate_depth(&program).expect_err("too deep");
+    assert_eq!(
+        errors.kinds(),
+        vec![&K::NodeNestingTooDeep {
+            limit: MAX_NODE_DEPTH
+        }]
+    );
+    drop(program);
+}
+
+#[test]
+fn validate_depth_accepts_exactly_what_the_depth_rules_accept() {
+    let nested = |depth: usize| {
+        let mut body = vec![Node::barrier()];
+        for _ in 0..depth {
+            body = vec![Node::block(body)];
+        }
+        with_body(body)
+    };
+    let deep = |depth: usize| {
+        let e = (1..depth).fold(Expr::u32(0), |e, _| Expr::add(e, Expr::u32(1)));
+        with_body(vec![store_o(e)])
+    };
+    use vyre_foundation::validate::validate_depth;
+    for program in [nested(MAX_NODE_DEPTH), deep(MAX_EXPR_DEPTH)] {
+        assert_eq!(validate(&program), Ok(()));
+        assert_eq!(validate_depth(&program), Ok(()));
+    }
+    for program in [nested(MAX_NODE_DEPTH + 1), deep(MAX_EXPR_DEPTH + 1)] {
+        assert!(validate(&program).is_err());
+        assert_eq!(validate_depth(&program), validate(&program));
+    }
+}

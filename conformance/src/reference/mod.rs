@@ -115,6 +115,9 @@ impl ReferenceBackend {
     }
 
     fn compiled(&self, program: &Program) -> Result<Arc<Compiled>, BackendError> {
+        // Hashing recurses once per nesting level: a program too deep for the validator must be
+        // rejected before it is fingerprinted, or it overflows the stack.
+        vyre_foundation::validate::validate_depth(program)?;
         let key = program.fingerprint();
         if let Some(code) = self.cache.get(key) {
             return Ok(code);

@@ -160,3 +160,33 @@ impl Node {
         a.into_iter().chain(b)
     }
 }
+
+impl Drop for Node {
+    /// Dropping is iterative, like [`Expr`]'s, so that statements nested pathologically deep (which the
+    /// validator rejects) cannot overflow the stack when they are freed.
+    fn drop(&mut self) {
+        let mut stack: Vec<Node> = Vec::new();
+        take_bodies(self, &mut stack);
+        while let Some(mut node) = stack.pop() {
+            take_bodies(&mut node, &mut stack);
+        }
+    }
+}
+
+/// Moves the statements of `node`'s bodies onto `stack`, leaving the bodies empty.
+fn take_bodies(node: &mut Node, stack: &mut Vec<Node>) {
+    match node {
+        Node::If {
+            then, otherwise, ..
+        } => {
+            stack.append(then);
+            stack.append(otherwise);
+        }
+        Node::Loop { body, .. } | Node::Block(body) => stack.append(body),
+        Node::Let { .. }
+        | Node::Assign { .. }
+        | Node::Store { .. }
+        | Node::Barrier
+        | Node::Return => {}
+    }
+}

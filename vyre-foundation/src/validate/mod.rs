@@ -28,3 +28,45 @@ pub fn validate(program: &crate::ir::Program) -> Result<(), ValidationErrors> {
         Err(ValidationErrors { errors })
     }
 }
+
+/// Checks only the nesting limits, without recursion, and returns [`validate`]'s errors when they are
+/// passed.
+///
+/// The IR's derived `Hash`, `PartialEq` and `Clone` recurse once per level, so hashing a program nested
+/// 100 000 deep (to look it up in a cache) overflows the stack. Backends call this before they
+/// fingerprint a program they have not validated yet; it costs one iterative walk.
+///
+/// # Errors
+///
+/// [`ValidationErrors`] when statements nest deeper than [`MAX_NODE_DEPTH`] or expressions deeper than
+/// [`MAX_EXPR_DEPTH`].
+pub fn validate_depth(program: &crate::ir::Program) -> Result<(), ValidationErrors> {
+    if within_depth_limits(program) {
+        Ok(())
+    } else {
+        validate(program)
+    }
+}
+
+/// The validator's depth rules, walked with explicit stacks: a body at depth `d` holds nodes whose
+/// bodies are at `d + 1` (the entry body is at 0); an expression root is at 0.
+fn within_depth_limits(program: &crate::ir::Program) -> bool {
+    let mut bodies: Vec<(&[crate::ir::Node], usize)> = vec![(&program.body, 0)];
+    let mut exprs: Vec<(&crate::ir::Expr, usize)> = Vec::new();
+    while let Some((body, depth)) = bodies.pop() {
+        if depth > MAX_NODE_DEPTH {
+            return false;
+        }
+        for node in body {
+            exprs.extend(node.exprs().map(|e| (e, 0)));
+            while let Some((expr, d)) = exprs.pop() {
+                if d >= MAX_EXPR_DEPTH {
+                    return false;
+                }
+                exprs.extend(expr.children().map(|c| (c, d + 1)));
+            }
+            bodies.extend(node.bodies().map(|b| (b.as_slice(), depth + 1)));
+        }
+    }
+    true
+}

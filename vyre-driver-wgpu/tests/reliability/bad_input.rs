@@ -1,0 +1,426 @@
+//! Bad input: one table of invalid programs, wrong inputs, bad grids and programs past device limits,
+//! each with the error variant every backend must return. The same table runs on the reference backend
+//! and on wgpu; where the reference legitimately has no limit (it has no device), its column says so.
+//!
+//! Every case must return its variant with a `Fix:` in the message, and never panic: a panic is caught
+//! and reported as a failure of that case, and every failing case is listed before the test fails.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Duration;
+
+use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+use super::invalid_programs::invalid_program_cases;
+
+/// What one backend must do with one case.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Expect {
+    /// The dispatch succeeds.
+    Ok,
+    /// `BackendError` of this variant (its `kind_name`).
+    Err(&'static str),
+    /// `BackendError::InvalidProgram` reporting a validation error of this kind.
+    Invalid(&'static str),
+    /// Deliberately not run on this backend, for the reason given (printed in the table).
+    NotRun(&'static str),
+}
+
+/// One row of the table.
+pub(crate) struct Case {
+    pub(crate) name: String,
+    pub(crate) program: Program,
+    pub(crate) inputs: Vec<Vec<u8>>,
+    pub(crate) config: DispatchConfig,
+    pub(crate) reference: Expect,
+    pub(crate) wgpu: Expect,
+}
+
+impl Case {
+    /// A case both backends must answer the same way, with inputs that fit `program`.
+    pub(crate) fn both(name: impl Into<String>, program: Program, expect: Expect) -> Self {
+        let inputs = fitting_inputs(&program);
+        Self {
+            name: name.into(),
+            program,
+            inputs,
+            config: DispatchConfig::default(),
+            reference: expect,
+            wgpu: expect,
+        }
+    }
+
+    pub(crate) fn inputs(mut self, inputs: Vec<Vec<u8>>) -> Self {
+        self.inputs = inputs;
+        self
+    }
+
+    fn config(mut self, config: DispatchConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    fn reference(mut self, expect: Expect) -> Self {
+        self.reference = expect;
+        self
+    }
+}
+
+/// One zeroed input per input buffer: its declared count, or one element when runtime-sized.
+pub(crate) fn fitting_inputs(program: &Program) -> Vec<Vec<u8>> {
+    program
+        .input_buffers()
+        .map(|b| vec![0; b.count.max(1) as usize * b.element.size_bytes()])
+        .collect()
+}
+
+/// The device limits the table's limit cases are sized against: the backend's own when it has a
+/// device, otherwise lavapipe's (the reference has no device, so it runs the lavapipe-sized cases and
+/// its column says what it does with them).
+struct Limits {
+    binding_bytes: u64,
+    workgroup_bytes: u64,
+    bound_buffers: u32,
+    workgroup_size: [u32; 3],
+}
+
+impl Limits {
+    fn of(backend: &dyn VyreBackend) -> Self {
+        let caps = backend.capabilities();
+        if caps.is_gpu {
+            Self {
+                binding_bytes: caps.max_storage_buffer_bytes,
+                workgroup_bytes: u64::from(caps.max_workgroup_storage_bytes),
+                bound_buffers: caps.max_bound_buffers,
+                workgroup_size: caps.max_workgroup_size,
+            }
+        } else {
+            Self {
+                binding_bytes: 128 << 20,
+                workgroup_bytes: 32 << 10,
+                bound_buffers: 64,
+                workgroup_size: [1024, 1024, 1024],
+            }
+        }
+    }
+}
+
+/// `out[0] = 1` over `buffers`, plus `out`: a program that touches almost nothing of what it declares.
+fn touching_one_word(mut buffers: Vec<BufferDecl>) -> Program {
+    let binding = buffers.iter().map(|b| b.binding + 1).max().unwrap_or(0);
+    buffers.push(BufferDecl::output("out", binding, DataType::U32).with_count(1));
+    Program::wrapped(
+        buffers,
+        [1, 1, 1],
+        vec![Node::store("out", Expr::u32(0), Expr::u32(1))],
+    )
+}
+
+fn add_one(words: u32) -> Program {
+    crate::common::add_one_program(words)
+}
+
+/// Wrong inputs and grids: the rules of `plan_dispatch`, the same on every backend.
+fn input_and_grid_cases() -> Vec<Case> {
+    let runtime = touching_one_word(vec![BufferDecl::read("r", 0, DataType::U32)]);
+    let mismatch = Expect::Err("InputMismatch");
+    vec![
+        Case::both("no input for a program with one", add_one(4), mismatch).inputs(vec![]),
+        Case::both("two inputs for a program with one", add_one(4), mismatch)
+            .inputs(vec![vec![0; 16], vec![0; 16]]),
+        Case::both("input of 6 bytes for u32 elements", add_one(4), mismatch)
+            .inputs(vec![vec![0; 6]]),
+        Case::both("input of 1 byte for u32 elements", add_one(4), mismatch)
+            .inputs(vec![vec![0; 1]]),
+        Case::both(
+            "input one element past the declared count",
+            add_one(4),
+            mismatch,
+        )
+        .inputs(vec![vec![0; 20]]),
+        Case::both(
+            "uniform input past its declared count",
+            uniform_program(),
+            mismatch,
+        )
+        .inputs(vec![vec![0; 32]]),
+        Case::both(
+            "runtime-sized buffer of length 0",
+            runtime.clone(),
+            mismatch,
+        )
+        .inputs(vec![vec![]]),
+        Case::both("runtime-sized buffer of 3 bytes", runtime, mismatch).inputs(vec![vec![0; 3]]),
+        Case::both("shorter input is zero-extended", add_one(4), Expect::Ok)
+            .inputs(vec![vec![0; 8]]),
+        Case::both("grid [0, 1, 1]", add_one(4), Expect::Err("InvalidConfig"))
+            .config(DispatchConfig::default().with_grid([0, 1, 1])),
+        Case::both("grid [1, 0, 1]", add_one(4), Expect::Err("InvalidConfig"))
+            .config(DispatchConfig::default().with_grid([1, 0, 1])),
+        Case::both("grid [1, 1, 0]", add_one(4), Expect::Err("InvalidConfig"))
+            .config(DispatchConfig::default().with_grid([1, 1, 0])),
+        Case::both("grid x ids past u32 (u32::MAX x 64)", add_one(4), limit())
+            .config(DispatchConfig::default().with_grid([u32::MAX, 1, 1])),
+        Case::both("grid z ids past u32", wide_z_program(), limit())
+            .config(DispatchConfig::default().with_grid([1, 1, (1 << 26) + 1])),
+        Case::both(
+            "grid of 70 000 workgroups folds",
+            single_invocation(),
+            Expect::Ok,
+        )
+        .config(DispatchConfig::default().with_grid([70_000, 1, 1])),
+        // 2^32 workgroups fit the id rule but not one launch on wgpu; the reference has no launch
+        // limit and starts running them, so its timeout ends the dispatch.
+        Case::both("2^32 workgroups in one grid", single_invocation(), limit())
+            .config(
+                DispatchConfig::default()
+                    .with_grid([65_536, 65_536, 1])
+                    .with_timeout(Duration::from_millis(100)),
+            )
+            .reference(Expect::Err("Timeout")),
+    ]
+}
+
+fn limit() -> Expect {
+    Expect::Err("LimitExceeded")
+}
+
+fn uniform_program() -> Program {
+    touching_one_word(vec![
+        BufferDecl::uniform("u", 0, DataType::U32).with_count(4),
+    ])
+}
+
+fn single_invocation() -> Program {
+    touching_one_word(vec![])
+}
+
+fn wide_z_program() -> Program {
+    let mut p = touching_one_word(vec![]);
+    p.workgroup_size = [1, 1, 64];
+    p
+}
+
+/// Programs past a device limit: wgpu must refuse them up front; the reference has no device, runs
+/// what fits its host memory, and refuses nothing.
+fn device_limit_cases(limits: &Limits) -> Vec<Case> {
+    let one_wg = DispatchConfig::default().with_grid([1, 1, 1]);
+    let words = |bytes: u64| u32::try_from(bytes / 4).unwrap_or(u32::MAX);
+    let at_limit = words(limits.binding_bytes);
+    let output = |count: u32| {
+        Program::wrapped(
+            vec![
+                BufferDecl::output("big", 0, DataType::U32)
+                    .with_count(count)
+                    .with_output_byte_range(0..4),
+            ],
+            [1, 1, 1],
+            vec![Node::store("big", Expr::u32(0), Expr::u32(7))],
+        )
+    };
+    let runtime = touching_one_word(vec![BufferDecl::read("r", 0, DataType::U32)]);
+    // `bound_buffers` reads and the output: one bound buffer more than the device allows.
+    let reads: Vec<BufferDecl> = (0..limits.bound_buffers)
+        .map(|i| BufferDecl::read(format!("r{i}"), i, DataType::U32).with_count(1))
+        .collect();
+    let wg_words = words(limits.workgroup_bytes) + 1;
+    let workgroup = Program::wrapped(
+        vec![
+            BufferDecl::workgroup("w", wg_words, DataType::U32),
+            BufferDecl::output("out", 0, DataType::U32).with_count(1),
+        ],
+        [1, 1, 1],
+        vec![
+            Node::store("w", Expr::u32(wg_words - 1), Expr::u32(3)),
+            Node::store(
+                "out",
+                Expr::u32(0),
+                Expr::load("w", Expr::u32(wg_words - 1)),
+            ),
+        ],
+    );
+    let mut cases = vec![
+        Case::both(
+            "output exactly at the binding limit",
+            output(at_limit),
+            Expect::Ok,
+        )
+        .config(one_wg.clone()),
+        Case::both(
+            "output one word past the binding limit",
+            output(at_limit + 1),
+            limit(),
+        )
+        .config(one_wg.clone())
+        .reference(Expect::Ok),
+        Case::both(
+            "runtime-sized input one word past the binding limit",
+            runtime,
+            limit(),
+        )
+        .inputs(vec![vec![0; limits.binding_bytes as usize + 4]])
+        .config(one_wg.clone())
+        .reference(Expect::Ok),
+        Case::both(
+            "output of u32::MAX words (16 GiB)",
+            output(u32::MAX),
+            limit(),
+        )
+        .config(one_wg.clone())
+        .reference(Expect::NotRun(
+            "no device limit; it would really allocate 16 GiB of host memory",
+        )),
+        Case::both(
+            format!(
+                "{} bound buffers, one past the limit",
+                limits.bound_buffers + 1
+            ),
+            touching_one_word(reads),
+            limit(),
+        )
+        .config(one_wg.clone())
+        .reference(Expect::Ok),
+        Case::both(
+            "workgroup memory one word past the limit",
+            workgroup,
+            limit(),
+        )
+        .config(one_wg.clone())
+        .reference(Expect::Ok),
+    ];
+    let z = limits.workgroup_size[2];
+    if z < 1024 {
+        let mut p = single_invocation();
+        p.workgroup_size = [1, 1, z + 1];
+        cases.push(
+            Case::both("workgroup size z one past the device limit", p, limit())
+                .config(one_wg)
+                .reference(Expect::Ok),
+        );
+    }
+    cases
+}
+
+fn describe(expect: Expect) -> String {
+    match expect {
+        Expect::Ok => "Ok".into(),
+        Expect::Err(kind) => kind.into(),
+        Expect::Invalid(kind) => format!("InvalidProgram({kind})"),
+        Expect::NotRun(_) => "not run".into(),
+    }
+}
+
+fn outcome(result: &Result<Vec<Vec<u8>>, BackendError>) -> String {
+    match result {
+        Ok(_) => "Ok".into(),
+        Err(BackendError::InvalidProgram(errors)) => {
+            let kinds: Vec<String> = errors
+                .errors
+                .iter()
+                .map(|e| {
+                    format!("{:?}", e.kind)
+                        .split([' ', '{'])
+                        .next()
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect();
+            format!("InvalidProgram({})", kinds.join(", "))
+        }
+        Err(e) => e.kind_name().into(),
+    }
+}
+
+/// Checks one result against its expectation; `Err` holds why it does not match.
+fn judge(expect: Expect, result: &Result<Vec<Vec<u8>>, BackendError>) -> Result<(), String> {
+    let fix = |e: &BackendError| {
+        if e.to_string().contains("Fix:") {
+            Ok(())
+        } else {
+            Err(format!("the message has no `Fix:`: {e}"))
+        }
+    };
+    match (expect, result) {
+        (Expect::Ok, Ok(_)) => Ok(()),
+        (Expect::Err(kind), Err(e)) if e.kind_name() == kind => fix(e),
+        (Expect::Invalid(kind), Err(e @ BackendError::InvalidProgram(errors)))
+            if errors
+                .errors
+                .iter()
+                .any(|v| format!("{:?}", v.kind).starts_with(kind)) =>
+        {
+            fix(e)
+        }
+        (_, Err(e)) => Err(format!("got {}: {e}", outcome(result))),
+        (_, Ok(_)) => Err("the dispatch succeeded".into()),
+    }
+}
+
+/// Every case of the table, sized for `backend`'s device.
+fn table(backend: &dyn VyreBackend) -> Vec<Case> {
+    let mut cases = invalid_program_cases();
+    cases.extend(input_and_grid_cases());
+    cases.extend(device_limit_cases(&Limits::of(backend)));
+    cases
+}
+
+/// Runs the whole table on `backend`, prints it, and fails listing every case that went wrong.
+pub(crate) fn check_table(backend: &dyn VyreBackend) {
+    let cases = table(backend);
+    let (mut tried, mut not_run, mut panics) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let expect = if backend.id() == "reference" {
+            case.reference
+        } else {
+            case.wgpu
+        };
+        if let Expect::NotRun(why) = expect {
+            not_run += 1;
+            eprintln!("{:<58} not run on {}: {why}", case.name, backend.id());
+            continue;
+        }
+        tried += 1;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            backend.dispatch(&case.program, &case.inputs, &case.config)
+        }));
+        let verdict = match &result {
+            Err(_) => {
+                panics += 1;
+                Err("panicked".to_string())
+            }
+            Ok(result) => judge(expect, result),
+        };
+        let got = match &result {
+            Ok(r) => outcome(r),
+            Err(_) => "panic".into(),
+        };
+        eprintln!(
+            "{:<58} expected {:<32} got {got}",
+            case.name,
+            describe(expect)
+        );
+        if let Err(why) = verdict {
+            failures.push(format!(
+                "{}: expected {}, {why}",
+                case.name,
+                describe(expect)
+            ));
+        }
+    }
+    eprintln!(
+        "bad input on {}: {} cases, {tried} tried, {not_run} not run (explicit), {} wrong, panics: {panics}",
+        backend.id(),
+        cases.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {tried} bad-input cases failed on {}:\n{}",
+        failures.len(),
+        backend.id(),
+        failures.join("\n")
+    );
+}
+
+on_both_backends!(bad_input_table, super::check_table);
