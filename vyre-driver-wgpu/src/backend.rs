@@ -26,7 +26,8 @@ pub(crate) struct Shared {
     pub(crate) pool: Mutex<BufferPool>,
     pub(crate) counters: Counters,
     recovery: Mutex<()>,
-    fault: Mutex<Option<FaultPoint>>,
+    /// An injected fault: the launches to let pass first, and where the device is then lost.
+    fault: Mutex<Option<(u32, FaultPoint)>>,
 }
 
 /// The wgpu backend. Cheap to clone (clones share the device, cache and pool); `Send + Sync`, so many
@@ -45,8 +46,21 @@ impl std::fmt::Debug for WgpuBackend {
 }
 
 impl Shared {
+    /// The fault injected for this launch, if any; counts down the launches to let pass.
     pub(crate) fn take_fault(&self) -> Option<FaultPoint> {
-        self.fault.lock().ok().and_then(|mut f| f.take())
+        let mut fault = self.fault.lock().ok()?;
+        match fault.as_mut() {
+            Some((0, point)) => {
+                let point = *point;
+                *fault = None;
+                Some(point)
+            }
+            Some((skip, _)) => {
+                *skip -= 1;
+                None
+            }
+            None => None,
+        }
     }
 
     /// Destroys the device and polls, so that wgpu's own device-lost callback sets the flag.
@@ -141,8 +155,15 @@ impl WgpuBackend {
     /// Makes the device get lost at `point` of the next launch (fault-injection for tests).
     #[doc(hidden)]
     pub fn inject_fault(&self, point: FaultPoint) {
+        self.inject_fault_after(0, point);
+    }
+
+    /// Makes the device get lost at `point` of the launch after the next `skip` launches
+    /// (fault-injection for tests: a loss in the middle of a run of several launches).
+    #[doc(hidden)]
+    pub fn inject_fault_after(&self, skip: u32, point: FaultPoint) {
         if let Ok(mut f) = self.shared.fault.lock() {
-            *f = Some(point);
+            *f = Some((skip, point));
         }
     }
 

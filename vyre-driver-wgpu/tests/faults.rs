@@ -78,22 +78,9 @@ fn items_past_one_binding_split_into_the_fewest_launches() {
     else {
         return;
     };
-    let limit = backend.capabilities().max_storage_buffer_bytes;
     // Items of at least 1 MiB, and one more than fit one binding: exactly two launches.
-    let item_bytes = (limit / 8).max(1 << 20) / 4 * 4;
-    let count = (limit / item_bytes + 1) as u32;
-    let item_words = (item_bytes / 4) as u32;
-    let program = add_one_program(item_words);
-    let mut queue = PersistentQueue::new();
-    for id in 0..count {
-        let payload: Vec<u32> = (0..item_words)
-            .map(|i| id.wrapping_mul(1_000_003) ^ i)
-            .collect();
-        queue.push(PersistentPayloadWorkItem {
-            id,
-            payload: bytes(&payload),
-        });
-    }
+    let (program, queue, item_words) = two_launch_queue(&backend);
+    let count = queue.len() as u32;
     let report = run_persistent_kernel(&backend, &program, &DispatchConfig::default(), queue)
         .expect("a split coalesced run");
     assert_eq!(report.kernel_launches, 2);
@@ -104,6 +91,59 @@ fn items_past_one_binding_split_into_the_fewest_launches() {
         let wrong = (0..item_words)
             .position(|i| got[i as usize] != (r.id.wrapping_mul(1_000_003) ^ i).wrapping_add(1));
         assert_eq!(wrong, None, "item {}: first wrong word", r.id);
+    }
+}
+
+/// Items of at least 1 MiB, one more than fit one binding, so they take exactly two launches:
+/// `(program, queue, words per item)`.
+fn two_launch_queue(
+    backend: &vyre_driver_wgpu::WgpuBackend,
+) -> (vyre_foundation::ir::Program, PersistentQueue, u32) {
+    let limit = backend.capabilities().max_storage_buffer_bytes;
+    let item_bytes = (limit / 8).max(1 << 20) / 4 * 4;
+    let count = (limit / item_bytes + 1) as u32;
+    let item_words = (item_bytes / 4) as u32;
+    let mut queue = PersistentQueue::new();
+    for id in 0..count {
+        let payload: Vec<u32> = (0..item_words)
+            .map(|i| id.wrapping_mul(1_000_003) ^ i)
+            .collect();
+        queue.push(PersistentPayloadWorkItem {
+            id,
+            payload: bytes(&payload),
+        });
+    }
+    (add_one_program(item_words), queue, item_words)
+}
+
+#[test]
+fn a_loss_in_the_second_of_two_launches_resumes_after_the_first() {
+    let Some(backend) =
+        backend_or_skip("a_loss_in_the_second_of_two_launches_resumes_after_the_first")
+    else {
+        return;
+    };
+    for point in POINTS {
+        let (program, queue, item_words) = two_launch_queue(&backend);
+        let count = queue.len();
+        let recoveries = backend.stats().recoveries;
+        // The first launch delivers its items (their payloads now hold results); the second is lost,
+        // and the retry must run only the items not yet delivered.
+        backend.inject_fault_after(1, point);
+        let report = run_persistent_kernel(&backend, &program, &DispatchConfig::default(), queue)
+            .unwrap_or_else(|e| panic!("{point:?}: {e}"));
+        assert_eq!(backend.stats().recoveries, recoveries + 1, "{point:?}");
+        assert_eq!(report.kernel_launches, 2, "{point:?}");
+        assert_eq!(report.results.len(), count, "{point:?}");
+        for (k, r) in report.results.iter().enumerate() {
+            assert_eq!(r.id as usize, k, "{point:?}: results out of order");
+            let got = words(&r.payload);
+            let wrong = (0..item_words).position(|i| {
+                got.get(i as usize).copied()
+                    != Some((r.id.wrapping_mul(1_000_003) ^ i).wrapping_add(1))
+            });
+            assert_eq!(wrong, None, "{point:?} item {}: first wrong word", r.id);
+        }
     }
 }
 

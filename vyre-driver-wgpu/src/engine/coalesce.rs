@@ -6,6 +6,7 @@
 //! own length (from the `items` table), so no item can touch another's data.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use vyre_driver::{BackendError, DispatchConfig, DispatchPlan, plan_dispatch};
 use vyre_foundation::ir::{BufferAccess, Program};
@@ -16,34 +17,136 @@ use crate::lower::{LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS, packed_stores};
 use crate::pipeline::WgpuPipeline;
 use crate::stats::bump;
 
-/// The input byte vectors of a run's items, however the caller holds them.
-pub(crate) trait Items {
+/// A run's items, however the caller holds them: their inputs, and where their outputs go.
+pub(crate) trait Batch {
     /// How many items.
     fn count(&self) -> usize;
     /// How many input vectors item `k` has.
     fn inputs(&self, k: usize) -> usize;
     /// Input vector `i` of item `k`.
     fn input(&self, k: usize, i: usize) -> &[u8];
+    /// Receives item `k`'s output slices, one per output buffer. Items are delivered in order, each
+    /// exactly once, and an item's inputs are never read after its delivery: a run retried after a
+    /// device loss resumes after the last delivered item.
+    fn deliver(&mut self, k: usize, outputs: &[&[u8]]);
+
+    /// True when every item of `range` has exactly the input byte lengths `lens`.
+    fn all_lengths(&self, range: Range<usize>, lens: &[usize]) -> bool {
+        range.into_iter().all(|k| {
+            self.inputs(k) == lens.len()
+                && lens
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &len)| self.input(k, i).len() == len)
+        })
+    }
+
+    /// Appends input `i` of every item in `range` to `out`, each zero-padded (or cut) to `stride`
+    /// bytes: the packed form's upload of one binding.
+    fn gather(&self, range: Range<usize>, i: usize, stride: usize, out: &mut Vec<u8>) {
+        for k in range {
+            let start = out.len();
+            out.extend_from_slice(self.input(k, i));
+            out.resize(start + stride, 0);
+        }
+    }
+
+    /// Delivers the items of `range`, in order, whose outputs lie end to end: item `range.start + k`'s
+    /// output `o` is `outputs[o].item(k)`.
+    fn deliver_strided(&mut self, range: Range<usize>, outputs: &[Strided<'_>]) {
+        let mut slices: Vec<&[u8]> = Vec::with_capacity(outputs.len());
+        for (k, item) in range.enumerate() {
+            slices.clear();
+            slices.extend(outputs.iter().map(|o| o.item(k)));
+            self.deliver(item, &slices);
+        }
+    }
 }
 
-/// Items as [`WgpuPipeline::dispatch_coalesced`] takes them: one input set per item.
-struct ItemSets<'a>(&'a [Vec<Vec<u8>>]);
+/// One output buffer of a packed launch: every item's slice of `stride` bytes, end to end, of which
+/// `readback` is read back.
+pub(crate) struct Strided<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) stride: usize,
+    pub(crate) readback: Range<usize>,
+}
 
-impl Items for ItemSets<'_> {
+impl Strided<'_> {
+    /// The launch's `k`-th item's readback bytes (empty where the readback range leaves the slice).
+    pub(crate) fn item(&self, k: usize) -> &[u8] {
+        let base = k * self.stride;
+        self.bytes
+            .get(base + self.readback.start..base + self.readback.end)
+            .unwrap_or(&[])
+    }
+}
+
+/// Items as [`WgpuPipeline::dispatch_coalesced`] takes them (one input set each), and the output sets
+/// it returns.
+struct ItemSets<'a> {
+    items: &'a [Vec<Vec<u8>>],
+    outputs: Vec<Vec<Vec<u8>>>,
+}
+
+impl Batch for ItemSets<'_> {
     fn count(&self) -> usize {
-        self.0.len()
+        self.items.len()
     }
     fn inputs(&self, k: usize) -> usize {
-        self.0[k].len()
+        self.items[k].len()
     }
     fn input(&self, k: usize, i: usize) -> &[u8] {
-        &self.0[k][i]
+        &self.items[k][i]
+    }
+    fn deliver(&mut self, _: usize, outputs: &[&[u8]]) {
+        self.outputs
+            .push(outputs.iter().map(|s| s.to_vec()).collect());
     }
 }
 
-/// Receives each item's output slices (one per output buffer), in item order from item 0. A run that
-/// is retried after a device loss starts again at item 0.
-pub(crate) type Sink<'a> = dyn FnMut(usize, &[&[u8]]) + 'a;
+/// How far a run has come, across a retry: items delivered and real launches made.
+#[derive(Default)]
+struct Progress {
+    delivered: usize,
+    launches: u32,
+}
+
+/// The items of `batch` not yet delivered, renumbered from 0; records each delivery in `progress`.
+struct Rest<'a, 'b> {
+    batch: &'a mut dyn Batch,
+    start: usize,
+    progress: &'b mut Progress,
+}
+
+impl Batch for Rest<'_, '_> {
+    fn count(&self) -> usize {
+        self.batch.count() - self.start
+    }
+    fn inputs(&self, k: usize) -> usize {
+        self.batch.inputs(self.start + k)
+    }
+    fn input(&self, k: usize, i: usize) -> &[u8] {
+        self.batch.input(self.start + k, i)
+    }
+    fn deliver(&mut self, k: usize, outputs: &[&[u8]]) {
+        self.batch.deliver(self.start + k, outputs);
+        self.progress.delivered = self.start + k + 1;
+    }
+    fn all_lengths(&self, range: Range<usize>, lens: &[usize]) -> bool {
+        let range = self.start + range.start..self.start + range.end;
+        self.batch.all_lengths(range, lens)
+    }
+    fn gather(&self, range: Range<usize>, i: usize, stride: usize, out: &mut Vec<u8>) {
+        let range = self.start + range.start..self.start + range.end;
+        self.batch.gather(range, i, stride, out);
+    }
+    fn deliver_strided(&mut self, range: Range<usize>, outputs: &[Strided<'_>]) {
+        let range = self.start + range.start..self.start + range.end;
+        let end = range.end;
+        self.batch.deliver_strided(range, outputs);
+        self.progress.delivered = end;
+    }
+}
 
 const COALESCED: LowerOptions = LowerOptions {
     coalesced: true,
@@ -67,7 +170,7 @@ enum Plans {
 impl Plans {
     fn new(
         program: &Program,
-        items: &dyn Items,
+        items: &dyn Batch,
         config: &DispatchConfig,
     ) -> Result<Self, BackendError> {
         let lens = |k: usize| -> Vec<usize> {
@@ -80,14 +183,7 @@ impl Plans {
                 .map_err(|e| BackendError::input_mismatch(format!("work item {k}: {e}")))
         };
         let first = lens(0);
-        let uniform = (1..items.count()).all(|k| {
-            items.inputs(k) == first.len()
-                && first
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &len)| items.input(k, i).len() == len)
-        });
-        if uniform {
+        if items.all_lengths(1..items.count(), &first) {
             return Ok(Plans::Uniform(plan(0, &first)?, items.count()));
         }
         let plans = (0..items.count())
@@ -111,17 +207,17 @@ impl Plans {
     }
 }
 
-/// Runs every item of `items` (one input set each), hands each item's outputs to `sink` in order, and
-/// returns how many real launches it took.
-pub(crate) fn run(
+/// Runs every item of `items` (one input set each), delivers each item's outputs in order, and
+/// counts its real launches in `launches`.
+fn run(
     backend: &WgpuBackend,
     program: &Program,
-    items: &dyn Items,
+    items: &mut dyn Batch,
     config: &DispatchConfig,
-    sink: &mut Sink<'_>,
-) -> Result<u32, BackendError> {
+    launches: &mut u32,
+) -> Result<(), BackendError> {
     if items.count() == 0 {
-        return Ok(0);
+        return Ok(());
     }
     let plans = Plans::new(program, items, config)?;
     let state = backend.state()?;
@@ -135,30 +231,29 @@ pub(crate) fn run(
     if let Plans::Uniform(plan, _) = &plans
         && let Some(active) = packed_active(program, plan)
     {
-        return run_packed(backend, program, plan, active, items, config, limits, sink);
+        return run_packed(
+            backend, program, plan, active, items, config, limits, launches,
+        );
     }
     let pipeline = backend.pipeline(program, COALESCED)?;
-    let mut launches = 0u32;
     let mut start = 0;
     while start < items.count() {
         let end = chunk_end(&pipeline, &plans, start, limits)?;
         let chunk = Chunk {
             range: start..end,
-            items,
             config,
             limits,
         };
-        launch(backend, &pipeline, &plans, &chunk, sink)?;
-        launches += 1;
+        launch(backend, &pipeline, &plans, &chunk, items)?;
+        *launches += 1;
         start = end;
     }
-    Ok(launches)
+    Ok(())
 }
 
 /// The items of one launch: `items[range]`.
 struct Chunk<'a> {
-    range: std::ops::Range<usize>,
-    items: &'a dyn Items,
+    range: Range<usize>,
     config: &'a DispatchConfig,
     limits: Limits,
 }
@@ -219,11 +314,10 @@ fn launch(
     pipeline: &WgpuPipeline,
     plans: &Plans,
     chunk: &Chunk<'_>,
-    sink: &mut Sink<'_>,
+    items: &mut dyn Batch,
 ) -> Result<(), BackendError> {
     let Chunk {
         range,
-        items,
         config,
         limits,
     } = chunk;
@@ -293,7 +387,7 @@ fn launch(
         let count = plans.get(range.start + k).buffers[j].element_count as usize;
         (base, count)
     };
-    split_outputs(program, pipeline, &whole, range.clone(), slice, sink);
+    split_outputs(program, pipeline, &whole, range.clone(), slice, items);
     Ok(())
 }
 
@@ -307,27 +401,27 @@ fn params(plan: &DispatchPlan, items: usize, active: u32) -> Vec<u32> {
     params
 }
 
-/// Hands every item of `items` (the launch's items, by run index) its slices of the whole outputs,
-/// trimmed to its readback ranges; `slice(k, j)` is the byte offset and element count of the launch's
-/// `k`-th item's slice of buffer `j`.
+/// Delivers every item of the launch's `range` its slices of the whole outputs, trimmed to its
+/// readback ranges; `slice(k, j)` is the byte offset and element count of the launch's `k`-th item's
+/// slice of buffer `j`.
 fn split_outputs(
     program: &Program,
     pipeline: &WgpuPipeline,
     whole: &[Vec<u8>],
-    items: std::ops::Range<usize>,
+    range: Range<usize>,
     slice: impl Fn(usize, usize) -> (usize, usize),
-    sink: &mut Sink<'_>,
+    items: &mut dyn Batch,
 ) {
-    let output_indices: Vec<usize> = pipeline
+    let outputs: Vec<usize> = pipeline
         .bindings
         .iter()
         .map(|b| b.buffer_index)
         .filter(|&j| program.buffers[j].access == BufferAccess::Output)
         .collect();
-    let mut slices: Vec<&[u8]> = Vec::with_capacity(output_indices.len());
-    for (k, item) in items.enumerate() {
+    let mut slices: Vec<&[u8]> = Vec::with_capacity(outputs.len());
+    for (k, item) in range.enumerate() {
         slices.clear();
-        for (whole, &j) in whole.iter().zip(&output_indices) {
+        for (whole, &j) in whole.iter().zip(&outputs) {
             let (base, count) = slice(k, j);
             let range = program.buffers[j].readback_range(count * 4);
             slices.push(
@@ -336,7 +430,7 @@ fn split_outputs(
                     .unwrap_or(&[]),
             );
         }
-        sink(item, &slices);
+        items.deliver(item, &slices);
     }
 }
 
@@ -376,32 +470,30 @@ fn run_packed(
     program: &Program,
     plan: &DispatchPlan,
     active: u32,
-    items: &dyn Items,
+    items: &mut dyn Batch,
     config: &DispatchConfig,
     limits: Limits,
-    sink: &mut Sink<'_>,
-) -> Result<u32, BackendError> {
+    launches: &mut u32,
+) -> Result<(), BackendError> {
     let pipeline = backend.pipeline(program, PACKED)?;
     let per_launch = packed_chunk(&pipeline, plan, active, limits.binding);
     if per_launch == 0 {
         return Err(too_big(0, limits.binding, plan.grid));
     }
     let per_launch = per_launch.min(u64::from(u32::MAX)) as usize;
-    let mut launches = 0u32;
     let mut start = 0;
     while start < items.count() {
         let end = (start + per_launch).min(items.count());
         let chunk = Chunk {
             range: start..end,
-            items,
             config,
             limits,
         };
-        launch_packed(backend, &pipeline, plan, active, &chunk, sink)?;
-        launches += 1;
+        launch_packed(backend, &pipeline, plan, active, &chunk, items)?;
+        *launches += 1;
         start = end;
     }
-    Ok(launches)
+    Ok(())
 }
 
 fn launch_packed(
@@ -410,11 +502,10 @@ fn launch_packed(
     plan: &DispatchPlan,
     active: u32,
     chunk: &Chunk<'_>,
-    sink: &mut Sink<'_>,
+    items: &mut dyn Batch,
 ) -> Result<(), BackendError> {
     let Chunk {
         range,
-        items,
         config,
         limits,
     } = chunk;
@@ -430,11 +521,8 @@ fn launch_packed(
         let init = match plan.buffers[j].input {
             Some(i) if decl.access.takes_input() => {
                 let mut data = Vec::with_capacity(bytes as usize);
-                for k in 0..n {
-                    data.extend_from_slice(items.input(range.start + k, i));
-                    // Inputs shorter than the declared count are zero-padded within the item's slice.
-                    data.resize((k + 1) * stride, 0);
-                }
+                // Inputs shorter than the declared count are zero-padded within the item's slice.
+                items.gather(range.clone(), i, stride, &mut data);
                 Init::Bytes(Cow::Owned(data))
             }
             _ => Init::Zero,
@@ -460,11 +548,22 @@ fn launch_packed(
     let state = backend.state()?;
     let whole = exec::run(&backend.shared, &state, pipeline, job)?;
     bump(&backend.shared.counters.packed_launches, 1);
-    let slice = |k: usize, j: usize| {
-        let count = plan.buffers[j].element_count as usize;
-        (k * count * 4, count)
-    };
-    split_outputs(program, pipeline, &whole, range.clone(), slice, sink);
+    let outputs: Vec<Strided<'_>> = pipeline
+        .bindings
+        .iter()
+        .map(|b| b.buffer_index)
+        .filter(|&j| program.buffers[j].access == BufferAccess::Output)
+        .zip(&whole)
+        .map(|(j, bytes)| {
+            let stride = plan.buffers[j].element_count as usize * 4;
+            Strided {
+                bytes,
+                stride,
+                readback: program.buffers[j].readback_range(stride),
+            }
+        })
+        .collect();
+    items.deliver_strided(range.clone(), &outputs);
     Ok(())
 }
 
@@ -487,20 +586,21 @@ impl WgpuPipeline {
         items: &[Vec<Vec<u8>>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
-        let mut outputs = Vec::with_capacity(items.len());
-        self.run_coalesced(&ItemSets(items), config, &mut |k, slices| {
-            outputs.truncate(k);
-            outputs.push(slices.iter().map(|s| s.to_vec()).collect());
-        })?;
-        Ok(outputs)
+        let mut sets = ItemSets {
+            items,
+            outputs: Vec::with_capacity(items.len()),
+        };
+        self.run_coalesced(&mut sets, config)?;
+        Ok(sets.outputs)
     }
 
-    /// Runs `items` coalesced, recovering once from a lost device; returns the launch count.
+    /// Runs `items` coalesced, delivering each item's outputs once, in order; recovers once from a
+    /// lost device, resuming after the last delivered item. Returns the real launch count, both
+    /// attempts together.
     pub(crate) fn run_coalesced(
         &self,
-        items: &dyn Items,
+        items: &mut dyn Batch,
         config: &DispatchConfig,
-        sink: &mut Sink<'_>,
     ) -> Result<u32, BackendError> {
         let shared = self.backend.upgrade().ok_or_else(|| {
             BackendError::device_lost(
@@ -508,6 +608,25 @@ impl WgpuPipeline {
             )
         })?;
         let backend = WgpuBackend { shared };
-        backend.with_recovery(|| run(&backend, &self.program, items, config, sink))
+        let mut progress = Progress::default();
+        backend.with_recovery(|| {
+            let mut launches = 0;
+            let mut rest = Rest {
+                start: progress.delivered,
+                batch: &mut *items,
+                progress: &mut progress,
+            };
+            let result = run(&backend, &self.program, &mut rest, config, &mut launches);
+            progress.launches += launches;
+            result
+        })?;
+        if progress.delivered != items.count() {
+            return Err(BackendError::new(format!(
+                "the coalesced run delivered {} results for {} items. Fix: report this vyre bug with the program text.",
+                progress.delivered,
+                items.count()
+            )));
+        }
+        Ok(progress.launches)
     }
 }

@@ -6,7 +6,7 @@ use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::Program;
 
 use crate::WgpuBackend;
-use crate::engine::coalesce::Items;
+use crate::engine::coalesce::Batch;
 
 /// One unit of persistent-kernel work.
 #[derive(Clone, Debug, Eq, PartialEq)]
@@ -60,16 +60,18 @@ impl PersistentQueue {
 /// What draining a queue did.
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct PersistentKernelReport {
-    /// Real `dispatch_workgroups` calls used to drain the queue.
+    /// Real `dispatch_workgroups` calls whose results drained the queue (a launch lost with the device
+    /// and redone after recovery counts once).
     pub kernel_launches: u32,
     /// One result per item, in queue order.
     pub results: Vec<WorkResult>,
 }
 
-/// The queue's payloads as the coalesced run's items: one input each.
-struct Payloads<'a>(&'a [PersistentPayloadWorkItem]);
+/// The queue's items as the coalesced run's batch: each payload is the item's one input, and is
+/// overwritten by its result once delivered (a delivered item's input is never read again).
+struct Payloads<'a>(&'a mut [PersistentPayloadWorkItem]);
 
-impl Items for Payloads<'_> {
+impl Batch for Payloads<'_> {
     fn count(&self) -> usize {
         self.0.len()
     }
@@ -78,6 +80,12 @@ impl Items for Payloads<'_> {
     }
     fn input(&self, k: usize, _: usize) -> &[u8] {
         &self.0[k].payload
+    }
+    fn deliver(&mut self, k: usize, outputs: &[&[u8]]) {
+        let payload = &mut self.0[k].payload;
+        payload.clear();
+        // The program has exactly one output buffer (checked before the run).
+        payload.extend_from_slice(outputs.first().copied().unwrap_or(&[]));
     }
 }
 
@@ -115,40 +123,14 @@ pub fn run_persistent_kernel(
         )));
     }
     let pipeline = backend.compile_persistent(program, config)?;
-    // Results are gathered into one flat buffer while the payloads are still the inputs (a retry after
-    // a device loss re-reads them), then each item's payload vector is reused for its result: no
-    // allocation or free per item.
-    let mut flat: Vec<u8> = Vec::new();
-    let mut ends: Vec<usize> = Vec::with_capacity(queue.len());
-    let kernel_launches =
-        pipeline.run_coalesced(&Payloads(&queue.items), config, &mut |k, slices| {
-            ends.truncate(k);
-            flat.truncate(ends.last().copied().unwrap_or(0));
-            // The program has exactly one output buffer, checked above.
-            flat.extend_from_slice(slices.first().copied().unwrap_or(&[]));
-            ends.push(flat.len());
-        })?;
-    if ends.len() != queue.len() {
-        return Err(BackendError::new(format!(
-            "the coalesced launch returned {} results for {} items. Fix: report this vyre bug.",
-            ends.len(),
-            queue.len()
-        )));
-    }
-    let mut start = 0;
-    let results = queue
-        .items
+    // Each item's payload vector is reused for its result: no allocation or free per item.
+    let mut items = queue.items.into_vec();
+    let kernel_launches = pipeline.run_coalesced(&mut Payloads(&mut items), config)?;
+    let results = items
         .into_iter()
-        .zip(ends)
-        .map(|(item, end)| {
-            let mut payload = item.payload;
-            payload.clear();
-            payload.extend_from_slice(&flat[start..end]);
-            start = end;
-            WorkResult {
-                id: item.id,
-                payload,
-            }
+        .map(|item| WorkResult {
+            id: item.id,
+            payload: item.payload,
         })
         .collect();
     Ok(PersistentKernelReport {
