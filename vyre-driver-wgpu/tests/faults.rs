@@ -10,7 +10,7 @@ use common::{add_one_program, bytes, words};
 use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_driver_wgpu::FaultPoint;
 use vyre_driver_wgpu::engine::persistent::{
-    PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+    PersistentKernelReport, PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
 };
 use vyre_driver_wgpu::testing::backend_or_skip;
 
@@ -84,13 +84,24 @@ fn items_past_one_binding_split_into_the_fewest_launches() {
     let report = run_persistent_kernel(&backend, &program, &DispatchConfig::default(), queue)
         .expect("a split coalesced run");
     assert_eq!(report.kernel_launches, 2);
-    assert_eq!(report.results.len(), count as usize);
-    for r in &report.results {
+    check_two_launch_results(&report, count as usize, item_words, "no loss");
+}
+
+/// Every result of a [`two_launch_queue`] run is `payload + 1`, in queue order.
+fn check_two_launch_results(
+    report: &PersistentKernelReport,
+    count: usize,
+    item_words: u32,
+    case: &str,
+) {
+    assert_eq!(report.results.len(), count, "{case}");
+    for (k, r) in report.results.iter().enumerate() {
+        assert_eq!(r.id as usize, k, "{case}: results out of order");
         let got = words(&r.payload);
-        assert_eq!(got.len(), item_words as usize, "item {}", r.id);
+        assert_eq!(got.len(), item_words as usize, "{case} item {}", r.id);
         let wrong = (0..item_words)
             .position(|i| got[i as usize] != (r.id.wrapping_mul(1_000_003) ^ i).wrapping_add(1));
-        assert_eq!(wrong, None, "item {}: first wrong word", r.id);
+        assert_eq!(wrong, None, "{case} item {}: first wrong word", r.id);
     }
 }
 
@@ -134,16 +145,7 @@ fn a_loss_in_the_second_of_two_launches_resumes_after_the_first() {
             .unwrap_or_else(|e| panic!("{point:?}: {e}"));
         assert_eq!(backend.stats().recoveries, recoveries + 1, "{point:?}");
         assert_eq!(report.kernel_launches, 2, "{point:?}");
-        assert_eq!(report.results.len(), count, "{point:?}");
-        for (k, r) in report.results.iter().enumerate() {
-            assert_eq!(r.id as usize, k, "{point:?}: results out of order");
-            let got = words(&r.payload);
-            let wrong = (0..item_words).position(|i| {
-                got.get(i as usize).copied()
-                    != Some((r.id.wrapping_mul(1_000_003) ^ i).wrapping_add(1))
-            });
-            assert_eq!(wrong, None, "{point:?} item {}: first wrong word", r.id);
-        }
+        check_two_launch_results(&report, count, item_words, &format!("{point:?}"));
     }
 }
 

@@ -118,6 +118,13 @@ struct Rest<'a, 'b> {
     progress: &'b mut Progress,
 }
 
+impl Rest<'_, '_> {
+    /// `range` of the rest, as indices of the whole batch.
+    fn whole(&self, range: Range<usize>) -> Range<usize> {
+        self.start + range.start..self.start + range.end
+    }
+}
+
 impl Batch for Rest<'_, '_> {
     fn count(&self) -> usize {
         self.batch.count() - self.start
@@ -133,15 +140,13 @@ impl Batch for Rest<'_, '_> {
         self.progress.delivered = self.start + k + 1;
     }
     fn all_lengths(&self, range: Range<usize>, lens: &[usize]) -> bool {
-        let range = self.start + range.start..self.start + range.end;
-        self.batch.all_lengths(range, lens)
+        self.batch.all_lengths(self.whole(range), lens)
     }
     fn gather(&self, range: Range<usize>, i: usize, stride: usize, out: &mut Vec<u8>) {
-        let range = self.start + range.start..self.start + range.end;
-        self.batch.gather(range, i, stride, out);
+        self.batch.gather(self.whole(range), i, stride, out);
     }
     fn deliver_strided(&mut self, range: Range<usize>, outputs: &[Strided<'_>]) {
-        let range = self.start + range.start..self.start + range.end;
+        let range = self.whole(range);
         let end = range.end;
         self.batch.deliver_strided(range, outputs);
         self.progress.delivered = end;
@@ -401,6 +406,19 @@ fn params(plan: &DispatchPlan, items: usize, active: u32) -> Vec<u32> {
     params
 }
 
+/// The program buffers read back from a launch of `pipeline`, in the order of its readbacks (binding
+/// order): the output buffers.
+fn output_buffers<'a>(
+    program: &'a Program,
+    pipeline: &'a WgpuPipeline,
+) -> impl Iterator<Item = usize> + 'a {
+    pipeline
+        .bindings
+        .iter()
+        .map(|b| b.buffer_index)
+        .filter(|&j| program.buffers[j].access == BufferAccess::Output)
+}
+
 /// Delivers every item of the launch's `range` its slices of the whole outputs, trimmed to its
 /// readback ranges; `slice(k, j)` is the byte offset and element count of the launch's `k`-th item's
 /// slice of buffer `j`.
@@ -412,12 +430,7 @@ fn split_outputs(
     slice: impl Fn(usize, usize) -> (usize, usize),
     items: &mut dyn Batch,
 ) {
-    let outputs: Vec<usize> = pipeline
-        .bindings
-        .iter()
-        .map(|b| b.buffer_index)
-        .filter(|&j| program.buffers[j].access == BufferAccess::Output)
-        .collect();
+    let outputs: Vec<usize> = output_buffers(program, pipeline).collect();
     let mut slices: Vec<&[u8]> = Vec::with_capacity(outputs.len());
     for (k, item) in range.enumerate() {
         slices.clear();
@@ -548,11 +561,7 @@ fn launch_packed(
     let state = backend.state()?;
     let whole = exec::run(&backend.shared, &state, pipeline, job)?;
     bump(&backend.shared.counters.packed_launches, 1);
-    let outputs: Vec<Strided<'_>> = pipeline
-        .bindings
-        .iter()
-        .map(|b| b.buffer_index)
-        .filter(|&j| program.buffers[j].access == BufferAccess::Output)
+    let outputs: Vec<Strided<'_>> = output_buffers(program, pipeline)
         .zip(&whole)
         .map(|(j, bytes)| {
             let stride = plan.buffers[j].element_count as usize * 4;
