@@ -77,8 +77,8 @@ impl WgpuBackend {
     ///
     /// # Errors
     ///
-    /// [`BackendError::DeviceLost`] when no adapter or device is available, with a `Fix:` saying how to
-    /// get one.
+    /// [`BackendError::NoDevice`] when no adapter or device is available, with a `Fix:` saying how to
+    /// get one (never [`BackendError::DeviceLost`], so a recovery loop does not retry forever).
     pub fn acquire() -> Result<Self, BackendError> {
         let instance = device::new_instance();
         let adapter = device::pick_adapter(&instance)?;
@@ -404,10 +404,13 @@ impl VyreBackend for WgpuBackend {
             return Ok(());
         }
         // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
-        let fresh = device::open(old.adapter.clone(), old.generation + 1).or_else(|_| {
-            let adapter = device::pick_adapter(&self.shared.instance)?;
-            device::open(adapter, old.generation + 1)
-        })?;
+        // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
+        let fresh = device::open(old.adapter.clone(), old.generation + 1)
+            .or_else(|_| {
+                let adapter = device::pick_adapter(&self.shared.instance)?;
+                device::open(adapter, old.generation + 1)
+            })
+            .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;
         *self.shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
         self.shared
             .pool

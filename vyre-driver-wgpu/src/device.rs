@@ -45,7 +45,7 @@ pub(crate) fn describe(info: &wgpu::AdapterInfo) -> String {
 }
 
 fn no_adapter(detail: &str) -> BackendError {
-    BackendError::device_lost(format!(
+    BackendError::no_device(format!(
         "no usable GPU adapter: {detail}. Fix: install a Vulkan driver (on a CPU-only Debian or Ubuntu machine: `apt-get install mesa-vulkan-drivers libvulkan1`), or unset {ADAPTER_ENV} if it names no adapter here."
     ))
 }
@@ -75,7 +75,8 @@ pub(crate) fn new_instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// Opens a device on `adapter` with its full limits and vyre's handlers.
+/// Opens a device on `adapter` with its full limits and vyre's handlers. A refusal is
+/// [`BackendError::NoDevice`]; recovery, which replaces a device that existed, reports it as a loss.
 pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceState, BackendError> {
     let info = adapter.get_info();
     let limits = adapter.limits();
@@ -89,7 +90,7 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
         trace: wgpu::Trace::Off,
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
-        BackendError::device_lost(format!(
+        BackendError::no_device(format!(
             "adapter {} refused a device: {e}. Fix: check the GPU driver, or pick another adapter with {ADAPTER_ENV}.",
             describe(&info)
         ))

@@ -85,7 +85,7 @@ pub trait VyreBackend: Send + Sync {
     ///
     /// # Errors
     ///
-    /// [`BackendError::DeviceLost`] when no device could be obtained.
+    /// [`BackendError::DeviceLost`] when the lost device could not be replaced.
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }

@@ -24,6 +24,11 @@ pub enum BackendError {
     /// Lowering or pipeline creation failed.
     #[error("{0}")]
     Compile(String),
+    /// No device could be obtained in the first place: no usable adapter, or the adapter refused a
+    /// device. Unlike [`BackendError::DeviceLost`] there is nothing to recover, so retrying is futile
+    /// until the machine changes (a driver is installed, an adapter filter is corrected).
+    #[error("{0}")]
+    NoDevice(String),
     /// The device was lost (driver reset, removal, or `destroy`) and could not be recovered in time.
     #[error("{0}")]
     DeviceLost(String),
@@ -77,6 +82,8 @@ constructors! {
     unsupported => Unsupported,
     /// A [`BackendError::Compile`] error.
     compile => Compile,
+    /// A [`BackendError::NoDevice`] error.
+    no_device => NoDevice,
     /// A [`BackendError::DeviceLost`] error.
     device_lost => DeviceLost,
     /// An [`BackendError::OutOfMemory`] error.
@@ -94,7 +101,8 @@ impl From<ValidationErrors> for BackendError {
 }
 
 impl BackendError {
-    /// True for [`BackendError::DeviceLost`], the one error recovery can act on.
+    /// True for [`BackendError::DeviceLost`], the one error recovery can act on. False for
+    /// [`BackendError::NoDevice`]: a device that never existed cannot be recovered.
     #[must_use]
     pub fn is_device_lost(&self) -> bool {
         matches!(self, BackendError::DeviceLost(_))
@@ -109,6 +117,7 @@ impl BackendError {
             BackendError::LimitExceeded(_) => "LimitExceeded",
             BackendError::Unsupported(_) => "Unsupported",
             BackendError::Compile(_) => "Compile",
+            BackendError::NoDevice(_) => "NoDevice",
             BackendError::DeviceLost(_) => "DeviceLost",
             BackendError::OutOfMemory(_) => "OutOfMemory",
             BackendError::Timeout(_) => "Timeout",

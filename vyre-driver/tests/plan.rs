@@ -106,9 +106,20 @@ fn every_error_message_ends_with_a_fix() {
         BackendError::new("plain"),
         BackendError::timeout("slow. Fix: raise the timeout."),
         BackendError::device_lost("gone"),
+        BackendError::no_device("no adapter"),
     ] {
         assert!(e.to_string().contains("Fix:"), "{e}");
     }
     assert_eq!(BackendError::timeout("x").kind_name(), "Timeout");
     assert!(BackendError::device_lost("x").is_device_lost());
+}
+
+#[test]
+fn a_device_that_never_existed_is_not_a_lost_one() {
+    let e = BackendError::no_device("no adapter");
+    assert!(
+        !e.is_device_lost(),
+        "recovery loops must not retry NoDevice"
+    );
+    assert_eq!(e.kind_name(), "NoDevice");
 }
