@@ -42,7 +42,9 @@ pub use stats::WgpuStats;
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
 
-/// The WGSL text (naga's writer) of what runs for `program`, for people who want to read it.
+/// The WGSL text (naga's writer) of what runs for `program`, for people who want to read it: the
+/// folded form, which a plain dispatch runs when its grid exceeds the device's per-dimension limit
+/// (within the limit the same body runs with the builtins taken straight from the hardware).
 ///
 /// # Errors
 ///
@@ -50,5 +52,49 @@ use vyre_foundation::ir::Program;
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     vyre_foundation::validate(program)?;
     let lowered = lower::lower(program, &lower::LowerOptions::default())?;
+    lower::to_wgsl(&lowered)
+}
+
+/// The forms of module the engine launches for one program; [`emit_wgsl_as`] writes any of them.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaunchForm {
+    /// A plain dispatch whose grid fits the device's per-dimension limit: the builtins come straight
+    /// from the hardware.
+    Direct,
+    /// A plain dispatch of any grid, folded into y and z when it is too wide (what [`emit_wgsl`]
+    /// writes and [`WgpuBackend::compile_persistent`] compiles): the virtual grid comes from `params`.
+    Folded,
+    /// Many work items in one launch ([`WgpuPipeline::dispatch_coalesced`], the persistent queue):
+    /// each item's slices come from the `items` table.
+    Coalesced,
+    /// Coalesced items of equal lengths laid end to end; the engine uses it only for programs whose
+    /// every effect is a store at `gid.x` (see `lower::packed`).
+    Packed,
+}
+
+/// The WGSL text of the module the engine launches for `program` in `form`, so that snapshots and
+/// readers can see the coalesced, packed and direct modules too, not only the folded one.
+///
+/// # Errors
+///
+/// As [`emit_wgsl`]; [`BackendError::Unsupported`] for [`LaunchForm::Packed`] when the engine would
+/// never run `program` packed, because that module would not mean what the program means.
+#[doc(hidden)]
+pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, BackendError> {
+    vyre_foundation::validate(program)?;
+    if form == LaunchForm::Packed && lower::packed_stores(program).is_none() {
+        return Err(BackendError::unsupported(
+            "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
+        ));
+    }
+    // The same options as `backend::dispatch_once` (direct or folded) and `engine::coalesce`'s
+    // `COALESCED` and `PACKED`.
+    let options = lower::LowerOptions {
+        coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
+        direct: form == LaunchForm::Direct,
+        packed: form == LaunchForm::Packed,
+    };
+    let lowered = lower::lower(program, &options)?;
     lower::to_wgsl(&lowered)
 }

@@ -1,0 +1,660 @@
+//! Snapshots of the WGSL the lowering emits, one checked-in file per program in `tests/snapshots/`.
+//!
+//! Each test builds a program with the public IR builders, emits the module the engine would launch
+//! for it, compares the text exactly with its snapshot, and re-parses and re-validates the text with
+//! naga, so the snapshots are real WGSL. No GPU is needed. After an intended change to the lowering,
+//! run `VYRE_UPDATE_SNAPSHOTS=1 cargo test -p vyre-driver-wgpu --test wgsl_snapshots` and review the
+//! diff of `tests/snapshots/` like code.
+//!
+//! Most programs are emitted in the direct form, the module a plain dispatch runs whenever its grid
+//! fits the device; the folded, coalesced and packed snapshots show the other modules the engine
+//! launches.
+
+use std::path::PathBuf;
+
+use vyre_driver_wgpu::{LaunchForm, emit_wgsl, emit_wgsl_as};
+use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
+
+const UPDATE_ENV: &str = "VYRE_UPDATE_SNAPSHOTS";
+
+/// At most this many differing lines are shown; the first ones are the ones that explain a change.
+const DIFF_LINES: usize = 40;
+
+/// Emits `program` in `form`, re-validates the text, and compares it with `tests/snapshots/{name}.wgsl`
+/// (or rewrites that file under `VYRE_UPDATE_SNAPSHOTS=1`).
+fn check(name: &str, form: LaunchForm, program: &Program) {
+    vyre_foundation::validate(program).unwrap_or_else(|e| panic!("`{name}` is invalid: {e}"));
+    let wgsl = emit_wgsl_as(program, form).unwrap_or_else(|e| panic!("`{name}` emits: {e}"));
+    reparse(name, &wgsl);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.wgsl"));
+    if std::env::var_os(UPDATE_ENV).is_some_and(|v| v == "1") {
+        std::fs::write(&path, &wgsl)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "snapshot {} cannot be read ({e}). Fix: create it with `{UPDATE_ENV}=1 cargo test -p vyre-driver-wgpu --test wgsl_snapshots` and review it.",
+            path.display()
+        )
+    });
+    if let Some(diff) = line_diff(&expected, &wgsl) {
+        panic!(
+            "the WGSL emitted for `{name}` differs from {}:\n{diff}\nFix: if the lowering changed on purpose, run `{UPDATE_ENV}=1 cargo test -p vyre-driver-wgpu --test wgsl_snapshots` and review the diff.",
+            path.display()
+        );
+    }
+}
+
+/// naga must read back what it wrote, and the result must pass every validation check; a snapshot
+/// that only naga's writer could produce would prove nothing about the text a reader sees.
+fn reparse(name: &str, wgsl: &str) {
+    let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| {
+        panic!(
+            "`{name}`: naga cannot parse its WGSL: {}",
+            e.emit_to_string(wgsl)
+        )
+    });
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| {
+        panic!(
+            "`{name}`: the re-parsed WGSL fails validation: {}",
+            e.emit_to_string(wgsl)
+        )
+    });
+}
+
+/// A line diff of `expected` against `actual` (`-` lines only in the snapshot, `+` lines only in the
+/// emitted text, two lines of context), or `None` when they are equal. Lines are matched by their
+/// longest common subsequence, so one inserted line shows as one line, not as a shifted tail.
+fn line_diff(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let old: Vec<&str> = expected.split('\n').collect();
+    let new: Vec<&str> = actual.split('\n').collect();
+    // common[i][j]: the length of the longest common subsequence of old[i..] and new[j..].
+    let mut common = vec![vec![0u32; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    // One entry per line of the edit script: ' ', '-' or '+', the snapshot's line number, the text.
+    let mut script = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            script.push((' ', i + 1, old[i]));
+            i += 1;
+            j += 1;
+        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
+            // Removals before additions, so a changed line reads as `-` old then `+` new.
+            script.push(('-', i + 1, old[i]));
+            i += 1;
+        } else {
+            script.push(('+', i + 1, new[j]));
+            j += 1;
+        }
+    }
+    let near_change = |k: usize| {
+        script[k.saturating_sub(2)..(k + 3).min(script.len())]
+            .iter()
+            .any(|&(tag, _, _)| tag != ' ')
+    };
+    let mut out = String::new();
+    let mut shown = 0;
+    let mut gap = false;
+    for (k, &(tag, line, text)) in script.iter().enumerate() {
+        if !near_change(k) {
+            gap = true;
+            continue;
+        }
+        if shown == DIFF_LINES {
+            out.push_str("... (more differences)\n");
+            break;
+        }
+        if gap || shown == 0 {
+            out.push_str(&format!("@@ snapshot line {line}\n"));
+            gap = false;
+        }
+        // A change in trailing whitespace (naga ends attribute lines with a space) or line endings
+        // is invisible as plain text, so such changed lines are shown quoted.
+        if tag != ' ' && (text.ends_with(char::is_whitespace) || text.is_empty()) {
+            out.push_str(&format!("{tag} {text:?}\n"));
+        } else {
+            out.push_str(&format!("{tag} {text}\n"));
+        }
+        shown += 1;
+    }
+    Some(out)
+}
+
+/// `out[gid.x] = a[gid.x] + b[gid.x]`: the simplest program, with its guards.
+fn elementwise() -> Program {
+    let i = Expr::gid_x;
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(1024),
+            BufferDecl::read("b", 1, DataType::U32).with_count(1024),
+            BufferDecl::output("out", 2, DataType::U32).with_count(1024),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            i(),
+            Expr::add(Expr::load("a", i()), Expr::load("b", i())),
+        )],
+    )
+}
+
+#[test]
+fn elementwise_add() {
+    check("elementwise_add", LaunchForm::Direct, &elementwise());
+}
+
+#[test]
+fn guarded_loads_and_stores() {
+    // A u32 index past the end, a negative i32 index, and a store at an i32 index: the guards must
+    // turn the first two into zero and keep the store from landing out of bounds.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::F32).with_count(16),
+            BufferDecl::output("out", 1, DataType::F32).with_count(16),
+        ],
+        [16, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::bitcast(DataType::I32, Expr::gid_x())),
+            Node::let_bind(
+                "past_end",
+                Expr::load("input", Expr::add(Expr::gid_x(), Expr::u32(16))),
+            ),
+            Node::let_bind(
+                "negative",
+                Expr::load("input", Expr::sub(Expr::var("i"), Expr::i32(1))),
+            ),
+            Node::store(
+                "out",
+                Expr::sub(Expr::var("i"), Expr::i32(8)),
+                Expr::add(Expr::var("past_end"), Expr::var("negative")),
+            ),
+        ],
+    );
+    check("guarded_loads_and_stores", LaunchForm::Direct, &program);
+}
+
+fn x() -> Expr {
+    Expr::var("x")
+}
+
+fn y() -> Expr {
+    Expr::var("y")
+}
+
+/// `out[gid.x * n + k] = results[k]` for `n` results computed from `x = a[gid.x]` (and `y = b[gid.x]`
+/// when `b` has a type), so that one snapshot shows every operator of a rule side by side.
+fn slotted(a: DataType, b: Option<DataType>, out: DataType, results: Vec<Expr>) -> Program {
+    let n = results.len() as u32;
+    let mut buffers = vec![BufferDecl::read("a", 0, a).with_count(64)];
+    let mut body = vec![Node::let_bind("x", Expr::load("a", Expr::gid_x()))];
+    if let Some(b) = b {
+        buffers.push(BufferDecl::read("b", 1, b).with_count(64));
+        body.push(Node::let_bind("y", Expr::load("b", Expr::gid_x())));
+    }
+    buffers.push(BufferDecl::output("out", 2, out).with_count(64 * n));
+    for (slot, result) in (0..).zip(results) {
+        body.push(Node::store(
+            "out",
+            Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(n)), Expr::u32(slot)),
+            result,
+        ));
+    }
+    Program::new(buffers, [64, 1, 1], body)
+}
+
+#[test]
+fn u32_division_and_remainder() {
+    // x / 0 = x and x % 0 = 0.
+    let results = vec![Expr::div(x(), y()), Expr::rem(x(), y())];
+    let program = slotted(DataType::U32, Some(DataType::U32), DataType::U32, results);
+    check("u32_div_rem", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn i32_division_and_remainder() {
+    // As for u32, plus i32::MIN / -1 = i32::MIN and i32::MIN % -1 = 0.
+    let results = vec![Expr::div(x(), y()), Expr::rem(x(), y())];
+    let program = slotted(DataType::I32, Some(DataType::I32), DataType::I32, results);
+    check("i32_div_rem", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn u32_shifts() {
+    // The amount is taken mod 32; `shr` is logical.
+    let results = vec![Expr::shl(x(), y()), Expr::shr(x(), y())];
+    let program = slotted(DataType::U32, Some(DataType::U32), DataType::U32, results);
+    check("u32_shifts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn i32_shifts() {
+    // The amount is a u32 taken mod 32; `shr` is arithmetic.
+    let results = vec![Expr::shl(x(), y()), Expr::shr(x(), y())];
+    let program = slotted(DataType::I32, Some(DataType::U32), DataType::I32, results);
+    check("i32_shifts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn i32_wrapping_neg_and_abs() {
+    // -i32::MIN = abs(i32::MIN) = i32::MIN.
+    let results = vec![Expr::neg(x()), Expr::abs(x())];
+    let program = slotted(DataType::I32, None, DataType::I32, results);
+    check("i32_neg_abs", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn u32_bit_counts() {
+    // clz(0) = ctz(0) = 32.
+    let results = vec![
+        Expr::popcount(x()),
+        Expr::clz(x()),
+        Expr::ctz(x()),
+        Expr::reverse_bits(x()),
+    ];
+    let program = slotted(DataType::U32, None, DataType::U32, results);
+    check("u32_bit_counts", LaunchForm::Direct, &program);
+}
+
+/// `out_x[gid.x] = cast(x, input[gid.x])` for each `(out_x, x)` of `outputs`.
+fn conversions(
+    input: DataType,
+    outputs: &[(&str, DataType)],
+    convert: fn(DataType, Expr) -> Expr,
+) -> Program {
+    let mut buffers = vec![BufferDecl::read("input", 0, input).with_count(64)];
+    let mut body = vec![Node::let_bind("x", Expr::load("input", Expr::gid_x()))];
+    for ((name, to), binding) in outputs.iter().zip(1..) {
+        buffers.push(BufferDecl::output(*name, binding, *to).with_count(64));
+        body.push(Node::store(
+            *name,
+            Expr::gid_x(),
+            convert(*to, Expr::var("x")),
+        ));
+    }
+    Program::new(buffers, [64, 1, 1], body)
+}
+
+#[test]
+fn float_to_int_saturating_casts() {
+    // Saturation at the nearest f32-representable bound: [0, 4294967040] and
+    // [-2147483648, 2147483520]; and `x != 0.0` for bool.
+    let program = conversions(
+        DataType::F32,
+        &[
+            ("as_u32", DataType::U32),
+            ("as_i32", DataType::I32),
+            ("as_bool", DataType::Bool),
+        ],
+        Expr::cast,
+    );
+    check("f32_to_int_casts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn u32_casts() {
+    let program = conversions(
+        DataType::U32,
+        &[
+            ("as_f32", DataType::F32),
+            ("as_i32", DataType::I32),
+            ("as_bool", DataType::Bool),
+        ],
+        Expr::cast,
+    );
+    check("u32_casts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn i32_casts() {
+    let program = conversions(
+        DataType::I32,
+        &[("as_f32", DataType::F32), ("as_u32", DataType::U32)],
+        Expr::cast,
+    );
+    check("i32_casts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn bool_loads_stores_and_casts() {
+    // A bool element is a u32 word: a load is `word != 0`, a store writes 1 or 0.
+    let program = conversions(
+        DataType::Bool,
+        &[
+            ("as_u32", DataType::U32),
+            ("as_f32", DataType::F32),
+            ("negated", DataType::Bool),
+        ],
+        |to, x| match to {
+            DataType::Bool => Expr::not(x),
+            _ => Expr::cast(to, x),
+        },
+    );
+    check("bool_casts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn bitcasts() {
+    let program = conversions(
+        DataType::F32,
+        &[("as_u32", DataType::U32), ("as_i32", DataType::I32)],
+        Expr::bitcast,
+    );
+    check("bitcasts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn counted_loops() {
+    // A u32 loop whose bound the body keeps raising, over an i32 loop that counts from below zero:
+    // each bound is evaluated once, when its loop starts, so both trip counts are fixed.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(64),
+            BufferDecl::output("out", 1, DataType::I32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("sum", Expr::i32(0)),
+            Node::let_bind("n", Expr::load("input", Expr::gid_x())),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::var("n"),
+                vec![
+                    Node::assign("n", Expr::add(Expr::var("n"), Expr::u32(1))),
+                    Node::loop_for(
+                        "j",
+                        Expr::i32(-2),
+                        Expr::i32(3),
+                        vec![Node::assign(
+                            "sum",
+                            Expr::add(
+                                Expr::var("sum"),
+                                Expr::mul(
+                                    Expr::var("j"),
+                                    Expr::bitcast(DataType::I32, Expr::var("k")),
+                                ),
+                            ),
+                        )],
+                    ),
+                ],
+            ),
+            Node::store("out", Expr::gid_x(), Expr::var("sum")),
+        ],
+    );
+    check("counted_loops", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn barriers_and_workgroup_memory() {
+    // A tree reduction in workgroup memory: barriers inside a uniform loop, an early return after it.
+    let lid = Expr::local_x;
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(1024),
+            BufferDecl::output("sums", 1, DataType::U32).with_count(16),
+            BufferDecl::workgroup("partial", 64, DataType::U32),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::store("partial", lid(), Expr::load("input", Expr::gid_x())),
+            Node::barrier(),
+            Node::loop_for(
+                "step",
+                Expr::u32(0),
+                Expr::u32(6),
+                vec![
+                    Node::let_bind("half", Expr::shr(Expr::u32(32), Expr::var("step"))),
+                    Node::if_then(
+                        Expr::lt(lid(), Expr::var("half")),
+                        vec![Node::store(
+                            "partial",
+                            lid(),
+                            Expr::add(
+                                Expr::load("partial", lid()),
+                                Expr::load("partial", Expr::add(lid(), Expr::var("half"))),
+                            ),
+                        )],
+                    ),
+                    Node::barrier(),
+                ],
+            ),
+            Node::if_then(Expr::ne(lid(), Expr::u32(0)), vec![Node::return_()]),
+            Node::store(
+                "sums",
+                Expr::workgroup_x(),
+                Expr::load("partial", Expr::u32(0)),
+            ),
+        ],
+    );
+    check("workgroup_reduction", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn atomics() {
+    // Every atomic operation on a storage buffer, a strong compare-exchange, and an atomic in
+    // workgroup memory; each yields the old value, and a plain load of an atomic buffer is atomic.
+    let i = Expr::gid_x;
+    let slot = |k: u32| Expr::u32(k);
+    let ops = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+    ];
+    let mut body = Vec::new();
+    for (k, op) in (0..).zip(ops) {
+        body.push(Node::let_bind(
+            format!("old{k}"),
+            Expr::atomic(op, "counters", slot(k), i()),
+        ));
+    }
+    body.extend([
+        Node::let_bind(
+            "swapped",
+            Expr::atomic_compare_exchange("counters", slot(8), Expr::u32(0), i()),
+        ),
+        Node::let_bind(
+            "shared_old",
+            Expr::atomic_add("hits", Expr::u32(0), Expr::u32(1)),
+        ),
+        Node::store(
+            "olds",
+            i(),
+            Expr::add(Expr::var("old0"), Expr::var("swapped")),
+        ),
+        Node::store(
+            "olds",
+            Expr::add(i(), Expr::u32(64)),
+            Expr::load("hits", Expr::u32(0)),
+        ),
+        Node::store(
+            "olds",
+            Expr::add(i(), Expr::u32(128)),
+            Expr::var("shared_old"),
+        ),
+    ]);
+    let program = Program::new(
+        vec![
+            BufferDecl::read_write("counters", 0, DataType::U32).with_count(9),
+            BufferDecl::output("olds", 1, DataType::U32).with_count(192),
+            BufferDecl::workgroup("hits", 1, DataType::U32),
+        ],
+        [64, 1, 1],
+        body,
+    );
+    check("atomics", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn uniform_buffers() {
+    // Uniform buffers are arrays of vec4 words: element i is lane i % 4 of row i / 4.
+    let program = Program::new(
+        vec![
+            BufferDecl::uniform("scale", 0, DataType::F32).with_count(6),
+            BufferDecl::read("input", 1, DataType::F32).with_count(64),
+            BufferDecl::output("out", 2, DataType::F32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::fma(
+                Expr::load("input", Expr::gid_x()),
+                Expr::load("scale", Expr::u32(0)),
+                Expr::load("scale", Expr::rem(Expr::gid_x(), Expr::u32(6))),
+            ),
+        )],
+    );
+    check("uniform_buffers", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn runtime_sized_buffers() {
+    // Counts come from the caller's bytes, so guards and `buf_len` read them from `params`.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32),
+            BufferDecl::read_write("scratch", 1, DataType::U32),
+            BufferDecl::output("out", 2, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::store("scratch", Expr::gid_x(), Expr::buf_len("input")),
+            Node::store(
+                "out",
+                Expr::gid_x(),
+                Expr::add(
+                    Expr::load("input", Expr::gid_x()),
+                    Expr::load("scratch", Expr::gid_x()),
+                ),
+            ),
+        ],
+    );
+    check("runtime_sized_buffers", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn outputs_with_byte_ranges() {
+    // A byte range only changes what is read back: the module matches one without it.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(64),
+            BufferDecl::output("head", 1, DataType::U32)
+                .with_count(64)
+                .with_output_byte_range(0..16),
+            BufferDecl::output("tail", 2, DataType::U32)
+                .with_count(64)
+                .with_output_byte_range(240..256),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::store("head", Expr::gid_x(), Expr::load("input", Expr::gid_x())),
+            Node::store(
+                "tail",
+                Expr::gid_x(),
+                Expr::bit_not(Expr::load("input", Expr::gid_x())),
+            ),
+        ],
+    );
+    check("output_byte_ranges", LaunchForm::Direct, &program);
+}
+
+/// A persistent-queue program: one input, one output; each item sums its words into `out[0]` with an
+/// atomic, which keeps it out of the packed form.
+fn queue_sum() -> Program {
+    Program::new(
+        vec![
+            BufferDecl::read("payload", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(1),
+        ],
+        [64, 1, 1],
+        vec![Node::let_bind(
+            "old",
+            Expr::atomic_add("out", Expr::u32(0), Expr::load("payload", Expr::gid_x())),
+        )],
+    )
+}
+
+#[test]
+fn coalesced_persistent_queue_module() {
+    check("coalesced_queue_sum", LaunchForm::Coalesced, &queue_sum());
+}
+
+#[test]
+fn packed_module() {
+    check("packed_elementwise_add", LaunchForm::Packed, &elementwise());
+}
+
+#[test]
+fn packed_is_refused_for_a_program_the_engine_never_packs() {
+    let refused = emit_wgsl_as(&queue_sum(), LaunchForm::Packed);
+    assert!(
+        matches!(refused, Err(vyre_driver::BackendError::Unsupported(_))),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn folded_grid_module() {
+    // `emit_wgsl` writes the folded form: the one a plain dispatch of more than 65535 workgroups per
+    // dimension runs, with the virtual grid rebuilt from the linear physical workgroup index.
+    // 2^25 output words in workgroups of 256 are 131072 workgroups along x.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(1 << 25),
+        ],
+        [256, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::add(Expr::load("a", Expr::gid_x()), Expr::gid_y()),
+        )],
+    );
+    check("folded_grid", LaunchForm::Folded, &program);
+    assert_eq!(
+        emit_wgsl(&program).expect("emit_wgsl"),
+        emit_wgsl_as(&program, LaunchForm::Folded).expect("emit_wgsl_as"),
+        "emit_wgsl must write the folded form"
+    );
+}
+
+#[test]
+fn a_one_byte_change_shows_as_a_line_diff() {
+    let snapshot = "a\nb\nc\nd\n";
+    assert_eq!(line_diff(snapshot, snapshot), None);
+    let diff = line_diff(snapshot, "a\nb\nx\nd\n").expect("a diff");
+    assert!(diff.contains("- c\n+ x\n"), "{diff}");
+    assert!(diff.contains("@@ snapshot line "), "{diff}");
+    let inserted = line_diff(snapshot, "a\nb\nnew\nc\nd\n").expect("a diff");
+    assert!(
+        inserted.contains("+ new\n") && !inserted.contains("- "),
+        "{inserted}"
+    );
+    let trailing = line_diff("a \n", "a\n").expect("a diff");
+    assert!(trailing.contains("- \"a \"\n+ a\n"), "{trailing}");
+}
