@@ -5,7 +5,7 @@ use vyre_foundation::ir::{DataType, Expr};
 
 use crate::catalogue::accuracy;
 use crate::catalogue::build::{ElementOp, Elementwise};
-use crate::catalogue::interval::{Acceptance, flush_variants};
+use crate::catalogue::interval::{Acceptance, over_flushed_operands};
 use crate::catalogue::values::{F32_UNARY, f32_words, i32_words, singles, u32_words};
 use crate::catalogue::{Area, Batch, Expectation, oracle};
 
@@ -87,31 +87,19 @@ fn cast_expectation(from: DataType, to: DataType, word: u32) -> Expectation {
     }
 }
 
-/// Conversions from `f32`: NaN to an integer is indeterminate; a subnormal may be read as zero.
+/// Conversions from `f32`. The identity `f32 -> f32` is a move: the bits come back unchanged, like
+/// a `bitcast`. The others are float operations: their operand may be read flushed (through
+/// [`over_flushed_operands`]), and a NaN or infinite operand makes an integer result indeterminate
+/// (`SEMANTICS.md` sections 6 and 7); `bool` keeps its fixed answer, `true`, for both.
 fn from_f32(to: DataType, word: u32, exact: u32) -> Expectation {
-    let x = f32::from_bits(word);
-    if x.is_nan() && to.is_integer() {
-        return Expectation::oracle_within(exact, Acceptance::Any);
+    if to == DataType::F32 {
+        return Expectation::exact(exact);
     }
-    let accept = match to {
-        DataType::F32 if !x.is_finite() => Acceptance::Any,
-        DataType::F32 => flush_variants(x)
-            .into_iter()
-            .map(|v| Acceptance::correctly_rounded(f64::from(v)))
-            .fold(Acceptance::Words(Vec::new()), join),
-        _ => flush_variants(x)
-            .into_iter()
-            .filter_map(|v| oracle::cast(DataType::F32, to, v.to_bits()))
-            .map(Acceptance::word)
-            .fold(Acceptance::Words(Vec::new()), join),
-    };
+    let accept = over_flushed_operands([f32::from_bits(word)], |[v]| {
+        if to.is_integer() && !v.is_finite() {
+            return Acceptance::Any;
+        }
+        oracle::cast(DataType::F32, to, v.to_bits()).map_or(Acceptance::Any, Acceptance::word)
+    });
     Expectation::oracle_within(exact, accept)
-}
-
-/// Joins two sets, treating an empty word set as "nothing yet".
-fn join(acc: Acceptance, next: Acceptance) -> Acceptance {
-    match acc {
-        Acceptance::Words(w) if w.is_empty() => next,
-        acc => acc.union(next),
-    }
 }

@@ -1,4 +1,11 @@
 //! Float acceptance intervals from `SEMANTICS.md` section 7, measured in ULPs of the exact result.
+//!
+//! The flush rule is not restated here: which operands a float operation may read as zero comes
+//! from [`operand_readings`](crate::catalogue::interval::operand_readings), and when a result may
+//! be zero from [`holds_subnormal`], both in the catalogue's `interval` module.
+
+pub use crate::catalogue::interval::flushed;
+use crate::catalogue::interval::holds_subnormal;
 
 /// The distance in representable `f32` values between `a` and `b`; `+0.0` and `-0.0` are the same
 /// point. NaN is `u64::MAX` away from everything, including NaN.
@@ -46,22 +53,14 @@ pub fn indeterminate(inputs: &[f32], exact: f64) -> bool {
     inputs.iter().any(|x| !x.is_finite()) || !exact.is_finite() || exact.abs() > f64::from(f32::MAX)
 }
 
-/// True when `actual` is within `ulps` of `exact`, or is zero where the exact result is subnormal
-/// (flush to zero is allowed).
+/// True when `actual` is within `ulps` of `exact`, or is zero where that window holds a subnormal
+/// value (a float operation may flush its result: the rule of
+/// [`holds_subnormal`](crate::catalogue::interval::holds_subnormal)).
 #[must_use]
 pub fn within_ulps(actual: f32, exact: f64, ulps: f64) -> bool {
-    let subnormal = exact.abs() < 2f64.powi(-126);
-    ulp_error(actual, exact) <= ulps || (subnormal && actual == 0.0)
-}
-
-/// `x`, or zero when it is subnormal: what a flushing device sees.
-#[must_use]
-pub fn flushed(x: f32) -> f32 {
-    if x.is_subnormal() {
-        0.0 * x.signum()
-    } else {
-        x
-    }
+    let step = ulps * ulp_at(exact);
+    let flushable = holds_subnormal(exact - step, exact + step);
+    ulp_error(actual, exact) <= ulps || (flushable && actual == 0.0)
 }
 
 #[cfg(test)]
