@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzSummary, Regression, Verdict};
 use vyre_conformance::r#gen::{GenConfig, decode, raw_inputs, raw_program, recipe};
-use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
 
 fn wgpu_or_skip(test: &str) -> Option<Box<dyn VyreBackend>> {
     #[cfg(feature = "wgpu")]
@@ -103,26 +103,86 @@ fn run_without_panic(
     let _ = backend.dispatch(program, inputs, &config);
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
-
-    #[test]
-    fn reference_never_panics_on_valid_only_programs(r in recipe(&GenConfig::valid_only())) {
-        let case = decode(&r, &GenConfig::valid_only());
-        run_without_panic(&ReferenceBackend::new(), &case.program, &case.inputs, case.config.grid);
-    }
-
-    #[test]
-    fn reference_never_panics_on_raw_programs(
-        (program, inputs) in raw_program().prop_flat_map(|p| {
-            let inputs = raw_inputs(&p);
-            (Just(p), inputs)
-        })
-    ) {
-        if vyre_foundation::validate(&program).is_ok() {
-            run_without_panic(&ReferenceBackend::new(), &program, &inputs, Some([2, 1, 1]));
+/// Runs `property` over `cases` values of `strategy` and returns how many it really ran; a property
+/// that ran nothing would pass without checking anything.
+fn run_property<S: Strategy>(
+    cases: u32,
+    strategy: S,
+    property: impl Fn(S::Value) -> bool,
+) -> (u32, u32) {
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let (ran, dispatched) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let result = runner.run(&strategy, |value| {
+        ran.set(ran.get() + 1);
+        if property(value) {
+            dispatched.set(dispatched.get() + 1);
         }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
+    (ran.get(), dispatched.get())
+}
+
+#[test]
+fn reference_never_panics_on_valid_only_programs() {
+    let config = GenConfig::valid_only();
+    let (ran, dispatched) = run_property(200, recipe(&config), |r| {
+        let case = decode(&r, &config);
+        run_without_panic(
+            &ReferenceBackend::new(),
+            &case.program,
+            &case.inputs,
+            case.config.grid,
+        );
+        true
+    });
+    assert_eq!((ran, dispatched), (200, 200));
+}
+
+/// Every raw program goes to `backend`, valid or not: a valid one runs (or is refused) without a
+/// panic, an invalid one is `InvalidProgram` without a panic. Returns (programs run, valid ones).
+fn raw_programs_never_panic(backend: &dyn VyreBackend) -> (u32, u32) {
+    let strategy = raw_program().prop_flat_map(|p| {
+        let inputs = raw_inputs(&p);
+        (Just(p), inputs)
+    });
+    run_property(200, strategy, |(program, inputs)| {
+        if vyre_foundation::validate(&program).is_ok() {
+            run_without_panic(backend, &program, &inputs, Some([2, 1, 1]));
+            return true;
+        }
+        let result = backend.dispatch(&program, &inputs, &DispatchConfig::new());
+        assert!(
+            matches!(result, Err(BackendError::InvalidProgram(_))),
+            "an invalid program was not rejected as invalid on `{}`: {:?}\n{program}",
+            backend.id(),
+            result.map(|_| "Ok")
+        );
+        false
+    })
+}
+
+#[test]
+fn reference_never_panics_on_raw_programs() {
+    let (ran, valid) = raw_programs_never_panic(&ReferenceBackend::new());
+    assert_eq!(ran, 200);
+    eprintln!("{valid} of {ran} raw programs were valid");
+}
+
+#[test]
+fn wgpu_never_panics_on_raw_programs() {
+    let Some(wgpu) = wgpu_or_skip("wgpu_never_panics_on_raw_programs") else {
+        return;
+    };
+    let (ran, valid) = raw_programs_never_panic(wgpu.as_ref());
+    assert_eq!(ran, 200);
+    eprintln!("{valid} of {ran} raw programs were valid");
 }
 
 #[test]
@@ -131,11 +191,14 @@ fn wgpu_never_panics_on_valid_only_programs() {
         return;
     };
     let config = GenConfig::valid_only();
+    let mut dispatched = 0;
     for i in 0..150 {
         if let Some((_, case)) = fuzz::generate(&config, 3, i) {
             run_without_panic(wgpu.as_ref(), &case.program, &case.inputs, case.config.grid);
+            dispatched += 1;
         }
     }
+    assert_eq!(dispatched, 150, "programs generated and dispatched");
 }
 
 #[test]
@@ -144,8 +207,9 @@ fn saved_regressions_replay_without_mismatch() {
     let cases = Regression::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         !cases.is_empty(),
-        "no regression cases in {}",
-        dir.display()
+        "no regression cases in {} (a binary run outside its checkout needs {}=<repository root>)",
+        dir.display(),
+        fuzz::REPO_ENV
     );
     let reference = ReferenceBackend::new();
     let wgpu = wgpu_or_skip("saved_regressions_replay_without_mismatch (wgpu part)");

@@ -37,7 +37,7 @@ use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, recipe};
 pub use compare::{FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, first_difference, floats_agree};
 pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
 pub use reduce::{cost, reduce};
-pub use regression::{Regression, checked_in_dir};
+pub use regression::{REPO_ENV, Regression, checked_in_dir};
 pub use serial::ProgramJson;
 
 /// What [`run`] does.

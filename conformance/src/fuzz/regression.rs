@@ -11,10 +11,18 @@ use vyre_driver::DispatchConfig;
 use crate::fuzz::serial::ProgramJson;
 use crate::r#gen::{GeneratedCase, Recipe};
 
-/// The directory of the checked-in regression cases.
+/// The environment variable naming the repository's root, for binaries run away from the checkout
+/// they were built in (a test binary carried to another machine): fixtures are found under it.
+pub const REPO_ENV: &str = "VYRE_REPO";
+
+/// The directory of the checked-in regression cases: `conformance/regressions` under `VYRE_REPO`
+/// when it is set, else in the checkout this crate was built from.
 #[must_use]
 pub fn checked_in_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions")
+    match std::env::var_os(REPO_ENV) {
+        Some(root) => Path::new(&root).join("conformance").join("regressions"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions"),
+    }
 }
 
 /// One saved case.

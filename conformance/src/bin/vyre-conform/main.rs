@@ -14,18 +14,24 @@ use std::process::ExitCode;
 
 use vyre_conformance::catalogue::Area;
 use vyre_conformance::report::{Progress, render_failure, render_table};
-use vyre_conformance::select::{BACKEND_NAMES, Choice, select};
+use vyre_conformance::select::{BACKEND_NAMES, Choice, ENV_VAR, select};
 use vyre_conformance::{CheckOptions, ConformanceReport, check_backend_with};
 use vyre_driver::VyreBackend;
+
+/// Set (to `1`) where a GPU must be present: a missing wgpu adapter is then a failure.
+const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
 
 const USAGE: &str = "\
 usage: vyre-conform [check] [options]
 
 Runs the vyre conformance catalogue on every backend available here: the reference backend always,
-wgpu when an adapter exists. Exits with 1 when a case fails, 2 on a usage or backend error.
+wgpu when an adapter exists (a missing one is listed as NOT CHECKED under the table). Exits with 1
+when a case fails, 2 on a usage or backend error, including a backend asked for (--backend,
+VYRE_BACKEND, or wgpu under VYRE_REQUIRE_GPU=1) that is unavailable.
 
 options:
-  --backend NAME   run only this backend (reference, wgpu), picked by vyre_conformance::select
+  --backend NAME   run only this backend (reference, wgpu), picked by vyre_conformance::select;
+                   VYRE_BACKEND=NAME does the same when --backend is absent
   --area NAME      run only this area (repeatable): integer, bits, compare, cast, float, control,
                    loops, workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io
   --json PATH      write the reports (a JSON array, one per backend) to PATH
@@ -135,25 +141,44 @@ fn main() -> ExitCode {
     }
 }
 
-/// The backends to run: the one named, or every one available here.
-fn backends(args: &CheckArgs) -> Result<Vec<Box<dyn VyreBackend>>, String> {
-    if let Some(name) = &args.backend {
-        let picked = select(Choice::Named(name)).map_err(|e| e.to_string())?;
+/// The backends to check, and a line for each one that could not be checked.
+type Backends = (Vec<Box<dyn VyreBackend>>, Vec<String>);
+
+/// The backends to run, and the ones that could not be checked (with why). A backend asked for, by
+/// `--backend` or `VYRE_BACKEND`, must exist; so must wgpu under `VYRE_REQUIRE_GPU=1`. Otherwise a
+/// missing backend is reported as not checked, never silently left out.
+fn backends(args: &CheckArgs) -> Result<Backends, String> {
+    let from_env = std::env::var(ENV_VAR).ok().filter(|v| !v.trim().is_empty());
+    let asked = match (&args.backend, &from_env) {
+        (Some(name), _) => Some((name.clone(), "--backend".to_string())),
+        (None, Some(name)) => Some((name.trim().to_string(), format!("{ENV_VAR}={name}"))),
+        (None, None) => None,
+    };
+    if let Some((name, source)) = asked {
+        let picked = select(Choice::Named(&name))
+            .map_err(|e| format!("`{name}` was asked for ({source}) but is unavailable: {e}"))?;
         eprintln!("vyre-conform: {}", picked.reason);
-        return Ok(vec![picked.backend]);
+        return Ok((vec![picked.backend], Vec::new()));
     }
+    let require_gpu = std::env::var(REQUIRE_GPU_ENV).as_deref() == Ok("1");
     let mut out = Vec::new();
+    let mut unchecked = Vec::new();
     for name in BACKEND_NAMES {
         match select(Choice::Named(name)) {
             Ok(picked) => out.push(picked.backend),
-            Err(error) => eprintln!("vyre-conform: skipping `{name}`: {error}"),
+            Err(error) if require_gpu && name == "wgpu" => {
+                return Err(format!(
+                    "{REQUIRE_GPU_ENV}=1 but `wgpu` is unavailable: {error}"
+                ));
+            }
+            Err(error) => unchecked.push(format!("{name}: NOT CHECKED ({error})")),
         }
     }
-    Ok(out)
+    Ok((out, unchecked))
 }
 
 fn run_check(args: &CheckArgs) -> ExitCode {
-    let backends = match backends(args) {
+    let (backends, unchecked) = match backends(args) {
         Ok(b) => b,
         Err(message) => {
             eprintln!("vyre-conform: {message}");
@@ -163,6 +188,9 @@ fn run_check(args: &CheckArgs) -> ExitCode {
     let reports: Vec<ConformanceReport> =
         backends.iter().map(|b| run_one(b.as_ref(), args)).collect();
     println!("{}", render_table(&reports));
+    for line in &unchecked {
+        println!("{line}");
+    }
     for report in &reports {
         println!(
             "{}: {} on {}, {}/{} cases passed in {} dispatches, {} ms",
