@@ -26,7 +26,12 @@ fn check(name: &str, form: LaunchForm, program: &Program) {
     vyre_foundation::validate(program).unwrap_or_else(|e| panic!("`{name}` is invalid: {e}"));
     let wgsl = emit_wgsl_as(program, form).unwrap_or_else(|e| panic!("`{name}` emits: {e}"));
     reparse(name, &wgsl);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // `VYRE_REPO` names the repository's root for a test binary carried away from its checkout.
+    let crate_dir = std::env::var_os("VYRE_REPO").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        |root| PathBuf::from(root).join("vyre-driver-wgpu"),
+    );
+    let path = crate_dir
         .join("tests/snapshots")
         .join(format!("{name}.wgsl"));
     if std::env::var_os(UPDATE_ENV).is_some_and(|v| v == "1") {
