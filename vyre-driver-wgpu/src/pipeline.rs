@@ -80,11 +80,14 @@ fn check_limits(
     limits: &wgpu::Limits,
 ) -> Result<(), BackendError> {
     let [x, y, z] = program.workgroup_size;
-    let invocations = program.invocations_per_workgroup();
+    // `None` is a product past u64, which no device allows either.
+    let invocations_fit = program
+        .invocations_per_workgroup()
+        .is_some_and(|n| n <= u64::from(limits.max_compute_invocations_per_workgroup));
     if x > limits.max_compute_workgroup_size_x
         || y > limits.max_compute_workgroup_size_y
         || z > limits.max_compute_workgroup_size_z
-        || invocations > u64::from(limits.max_compute_invocations_per_workgroup)
+        || !invocations_fit
     {
         return Err(BackendError::limit_exceeded(format!(
             "workgroup size {:?} exceeds this device's limits ({} x {} x {}, {} invocations). Fix: use a smaller workgroup size.",

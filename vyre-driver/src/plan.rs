@@ -25,16 +25,26 @@ pub struct DispatchPlan {
 }
 
 impl DispatchPlan {
-    /// The total number of invocations.
+    /// The total number of invocations, or `None` when it does not fit a `u64`.
+    ///
+    /// A planned grid keeps every axis's global ids within `u32`, but the three axes together still
+    /// reach 2^96 invocations (`[u32::MAX; 3]` workgroups of one invocation), so the product is
+    /// checked rather than wrapped.
     #[must_use]
-    pub fn invocations(&self, program: &Program) -> u64 {
-        self.grid.iter().map(|&g| u64::from(g)).product::<u64>()
-            * program.invocations_per_workgroup()
+    pub fn invocations(&self, program: &Program) -> Option<u64> {
+        self.grid
+            .iter()
+            .try_fold(program.invocations_per_workgroup()?, |product, &g| {
+                product.checked_mul(u64::from(g))
+            })
     }
 }
 
 /// The grid used when [`DispatchConfig::grid`] is `None`: enough workgroups along x for one invocation
 /// per element of the largest bound buffer, `[ceil(n / workgroup_size.x), 1, 1]`, and at least one.
+///
+/// The count saturates at `u32::MAX` workgroups. [`plan_dispatch`] never reaches that: it only passes
+/// element counts that fit a `u32`, and `ceil(n / x) <= n`.
 #[must_use]
 pub fn derive_grid(program: &Program, element_counts: &[u64]) -> [u32; 3] {
     let largest = program
@@ -46,8 +56,8 @@ pub fn derive_grid(program: &Program, element_counts: &[u64]) -> [u32; 3] {
         .max()
         .unwrap_or(1);
     let wx = u64::from(program.workgroup_size[0].max(1));
-    let groups = largest.div_ceil(wx).clamp(1, u64::from(u32::MAX));
-    [groups as u32, 1, 1]
+    let groups = u32::try_from(largest.div_ceil(wx)).unwrap_or(u32::MAX);
+    [groups.max(1), 1, 1]
 }
 
 /// Checks `inputs` (their byte lengths) against `program`'s buffers and resolves the grid.
@@ -95,7 +105,14 @@ pub fn plan_dispatch(
                 decl.name, decl.element
             )));
         }
-        let elements = (len / size) as u64;
+        // A usize is at most 64 bits on every target Rust supports, but the conversion is checked
+        // so that a wider one cannot truncate a length into an accepted one.
+        let elements = u64::try_from(len / size).map_err(|_| {
+            BackendError::limit_exceeded(format!(
+                "input {index} for buffer `{}` is {len} bytes, more elements than a u64 counts. Fix: split the data over several dispatches.",
+                decl.name
+            ))
+        })?;
         let element_count = if decl.count == 0 {
             if elements == 0 {
                 return Err(BackendError::input_mismatch(format!(
@@ -116,7 +133,7 @@ pub fn plan_dispatch(
                     "input {index} for buffer `{}` has {elements} elements but the buffer declares {}. Fix: pass at most {} bytes, or raise the declared count.",
                     decl.name,
                     decl.count,
-                    u64::from(decl.count) * size as u64
+                    decl.declared_bytes().unwrap_or(0)
                 )));
             }
             u64::from(decl.count)
@@ -135,6 +152,8 @@ pub fn plan_dispatch(
         )));
     }
     for axis in 0..3 {
+        // Two u32 factors: the product is below 2^64, so it cannot wrap. Ids run from 0 to
+        // `grid * size - 1`, so exactly 2^32 ids still fit a u32.
         let ids = u64::from(grid[axis]) * u64::from(program.workgroup_size[axis]);
         if ids > 1 << 32 {
             return Err(BackendError::limit_exceeded(format!(

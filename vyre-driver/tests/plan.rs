@@ -41,7 +41,7 @@ fn explicit_grid_wins() {
     let config = DispatchConfig::default().with_grid([2, 3, 4]);
     let plan = plan_dispatch(&program(), &[32, 4, 16], &config).expect("valid");
     assert_eq!(plan.grid, [2, 3, 4]);
-    assert_eq!(plan.invocations(&program()), 2 * 3 * 4 * 64);
+    assert_eq!(plan.invocations(&program()), Some(2 * 3 * 4 * 64));
 }
 
 fn error(lens: &[usize], config: &DispatchConfig) -> BackendError {

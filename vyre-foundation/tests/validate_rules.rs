@@ -100,6 +100,67 @@ fn workgroup_above_1024_invocations_is_rejected() {
 }
 
 #[test]
+fn workgroup_of_2_pow_32_invocations_is_too_large_not_wrapped_to_zero() {
+    // In u32 arithmetic each of these products wraps to a small number (0, 0, 1).
+    let u32_max = u64::from(u32::MAX);
+    for (size, invocations) in [
+        ([1 << 16, 1 << 16, 1], 1u64 << 32),
+        ([1 << 16, 1 << 16, 2], 1 << 33),
+        ([u32::MAX, u32::MAX, 1], u32_max * u32_max),
+    ] {
+        let mut p = add_one_program(1);
+        p.workgroup_size = size;
+        assert_eq!(
+            only_error(&p),
+            (
+                "workgroup_size".into(),
+                K::WorkgroupTooLarge { invocations }
+            ),
+            "{size:?}"
+        );
+    }
+}
+
+#[test]
+fn workgroup_just_below_2_pow_64_invocations_is_too_large() {
+    let mut p = add_one_program(1);
+    p.workgroup_size = [1 << 22, 1 << 21, (1 << 21) - 1];
+    assert_eq!(
+        only_error(&p),
+        (
+            "workgroup_size".into(),
+            K::WorkgroupTooLarge {
+                invocations: u64::MAX - (1 << 43) + 1
+            }
+        )
+    );
+}
+
+#[test]
+fn workgroup_of_2_pow_64_invocations_or_more_is_an_overflow_not_wrapped_to_zero() {
+    // `[1 << 22, 1 << 21, 1 << 21]` is exactly 2^64 invocations, which a u64 product wraps to 0 in
+    // release builds (and panics on in debug builds).
+    for size in [
+        [1 << 22, 1 << 21, 1 << 21],
+        [u32::MAX, u32::MAX, 2],
+        [u32::MAX; 3],
+    ] {
+        let mut p = add_one_program(1);
+        p.workgroup_size = size;
+        assert_eq!(
+            only_error(&p),
+            (
+                "workgroup_size".into(),
+                K::WorkgroupInvocationsOverflow { size }
+            ),
+            "{size:?}"
+        );
+        let error = validate(&p).expect_err("rejected").to_string();
+        assert!(error.contains("2^64") && error.contains("Fix:"), "{error}");
+    }
+}
+
+#[test]
 fn workgroup_of_exactly_1024_invocations_is_accepted() {
     let mut p = add_one_program(1);
     p.workgroup_size = [16, 16, 4];
@@ -280,6 +341,56 @@ fn readback_range_past_the_buffer_is_rejected() {
             buffer_bytes: 16
         }
     );
+}
+
+/// An output of `count` u32 elements whose host readback is `range`.
+fn output_with_range(count: u32, range: std::ops::Range<usize>) -> Program {
+    Program::wrapped(
+        vec![
+            BufferDecl::output("o", 0, DataType::U32)
+                .with_count(count)
+                .with_output_byte_range(range),
+        ],
+        [1, 1, 1],
+        vec![],
+    )
+}
+
+#[test]
+fn readback_range_ending_at_a_buffer_past_2_pow_32_bytes_is_accepted() {
+    // 2^30 words are exactly 2^32 bytes, and u32::MAX words 2^34 - 4: ends a u32 cannot hold.
+    let largest = usize::try_from(u64::from(u32::MAX) * 4).expect("64-bit host");
+    for (count, range) in [
+        (1 << 30, (1 << 32) - 4..1 << 32),
+        (u32::MAX, largest - 4..largest),
+        (u32::MAX, 0..largest),
+    ] {
+        assert_eq!(
+            validate(&output_with_range(count, range.clone())),
+            Ok(()),
+            "{range:?}"
+        );
+    }
+}
+
+#[test]
+fn readback_range_one_byte_past_a_buffer_beyond_2_pow_32_bytes_is_rejected() {
+    let largest = usize::try_from(u64::from(u32::MAX) * 4).expect("64-bit host");
+    for (count, range, buffer_bytes) in [
+        (1 << 30, 0..(1 << 32) + 1, 1u64 << 32),
+        (u32::MAX, largest - 4..largest + 1, u64::from(u32::MAX) * 4),
+        (u32::MAX, 0..usize::MAX, u64::from(u32::MAX) * 4),
+        (4, usize::MAX - 1..usize::MAX, 16),
+    ] {
+        assert_eq!(
+            only_error(&output_with_range(count, range.clone())).1,
+            K::ReadbackRangeOutOfBounds {
+                buffer: "o".into(),
+                range,
+                buffer_bytes
+            }
+        );
+    }
 }
 
 #[test]

@@ -63,17 +63,24 @@ pub fn cost(case: &GeneratedCase) -> u64 {
     let mut exprs = 0u64;
     let mut literals = 0u64;
     count_body(&case.program.body, &mut nodes, &mut exprs, &mut literals);
-    let grid: u64 = case
+    // The cost only orders candidates, so sizes saturate: a shape too large for a u64 (a grid and a
+    // workgroup of u32 dimensions reach 2^192 invocations) simply costs the most.
+    let invocations = case.program.invocations_per_workgroup().unwrap_or(u64::MAX);
+    let shape = case
         .config
         .grid
         .unwrap_or([1; 3])
         .iter()
-        .map(|&g| u64::from(g))
-        .product();
-    let shape = grid * case.program.invocations_per_workgroup();
+        .fold(invocations, |product, &g| {
+            product.saturating_mul(u64::from(g))
+        });
     let inputs = case.inputs.iter().flatten().filter(|&&b| b != 0).count() as u64;
     let buffers = case.program.buffers.len() as u64;
-    (nodes + exprs + buffers) * 1_000_000 + literals * 10_000 + shape * 100 + inputs
+    (nodes + exprs + buffers)
+        .saturating_mul(1_000_000)
+        .saturating_add(literals.saturating_mul(10_000))
+        .saturating_add(shape.saturating_mul(100))
+        .saturating_add(inputs)
 }
 
 fn count_body(body: &[Node], nodes: &mut u64, exprs: &mut u64, literals: &mut u64) {

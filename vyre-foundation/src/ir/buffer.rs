@@ -93,6 +93,7 @@ impl BufferDecl {
     /// The declared size in bytes, or `None` when runtime-sized.
     #[must_use]
     pub fn declared_bytes(&self) -> Option<u64> {
+        // A u32 count times a 4-byte element is below 2^34, so this product cannot wrap a u64.
         (self.count != 0).then(|| u64::from(self.count) * self.element.size_bytes() as u64)
     }
 

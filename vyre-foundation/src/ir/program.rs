@@ -61,9 +61,15 @@ impl Program {
             .filter(|b| b.access == crate::ir::BufferAccess::Output)
     }
 
-    /// Invocations per workgroup (`x * y * z`), saturating.
+    /// Invocations per workgroup (`x * y * z`), or `None` when the product does not fit a `u64`.
+    ///
+    /// Each dimension is a `u32`, so the product reaches almost 2^96: `[1 << 22, 1 << 21, 1 << 21]`
+    /// has exactly 2^64 invocations, which a plain `u64` product would wrap to 0. Callers must treat
+    /// `None` as "too many", never as a number.
     #[must_use]
-    pub fn invocations_per_workgroup(&self) -> u64 {
-        self.workgroup_size.iter().map(|&d| u64::from(d)).product()
+    pub fn invocations_per_workgroup(&self) -> Option<u64> {
+        self.workgroup_size
+            .iter()
+            .try_fold(1u64, |product, &d| product.checked_mul(u64::from(d)))
     }
 }

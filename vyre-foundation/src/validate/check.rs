@@ -92,15 +92,20 @@ impl<'p> Checker<'p> {
                 "workgroup_size".into(),
                 K::WorkgroupSizeZero { size: [x, y, z] },
             );
-        } else if program.invocations_per_workgroup()
-            > u64::from(crate::ir::MAX_WORKGROUP_INVOCATIONS)
-        {
-            self.error_at(
-                "workgroup_size".into(),
-                K::WorkgroupTooLarge {
-                    invocations: program.invocations_per_workgroup(),
-                },
-            );
+        } else {
+            match program.invocations_per_workgroup() {
+                Some(n) if n <= u64::from(crate::ir::MAX_WORKGROUP_INVOCATIONS) => {}
+                Some(invocations) => {
+                    self.error_at(
+                        "workgroup_size".into(),
+                        K::WorkgroupTooLarge { invocations },
+                    );
+                }
+                None => self.error_at(
+                    "workgroup_size".into(),
+                    K::WorkgroupInvocationsOverflow { size: [x, y, z] },
+                ),
+            }
         }
         for (i, buffer) in program.buffers.iter().enumerate() {
             let path = format!("buffers[{i}]");
@@ -159,7 +164,8 @@ impl<'p> Checker<'p> {
                     },
                 );
             } else if let Some(bytes) = buffer.declared_bytes()
-                && (range.start > range.end || range.end as u64 > bytes)
+                && (range.start > range.end
+                    || !u64::try_from(range.end).is_ok_and(|end| end <= bytes))
             {
                 let kind = K::ReadbackRangeOutOfBounds {
                     buffer: buffer.name.clone(),

@@ -19,6 +19,11 @@ pub enum ValidationErrorKind {
         /// `x * y * z`.
         invocations: u64,
     },
+    /// The workgroup size's `x * y * z` does not even fit a `u64` (each dimension is a `u32`).
+    WorkgroupInvocationsOverflow {
+        /// The declared size.
+        size: [u32; 3],
+    },
     /// A buffer or variable name is not an identifier.
     InvalidName {
         /// The name.
@@ -216,6 +221,10 @@ impl ValidationErrorKind {
                 "workgroup size has {invocations} invocations, more than the {} allowed.",
                 crate::ir::MAX_WORKGROUP_INVOCATIONS
             ),
+            K::WorkgroupInvocationsOverflow { size } => format!(
+                "workgroup size {size:?} has 2^64 or more invocations, more than the {} allowed.",
+                crate::ir::MAX_WORKGROUP_INVOCATIONS
+            ),
             K::InvalidName { name } => format!("name {name:?} is not an identifier."),
             K::DuplicateBufferName { name } => format!("buffer name `{name}` is declared twice."),
             K::DuplicateBinding {
@@ -310,7 +319,9 @@ impl ValidationErrorKind {
         use ValidationErrorKind as K;
         match self {
             K::WorkgroupSizeZero { .. } => "give every workgroup dimension at least 1.".into(),
-            K::WorkgroupTooLarge { .. } => "shrink the workgroup size so x * y * z <= 1024.".into(),
+            K::WorkgroupTooLarge { .. } | K::WorkgroupInvocationsOverflow { .. } => {
+                "shrink the workgroup size so x * y * z <= 1024.".into()
+            }
             K::InvalidName { .. } => "use ASCII letters, digits and `_`, not starting with a digit.".into(),
             K::DuplicateBufferName { .. } => "rename one of the buffers.".into(),
             K::DuplicateBinding { .. } => "give each bound buffer its own binding.".into(),
