@@ -18,6 +18,11 @@ fn wgpu_or_skip(test: &str) -> Option<Box<dyn VyreBackend>> {
     }
     #[cfg(not(feature = "wgpu"))]
     {
+        // A build without wgpu cannot run a GPU test; where a GPU is required that is a failure.
+        assert!(
+            std::env::var("VYRE_REQUIRE_GPU").as_deref() != Ok("1"),
+            "{test}: VYRE_REQUIRE_GPU=1 but this build has no `wgpu` feature"
+        );
         eprintln!("skipped {test}: built without the wgpu feature");
         None
     }
