@@ -1,13 +1,13 @@
 //! Wrong backends planted on purpose: the suite must catch each one and name the case.
 
-use vyre_conformance::catalogue::{Acceptance, Area, catalogue};
+use vyre_conformance::catalogue::{Acceptance, Area, Batch, Case, catalogue};
 use vyre_conformance::report::{CaseResult, Culprit};
 use vyre_conformance::{
     CheckOptions, ConformanceReport, ReferenceBackend, check_backend, check_backend_with,
     check_with_reference,
 };
 use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
-use vyre_foundation::ir::Program;
+use vyre_foundation::ir::{DataType, Program};
 
 /// A backend that runs the reference, then lets `corrupt` change the outputs of one program.
 struct Planted<F> {
@@ -165,6 +165,248 @@ fn an_add_four_ulps_off_is_caught_and_named() {
         "{} of {determinate}",
         failures.len()
     );
+}
+
+/// The outputs of the batch holding the case `name` on `backend`, with the case's output and word.
+fn run_batch_of(backend: &dyn VyreBackend, name: &str) -> (Batch, Vec<Vec<u8>>, usize, usize) {
+    let (program, output, word) = locate(name);
+    let batch = catalogue()
+        .into_iter()
+        .find(|b| b.program == program)
+        .unwrap();
+    let outputs = backend
+        .dispatch(&program, &batch.inputs, &batch.config)
+        .unwrap();
+    (batch, outputs, output, word)
+}
+
+/// The word `word` of output `output`.
+fn read_word(outputs: &[Vec<u8>], output: usize, word: usize) -> u32 {
+    let bytes = &outputs[output][word * 4..word * 4 + 4];
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// The areas whose cases carry float operations.
+const FLOAT_AREAS: [Area; 3] = [Area::Float, Area::Compare, Area::Cast];
+
+/// True for a case whose result is an operand's bits moved, not a float operation's result.
+fn is_move(name: &str) -> bool {
+    ["bitcast.", "select.", "cast.f32_to_f32("]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+}
+
+/// `word` read as an `f32`, flushed to zero of its sign when it is subnormal.
+fn flush_word(word: u32) -> u32 {
+    let v = f32::from_bits(word);
+    if v.is_subnormal() {
+        0.0f32.copysign(v).to_bits()
+    } else {
+        word
+    }
+}
+
+/// A backend that flushes as NVIDIA does: float operations read subnormal operands as zero and
+/// flush subnormal results; moves (bitcasts, `select`, the identity cast) keep every bit. It runs
+/// each batch on the reference twice, with and without its f32 inputs flushed, and takes each
+/// case's word from the run its kind calls for.
+struct FlushToZero {
+    inner: ReferenceBackend,
+    batches: Vec<Batch>,
+}
+
+impl VyreBackend for FlushToZero {
+    fn id(&self) -> &str {
+        "flush-to-zero"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::unlimited("planted")
+    }
+
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let mut outputs = self.inner.dispatch(program, inputs, config)?;
+        let Some(batch) = self.batches.iter().find(|b| b.program == *program) else {
+            return Ok(outputs);
+        };
+        let flushed_inputs: Vec<Vec<u8>> = program
+            .input_buffers()
+            .zip(inputs)
+            .map(|(decl, bytes)| match decl.element {
+                DataType::F32 => bytes
+                    .chunks_exact(4)
+                    .flat_map(|w| {
+                        flush_word(u32::from_le_bytes([w[0], w[1], w[2], w[3]])).to_le_bytes()
+                    })
+                    .collect(),
+                _ => bytes.clone(),
+            })
+            .collect();
+        let operated = self.inner.dispatch(program, &flushed_inputs, config)?;
+        for case in batch.cases.iter().filter(|c| !is_move(&c.name)) {
+            let word = read_word(&operated, case.output, case.word);
+            let word = match case.ty {
+                DataType::F32 => flush_word(word),
+                _ => word,
+            };
+            edit_word(&mut outputs, case.output, case.word, |_| word);
+        }
+        Ok(outputs)
+    }
+}
+
+#[test]
+fn a_backend_that_flushes_subnormals_like_nvidia_passes_the_float_areas() {
+    let backend = FlushToZero {
+        inner: ReferenceBackend::new(),
+        batches: catalogue(),
+    };
+    let report = check_backend_with(
+        &backend,
+        &CheckOptions {
+            areas: &FLOAT_AREAS,
+            progress: None,
+        },
+    );
+    let first = report
+        .failures()
+        .next()
+        .map(|c| vyre_conformance::report::render_failure("flush-to-zero", c));
+    assert!(report.all_passed(), "{}", first.unwrap_or_default());
+    // The backend really flushes: the H200's answers, and many results that differ from the
+    // reference's, all accepted.
+    let (batch, flushed, output, word) = run_batch_of(&backend, "min.f32(1e-40, NaN)");
+    let (_, exact, _, _) = run_batch_of(&ReferenceBackend::new(), "min.f32(1e-40, NaN)");
+    assert_eq!(read_word(&flushed, output, word), 0);
+    assert_eq!(read_word(&exact, output, word), 1.0e-40f32.to_bits());
+    let differing = batch
+        .cases
+        .iter()
+        .filter(|c| read_word(&flushed, c.output, c.word) != read_word(&exact, c.output, c.word))
+        .count();
+    assert!(differing > 50, "only {differing} results flushed");
+}
+
+/// Runs `corrupt` on the result word of every float-area case whose result is an `f32`.
+fn corrupting(
+    id: &'static str,
+    corrupt: impl Fn(&Case, u32) -> u32 + Send + Sync,
+) -> Planted<impl Fn(&Program, &mut Vec<Vec<u8>>) + Send + Sync> {
+    let batches: Vec<Batch> = catalogue()
+        .into_iter()
+        .filter(|b| FLOAT_AREAS.contains(&b.area))
+        .collect();
+    Planted {
+        inner: ReferenceBackend::new(),
+        id,
+        corrupt: move |p: &Program, out: &mut Vec<Vec<u8>>| {
+            for batch in batches.iter().filter(|b| b.program == *p) {
+                for case in batch.cases.iter().filter(|c| c.ty == DataType::F32) {
+                    edit_word(out, case.output, case.word, |w| corrupt(case, w));
+                }
+            }
+        },
+    }
+}
+
+/// The names of the failing cases of `backend` over the float areas, all blamed on the backend.
+fn failing_float_cases(backend: &dyn VyreBackend) -> Vec<String> {
+    let report = check_backend_with(
+        backend,
+        &CheckOptions {
+            areas: &FLOAT_AREAS,
+            progress: None,
+        },
+    );
+    let failures = failed(&report);
+    assert!(
+        failures
+            .iter()
+            .all(|c| c.failure.as_ref().unwrap().culprit == Culprit::Backend)
+    );
+    failures.iter().map(|c| c.name.clone()).collect()
+}
+
+#[test]
+fn a_backend_that_flushes_small_normal_results_is_caught_and_named() {
+    // Every float result below 2^-125 in magnitude becomes zero: legal for the subnormals, not for
+    // the normals f32::MIN_POSITIVE and its neighbours.
+    let backend = corrupting("flushes-normals", |case, w| {
+        let v = f32::from_bits(w);
+        if !is_move(&case.name) && v != 0.0 && v.abs() < 2f32.powi(-125) {
+            0.0f32.copysign(v).to_bits()
+        } else {
+            w
+        }
+    });
+    let failures = failing_float_cases(&backend);
+    for named in [
+        "mul.f32(1.1754944e-38, 1.0)",
+        "max.f32(1.1754944e-38, 1e-40)",
+        "min.f32(1.1754944e-38, NaN)",
+        "abs.f32(1.1754944e-38)",
+    ] {
+        assert!(failures.iter().any(|f| f == named), "{named}: {failures:?}");
+    }
+    // Only flushed normals fail: no case whose reference result was subnormal.
+    let reference = ReferenceBackend::new();
+    for name in &failures {
+        let (_, out, output, word) = run_batch_of(&reference, name);
+        let v = f32::from_bits(read_word(&out, output, word));
+        assert!(v.is_normal(), "{name} failed with a subnormal result {v:e}");
+    }
+}
+
+#[test]
+fn a_backend_that_loses_the_sign_of_zero_in_a_bitcast_is_caught_and_named() {
+    let backend = corrupting("bitcast-sign-of-zero", |case, w| {
+        if case.name.starts_with("bitcast.") && w == 0x8000_0000 {
+            0
+        } else {
+            w
+        }
+    });
+    let failures = failing_float_cases(&backend);
+    assert!(
+        failures.iter().all(|f| f.starts_with("bitcast.")),
+        "{failures:?}"
+    );
+    for named in [
+        "bitcast.u32_to_f32(0x80000000)",
+        "bitcast.i32_to_f32(-2147483648)",
+        "bitcast.f32_to_f32(-0.0)",
+    ] {
+        assert!(failures.iter().any(|f| f == named), "{named}: {failures:?}");
+    }
+}
+
+#[test]
+fn a_backend_that_flushes_moved_subnormals_is_caught_and_named() {
+    // Moves keep every bit: flushing a subnormal that a bitcast, a select or the identity cast
+    // passes through is wrong, though the same flush is allowed for a float operation.
+    let backend = corrupting("flushes-moves", |case, w| {
+        if is_move(&case.name) {
+            flush_word(w)
+        } else {
+            w
+        }
+    });
+    let failures = failing_float_cases(&backend);
+    assert!(failures.iter().all(|f| is_move(f)), "{failures:?}");
+    for named in [
+        "bitcast.u32_to_f32(0x1)",
+        "bitcast.f32_to_f32(1e-40)",
+        "cast.f32_to_f32(1e-40)",
+        "select.f32(true, 0x1, 305419896)",
+        "select.f32(false, 0x80000001, 3)",
+    ] {
+        assert!(failures.iter().any(|f| f == named), "{named}: {failures:?}");
+    }
 }
 
 #[test]
