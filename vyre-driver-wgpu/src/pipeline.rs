@@ -108,11 +108,15 @@ fn check_limits(
         .bindings
         .iter()
         .filter(|b| b.kind != BindingKind::Uniform)
-        .count() as u32;
-    let uniform = lowered.bindings.len() as u32 - storage;
-    // vyre's own params (and items) buffers count against the storage limit too.
-    if storage + 2 > limits.max_storage_buffers_per_shader_stage
-        || uniform > limits.max_uniform_buffers_per_shader_stage
+        .count();
+    let uniform = lowered.bindings.len() - storage;
+    // vyre's own params (and items) buffers count against the storage limit too. Counted in usize:
+    // casting the counts to u32 first could wrap a huge program's count into an accepted one.
+    let fits = |count: usize, limit: u32| usize::try_from(limit).is_ok_and(|limit| count <= limit);
+    if !fits(
+        storage.saturating_add(2),
+        limits.max_storage_buffers_per_shader_stage,
+    ) || !fits(uniform, limits.max_uniform_buffers_per_shader_stage)
     {
         return Err(BackendError::limit_exceeded(format!(
             "the program binds {storage} storage and {uniform} uniform buffers; this device allows {} storage (2 are vyre's) and {} uniform. Fix: merge buffers.",

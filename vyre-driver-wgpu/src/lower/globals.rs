@@ -6,6 +6,7 @@ use naga::{
     AddressSpace, ArraySize, GlobalVariable, Handle, MemoryDecorations, Module, ResourceBinding,
     Scalar, Span, StorageAccess, Type, TypeInner, VectorSize,
 };
+use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, DataType, Expr, Program};
 
 use super::{BindingKind, LowerOptions, LoweredBinding};
@@ -96,12 +97,46 @@ pub(crate) fn atomic_buffers(program: &Program) -> Vec<bool> {
     atomic
 }
 
+/// The most bytes one fixed-size array type may span (naga's `MAX_TYPE_SIZE`, 2^31 - 1). naga's
+/// validator rejects a larger type as if the lowering were broken (`Compile`), so the lowering
+/// reports it first as the limit it is.
+const MAX_ARRAY_BYTES: u64 = naga::valid::MAX_TYPE_SIZE as u64;
+
+/// The bytes of the fixed-size array `layout` declares for `count` elements; `None` for runtime-sized
+/// storage arrays.
+fn fixed_array_bytes(layout: Layout, count: u32) -> Option<u64> {
+    // Both products are below 2^36: a u32 count (or a quarter of one) times a 4- or 16-byte stride.
+    match layout {
+        Layout::Storage => None,
+        Layout::Workgroup => Some(u64::from(count) * 4),
+        Layout::UniformVec4 => Some(u64::from(count.div_ceil(4)) * 16),
+    }
+}
+
+fn array_too_large(name: &str, layout: Layout, bytes: u64) -> BackendError {
+    let space = match layout {
+        Layout::Workgroup => "workgroup",
+        _ => "uniform",
+    };
+    BackendError::limit_exceeded(format!(
+        "{space} buffer `{name}` spans {bytes} bytes in the shader, more than the {MAX_ARRAY_BYTES} one array may declare. Fix: declare a smaller count, or split the data over several buffers."
+    ))
+}
+
+/// The globals and bindings [`declare_buffers`] made, and the bytes of workgroup memory declared.
+pub(crate) type Declared = (Vec<BufferGlobal>, Vec<LoweredBinding>, u64);
+
 /// Declares a global for every program buffer and returns them with the bindings the runtime binds.
+///
+/// # Errors
+///
+/// [`BackendError::LimitExceeded`] when a fixed-size array spans more than [`MAX_ARRAY_BYTES`], or
+/// the workgroup buffers together more than a `u64` counts.
 pub(crate) fn declare_buffers(
     module: &mut Module,
     program: &Program,
     options: &LowerOptions,
-) -> (Vec<BufferGlobal>, Vec<LoweredBinding>, u64) {
+) -> Result<Declared, BackendError> {
     let atomic = atomic_buffers(program);
     let mut globals = Vec::with_capacity(program.buffers.len());
     let mut bindings = Vec::new();
@@ -135,10 +170,19 @@ pub(crate) fn declare_buffers(
                 Some(BindingKind::StorageReadWrite),
             ),
         };
-        let ty = array_type(module, layout, element, scalar, decl.count);
-        if layout == Layout::Workgroup {
-            workgroup_bytes += u64::from(decl.count) * 4;
+        if let Some(bytes) = fixed_array_bytes(layout, decl.count) {
+            if bytes > MAX_ARRAY_BYTES {
+                return Err(array_too_large(&decl.name, layout, bytes));
+            }
+            if layout == Layout::Workgroup {
+                workgroup_bytes = workgroup_bytes.checked_add(bytes).ok_or_else(|| {
+                    BackendError::limit_exceeded(
+                        "the program's workgroup buffers together span more bytes than a u64 counts. Fix: shrink the workgroup buffers.",
+                    )
+                })?;
+            }
         }
+        let ty = array_type(module, layout, element, scalar, decl.count);
         let binding = kind.map(|_| ResourceBinding {
             group: 0,
             binding: decl.binding,
@@ -163,7 +207,7 @@ pub(crate) fn declare_buffers(
         }
         globals.push(BufferGlobal { global, layout });
     }
-    (globals, bindings, workgroup_bytes)
+    Ok((globals, bindings, workgroup_bytes))
 }
 
 fn array_type(

@@ -74,7 +74,7 @@ pub(crate) fn lower(program: &Program, options: &LowerOptions) -> Result<Lowered
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, program, options);
+        globals::declare_buffers(&mut module, program, options)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
