@@ -1,17 +1,18 @@
 //! `WgpuBackend`: the device, the pipeline cache, the buffer pool, and plain dispatch.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 use vyre_driver::{
     BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend, plan_dispatch,
 };
-use vyre_foundation::ir::{BufferAccess, Program};
+use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
 
 use crate::device::{self, DeviceState};
 use crate::exec::{self, FaultPoint, Init, Job, JobBuffer, poisoned};
-use crate::lower::{BindingKind, LowerOptions, PARAM_LENGTHS};
+use crate::lower::{BindingKind, LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS};
 use crate::pipeline::{self, PipelineKey, WgpuPipeline};
 use crate::pool::BufferPool;
 use crate::stats::{Counters, WgpuStats, bump};
@@ -269,7 +270,7 @@ impl WgpuBackend {
                 packed: false,
             },
         )?;
-        let job = plain_job(&pipeline, &plan, inputs, physical, config);
+        let job = plain_job(&pipeline, &plan, inputs, physical, config)?;
         exec::run(&self.shared, &state, &pipeline, job)
     }
 }
@@ -283,33 +284,57 @@ pub(crate) fn fold_grid(
     if items == 1 && grid.iter().all(|&g| g <= max) {
         return Ok((grid, true));
     }
-    let total = grid.iter().map(|&g| u64::from(g)).product::<u64>() * items;
-    if total >= 1 << 32 {
-        return Err(BackendError::limit_exceeded(format!(
-            "{total} workgroups in one launch exceed vyre's 2^32 limit. Fix: use fewer workgroups or items per dispatch."
-        )));
-    }
+    // Three u32 dimensions and an item count reach far past 2^64, so the product is checked: a
+    // wrapped total would pass the limit below (2^64 workgroups wrap to 0).
+    let total = grid
+        .iter()
+        .try_fold(items, |product, &g| product.checked_mul(u64::from(g)));
+    let total = match total {
+        Some(0) => {
+            return Err(BackendError::invalid_config(format!(
+                "{items} item(s) of grid {grid:?} are no workgroups at all. Fix: give every grid dimension at least 1 and pass at least one item."
+            )));
+        }
+        Some(total) if total < 1 << 32 => total,
+        _ => {
+            return Err(BackendError::limit_exceeded(format!(
+                "{items} item(s) of grid {grid:?} are 2^32 or more workgroups in one launch, past vyre's limit. Fix: use fewer workgroups or items per dispatch."
+            )));
+        }
+    };
     let max = u64::from(max.max(1));
     let x = total.min(max);
     let rest = total.div_ceil(x);
     let y = rest.min(max);
     let z = rest.div_ceil(y);
     // The shader's linear workgroup index is a u32: with more than 2^32 physical workgroups it would
-    // wrap, and a surplus workgroup would alias (and re-run) a real one.
-    if z > max || x * y * z > 1 << 32 {
+    // wrap, and a surplus workgroup would alias (and re-run) a real one. With a device limit near
+    // u32::MAX the physical product itself could pass u64, hence the checked product.
+    let physical = x.checked_mul(y).and_then(|xy| xy.checked_mul(z));
+    if z > max || physical.is_none_or(|p| p > 1 << 32) {
         return Err(BackendError::limit_exceeded(format!(
             "{total} workgroups cannot be folded into this device's grid limits. Fix: use fewer workgroups."
         )));
     }
-    Ok(([x as u32, y as u32, z as u32], false))
+    // Each of x, y and z is at most `max`, which came from a u32.
+    let dim = |d: u64| u32::try_from(d).unwrap_or(u32::MAX);
+    Ok(([dim(x), dim(y), dim(z)], false))
 }
 
-/// The bytes a bound buffer occupies on the device for `count` elements.
-pub(crate) fn device_bytes(kind: BindingKind, count: u64) -> u64 {
+/// The bytes a bound buffer occupies on the device for `count` elements, or `None` when that does
+/// not fit a `u64` (a concatenation of many items' slices can get there).
+pub(crate) fn device_bytes(kind: BindingKind, count: u64) -> Option<u64> {
     match kind {
-        BindingKind::Uniform => count.div_ceil(4) * 16,
-        _ => count.max(1) * 4,
+        BindingKind::Uniform => count.div_ceil(4).checked_mul(16),
+        _ => count.max(1).checked_mul(4),
     }
+}
+
+/// The error for a size that does not fit the integer it must be held in.
+pub(crate) fn size_overflow(what: &str) -> BackendError {
+    BackendError::limit_exceeded(format!(
+        "{what} does not fit the integer type vyre holds it in. Fix: split the work over several dispatches or use smaller buffers."
+    ))
 }
 
 fn plain_job<'a>(
@@ -318,41 +343,73 @@ fn plain_job<'a>(
     inputs: &'a [Vec<u8>],
     physical: [u32; 3],
     config: &DispatchConfig,
-) -> Job<'a> {
+) -> Result<Job<'a>, BackendError> {
     let program = &pipeline.program;
-    let buffers = pipeline
-        .bindings
-        .iter()
-        .map(|b| {
-            let decl = &program.buffers[b.buffer_index];
-            let resolved = plan.buffers[b.buffer_index];
-            let bytes = device_bytes(b.kind, resolved.element_count);
-            let init = match resolved.input {
-                Some(i) => Init::Bytes(std::borrow::Cow::Borrowed(inputs[i].as_slice())),
-                None => Init::Zero,
-            };
-            let readback = (decl.access == BufferAccess::Output).then(|| {
-                let r = decl.readback_range((resolved.element_count * 4) as usize);
-                r.start as u64..r.end as u64
-            });
-            JobBuffer {
-                bytes,
-                init,
-                readback,
-            }
-        })
-        .collect();
-    let mut params = vec![0u32; PARAM_LENGTHS as usize];
-    params[..3].copy_from_slice(&plan.grid);
-    params[3] = 1;
-    params.extend(plan.buffers.iter().map(|b| b.element_count as u32));
-    Job {
+    let mut buffers = Vec::with_capacity(pipeline.bindings.len());
+    for b in &pipeline.bindings {
+        let decl = &program.buffers[b.buffer_index];
+        let resolved = plan.buffers[b.buffer_index];
+        let bytes = device_bytes(b.kind, resolved.element_count)
+            .ok_or_else(|| size_overflow(&format!("the size of buffer `{}`", decl.name)))?;
+        let init = match resolved.input {
+            Some(i) => Init::Bytes(std::borrow::Cow::Borrowed(inputs[i].as_slice())),
+            None => Init::Zero,
+        };
+        let readback = if decl.access == BufferAccess::Output {
+            Some(readback_bytes(decl, resolved.element_count)?)
+        } else {
+            None
+        };
+        buffers.push(JobBuffer {
+            bytes,
+            init,
+            readback,
+        });
+    }
+    Ok(Job {
         buffers,
-        params,
+        params: params_words(plan, 1, 0)?,
         items: None,
         physical_grid: physical,
         timeout: config.timeout,
+    })
+}
+
+/// The byte range of an output of `count` elements that is read back: its output byte range, or the
+/// whole buffer.
+pub(crate) fn readback_bytes(decl: &BufferDecl, count: u64) -> Result<Range<u64>, BackendError> {
+    let overflow = || size_overflow(&format!("the byte size of output `{}`", decl.name));
+    let bytes = count
+        .checked_mul(4)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(overflow)?;
+    let range = decl.readback_range(bytes);
+    match (u64::try_from(range.start), u64::try_from(range.end)) {
+        (Ok(start), Ok(end)) => Ok(start..end),
+        _ => Err(overflow()),
     }
+}
+
+/// vyre's `params` words for a launch of `items` items shaped like `plan`, `active` invocations each
+/// when packed (see `lower::prologue`).
+pub(crate) fn params_words(
+    plan: &DispatchPlan,
+    items: usize,
+    active: u32,
+) -> Result<Vec<u32>, BackendError> {
+    let mut params = vec![0u32; PARAM_LENGTHS as usize];
+    params[..3].copy_from_slice(&plan.grid);
+    params[3] =
+        u32::try_from(items).map_err(|_| size_overflow("the number of items in a launch"))?;
+    params[PARAM_ACTIVE as usize] = active;
+    for b in &plan.buffers {
+        // The planner keeps every element count within u32 (what `buf_len` yields); a count past it
+        // must not be truncated into a shorter bounds guard.
+        let count = u32::try_from(b.element_count)
+            .map_err(|_| size_overflow("a buffer's element count"))?;
+        params.push(count);
+    }
+    Ok(params)
 }
 
 impl VyreBackend for WgpuBackend {
@@ -432,7 +489,100 @@ impl VyreBackend for WgpuBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::fold_grid;
+    use vyre_driver::{BackendError, DispatchPlan, ResolvedBuffer};
+    use vyre_foundation::ir::{BufferDecl, DataType};
+
+    use super::{device_bytes, fold_grid, params_words, readback_bytes};
+    use crate::lower::BindingKind;
+
+    #[test]
+    fn launches_of_2_pow_64_workgroups_or_more_are_a_limit_exceeded_not_wrapped() {
+        // [1 << 22, 1 << 21, 1 << 21] is exactly 2^64 workgroups: unchecked, the total wrapped to 0
+        // and the fold divided by zero.
+        for (grid, items) in [
+            ([1 << 22, 1 << 21, 1 << 21], 1),
+            ([1 << 16, 1 << 16, 1], 1),
+            ([1, 1, 1], 1 << 32),
+            ([2, 1, 1], u64::MAX),
+            ([u32::MAX; 3], u64::MAX),
+        ] {
+            match fold_grid(grid, items, 65535) {
+                Err(BackendError::LimitExceeded(m)) => assert!(m.contains("Fix:"), "{m}"),
+                other => panic!("{grid:?} x {items}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_launch_of_no_items_is_an_invalid_config_not_a_division_by_zero() {
+        let e = fold_grid([1, 1, 1], 0, 65535).expect_err("no workgroups");
+        assert!(matches!(e, BackendError::InvalidConfig(_)), "{e}");
+    }
+
+    #[test]
+    fn a_device_allowing_u32_max_workgroups_per_axis_folds_without_wrapping() {
+        assert_eq!(
+            fold_grid([u32::MAX, 1, 1], 1, u32::MAX).ok(),
+            Some(([u32::MAX, 1, 1], true))
+        );
+        assert_eq!(
+            fold_grid([u32::MAX, 1, 1], 1, 1 << 16).ok(),
+            Some(([1 << 16, 1 << 16, 1], false))
+        );
+        // Folded into `(2^32 - 2) x 2`, the physical grid has 2^33 - 4 linear ids: refused.
+        let e = fold_grid([u32::MAX, 1, 1], 1, u32::MAX - 1).expect_err("past 2^32 ids");
+        assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
+    }
+
+    #[test]
+    fn device_bytes_are_none_past_u64_not_wrapped() {
+        let storage = BindingKind::StorageReadWrite;
+        assert_eq!(
+            device_bytes(storage, u64::from(u32::MAX)),
+            Some((1 << 34) - 4)
+        );
+        assert_eq!(device_bytes(storage, (1 << 62) - 1), Some(u64::MAX - 3));
+        assert_eq!(device_bytes(storage, 1 << 62), None);
+        let rows = u64::MAX / 16;
+        assert_eq!(
+            device_bytes(BindingKind::Uniform, rows * 4),
+            Some(u64::MAX - 15)
+        );
+        assert_eq!(device_bytes(BindingKind::Uniform, rows * 4 + 1), None);
+        assert_eq!(device_bytes(BindingKind::Uniform, u64::MAX), None);
+    }
+
+    fn plan(element_count: u64) -> DispatchPlan {
+        DispatchPlan {
+            buffers: vec![ResolvedBuffer {
+                element_count,
+                input: None,
+            }],
+            grid: [1, 1, 1],
+        }
+    }
+
+    #[test]
+    fn params_hold_element_counts_up_to_u32_max_and_reject_more() {
+        let words = params_words(&plan(u64::from(u32::MAX)), 1, 0).expect("fits");
+        assert_eq!(words.last(), Some(&u32::MAX));
+        // Truncated, 2^32 elements would be a bounds guard of 0.
+        let e = params_words(&plan(1 << 32), 1, 0).expect_err("past u32");
+        assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
+        let items = usize::try_from(1u64 << 32).unwrap_or(usize::MAX);
+        assert!(params_words(&plan(1), items, 0).is_err());
+    }
+
+    #[test]
+    fn readback_ranges_past_u32_bytes_are_exact_and_past_u64_are_errors() {
+        let out = BufferDecl::output("out", 0, DataType::U32).with_count(u32::MAX);
+        assert_eq!(
+            readback_bytes(&out, u64::from(u32::MAX)).ok(),
+            Some(0..(1 << 34) - 4)
+        );
+        assert_eq!(readback_bytes(&out, 1 << 40).ok(), Some(0..1 << 42));
+        assert!(readback_bytes(&out, u64::MAX).is_err());
+    }
 
     #[test]
     fn folded_grids_cover_the_work_without_wrapping_the_linear_index() {

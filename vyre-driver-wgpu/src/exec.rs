@@ -78,11 +78,15 @@ fn lease(
     {
         return Ok(Leased { buffer });
     }
-    let class = crate::pool::size_class(bytes);
-    let size = if class <= state.limits.max_buffer_size {
-        class
-    } else {
-        bytes.next_multiple_of(4)
+    // `bytes <= max_buffer_size` here, so rounding it up to 4 cannot wrap; a buffer too large for a
+    // size class (or whose class the device refuses) gets its exact rounded size and is not pooled.
+    let size = match crate::pool::size_class(bytes) {
+        Some(class) if class <= state.limits.max_buffer_size => class,
+        _ => bytes.checked_next_multiple_of(4).ok_or_else(|| {
+            BackendError::limit_exceeded(format!(
+                "a buffer of {bytes} bytes cannot be rounded to whole words. Fix: use smaller buffers."
+            ))
+        })?,
     };
     bump(&shared.counters.buffers_created, 1);
     let buffer = state.device.create_buffer(&wgpu::BufferDescriptor {
@@ -106,6 +110,30 @@ fn usage_for(kind: BindingKind) -> wgpu::BufferUsages {
         BindingKind::Uniform => U::UNIFORM | U::COPY_DST,
         _ => U::STORAGE | U::COPY_DST | U::COPY_SRC,
     }
+}
+
+/// `bytes` followed by zeros up to `len` bytes: an input shorter than its buffer is zero-extended.
+fn zero_extended(bytes: &[u8], len: u64) -> Result<Vec<u8>, BackendError> {
+    let len = usize::try_from(len).map_err(|_| {
+        BackendError::limit_exceeded(format!(
+            "a buffer of {len} bytes does not fit this host's address space. Fix: split the data over several dispatches."
+        ))
+    })?;
+    if bytes.len() > len {
+        return Err(BackendError::new(format!(
+            "{} input bytes were planned into a {len}-byte buffer. Fix: report this vyre bug with the program text.",
+            bytes.len()
+        )));
+    }
+    let mut padded = Vec::new();
+    padded.try_reserve_exact(len).map_err(|_| {
+        BackendError::out_of_memory(format!(
+            "the host could not allocate {len} bytes to stage a buffer. Fix: use smaller buffers."
+        ))
+    })?;
+    padded.extend_from_slice(bytes);
+    padded.resize(len, 0);
+    Ok(padded)
 }
 
 fn words_bytes(words: &[u32]) -> Vec<u8> {
@@ -183,12 +211,12 @@ pub(crate) fn run(
         }
         let lease = lease(shared, state, buffer.bytes, usage_for(binding.kind))?;
         if let Init::Bytes(bytes) = &buffer.init {
-            if bytes.len() as u64 == buffer.bytes {
+            if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
                 state.queue.write_buffer(&lease.buffer, 0, bytes);
             } else {
-                let mut padded = vec![0u8; buffer.bytes as usize];
-                padded[..bytes.len()].copy_from_slice(bytes);
-                state.queue.write_buffer(&lease.buffer, 0, &padded);
+                state
+                    .queue
+                    .write_buffer(&lease.buffer, 0, &zero_extended(bytes, buffer.bytes)?);
             }
         }
         leased.push(lease);
@@ -282,8 +310,15 @@ pub(crate) fn run(
     let mut staging = Vec::new();
     for (l, jb) in leased.iter().zip(&job.buffers) {
         if let Some(range) = &jb.readback {
+            if range.start > range.end || range.end > jb.bytes {
+                return Err(BackendError::new(format!(
+                    "the readback range {range:?} lies outside its {}-byte buffer. Fix: report this vyre bug with the program text.",
+                    jb.bytes
+                )));
+            }
+            // `range.end <= jb.bytes`, a multiple of 4, so rounding up to 4 cannot pass it or wrap.
             let start = range.start / 4 * 4;
-            let end = range.end.next_multiple_of(4).min(jb.bytes).max(start);
+            let end = range.end.next_multiple_of(4).min(jb.bytes);
             let len = (end - start).max(4);
             let s = lease(
                 shared,
@@ -371,9 +406,15 @@ pub(crate) fn run(
                 .slice(0..(end - start).max(4))
                 .get_mapped_range()
                 .map_err(|e| state.lost_error(&format!("mapping failed: {e}")))?;
-            let from = (range.start - start) as usize;
-            let to = (range.end - start) as usize;
-            outputs.push(view.get(from..to).unwrap_or(&[]).to_vec());
+            // Both offsets are below the staging buffer's length, which was mapped into memory.
+            let from = usize::try_from(range.start - start).unwrap_or(usize::MAX);
+            let to = usize::try_from(range.end - start).unwrap_or(usize::MAX);
+            let bytes = view.get(from..to).ok_or_else(|| {
+                BackendError::new(
+                    "a readback range lies outside its mapped staging buffer. Fix: report this vyre bug with the program text.",
+                )
+            })?;
+            outputs.push(bytes.to_vec());
         }
     }
     let mut pool = shared.pool.lock().map_err(|_| poisoned())?;

@@ -21,9 +21,10 @@ pub(crate) struct BufferPool {
     generation: u64,
 }
 
-/// The size class of a request: the next power of two, at least 256 bytes.
-pub(crate) fn size_class(bytes: u64) -> u64 {
-    bytes.max(256).next_power_of_two()
+/// The size class of a request: the next power of two, at least 256 bytes; `None` past 2^63 bytes,
+/// where no power of two fits a `u64` (such a buffer is never pooled).
+pub(crate) fn size_class(bytes: u64) -> Option<u64> {
+    bytes.max(256).checked_next_power_of_two()
 }
 
 impl BufferPool {
@@ -37,9 +38,10 @@ impl BufferPool {
         if generation != self.generation {
             return None;
         }
-        let class = size_class(bytes);
+        let class = size_class(bytes)?;
         let buffer = self.free.get_mut(&(class, usage.bits()))?.pop()?;
-        self.held -= class;
+        // Every pooled buffer was counted in `held` when it was given back.
+        self.held = self.held.saturating_sub(class);
         Some(buffer)
     }
 
@@ -48,7 +50,7 @@ impl BufferPool {
     pub(crate) fn give(&mut self, buffer: wgpu::Buffer, generation: u64) {
         let class = buffer.size();
         if generation != self.generation
-            || self.held + class > POOL_LIMIT_BYTES
+            || self.held.saturating_add(class) > POOL_LIMIT_BYTES
             || !class.is_power_of_two()
         {
             return;
@@ -69,5 +71,20 @@ impl BufferPool {
         self.free.clear();
         self.held = 0;
         self.generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_class;
+
+    #[test]
+    fn size_classes_are_powers_of_two_up_to_2_pow_63_and_none_past() {
+        assert_eq!(size_class(0), Some(256));
+        assert_eq!(size_class((1 << 32) + 1), Some(1 << 33));
+        assert_eq!(size_class(1 << 63), Some(1 << 63));
+        // Unchecked, the next power of two wraps to 0 (release) or panics (debug).
+        assert_eq!(size_class((1 << 63) + 1), None);
+        assert_eq!(size_class(u64::MAX), None);
     }
 }

@@ -211,3 +211,41 @@ fn packed_results_survive_many_items() {
         assert_eq!(words(&outputs[0]), [k as u32 + 1], "item {k}");
     }
 }
+
+#[test]
+fn coalesced_items_get_their_own_output_byte_ranges_in_both_forms() {
+    let Some(backend) = backend_or_skip("coalesced_items_get_their_own_output_byte_ranges") else {
+        return;
+    };
+    // Unaligned ranges inside each item's slice; a 1-D grid runs packed, a 2-D one per item.
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32),
+            BufferDecl::output("head", 1, DataType::U32)
+                .with_count(16)
+                .with_output_byte_range(1..11),
+            BufferDecl::output("tail", 2, DataType::U32)
+                .with_count(9)
+                .with_output_byte_range(30..36),
+        ],
+        [8, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::store(
+                "head",
+                Expr::var("i"),
+                Expr::add(Expr::load("input", Expr::var("i")), Expr::u32(7)),
+            ),
+            Node::store(
+                "tail",
+                Expr::var("i"),
+                Expr::mul(Expr::load("input", Expr::var("i")), Expr::u32(3)),
+            ),
+        ],
+    );
+    let items: Vec<Vec<Vec<u8>>> = (0..40u32).map(|k| vec![ramp(16, k)]).collect();
+    let packed = check(&backend, &program, &items, &DispatchConfig::default());
+    assert_eq!(packed, 1, "a 1-D grid runs packed");
+    let per_item = DispatchConfig::default().with_grid([2, 2, 1]);
+    assert_eq!(check(&backend, &program, &items, &per_item), 0);
+}

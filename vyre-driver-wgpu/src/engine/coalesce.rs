@@ -11,9 +11,9 @@ use std::ops::Range;
 use vyre_driver::{BackendError, DispatchConfig, DispatchPlan, plan_dispatch};
 use vyre_foundation::ir::{BufferAccess, Program};
 
-use crate::backend::{WgpuBackend, device_bytes, fold_grid};
+use crate::backend::{WgpuBackend, device_bytes, fold_grid, params_words, size_overflow};
 use crate::exec::{self, Init, Job, JobBuffer};
-use crate::lower::{LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS, packed_stores};
+use crate::lower::{LowerOptions, LoweredBinding, packed_stores};
 use crate::pipeline::WgpuPipeline;
 use crate::stats::bump;
 
@@ -47,7 +47,8 @@ pub(crate) trait Batch {
         for k in range {
             let start = out.len();
             out.extend_from_slice(self.input(k, i));
-            out.resize(start + stride, 0);
+            // The caller checked that `range.len() * stride` bytes fit a usize, so this cannot wrap.
+            out.resize(start.saturating_add(stride), 0);
         }
     }
 
@@ -74,10 +75,12 @@ pub(crate) struct Strided<'a> {
 impl Strided<'_> {
     /// The launch's `k`-th item's readback bytes (empty where the readback range leaves the slice).
     pub(crate) fn item(&self, k: usize) -> &[u8] {
-        let base = k * self.stride;
-        self.bytes
-            .get(base + self.readback.start..base + self.readback.end)
-            .unwrap_or(&[])
+        // The launch's whole size was checked, so these cannot wrap for a real item; checked all the
+        // same so that a wrapped offset can never alias another item's bytes.
+        let range = k.checked_mul(self.stride).and_then(|base| {
+            Some(base.checked_add(self.readback.start)?..base.checked_add(self.readback.end)?)
+        });
+        range.and_then(|r| self.bytes.get(r)).unwrap_or(&[])
     }
 }
 
@@ -243,7 +246,7 @@ fn run(
     let pipeline = backend.pipeline(program, COALESCED)?;
     let mut start = 0;
     while start < items.count() {
-        let end = chunk_end(&pipeline, &plans, start, limits)?;
+        let end = chunk_end(&pipeline.program, &pipeline.bindings, &plans, start, limits)?;
         let chunk = Chunk {
             range: start..end,
             config,
@@ -263,6 +266,13 @@ struct Chunk<'a> {
     limits: Limits,
 }
 
+/// The most elements one concatenated binding may hold: the shader addresses an item's element as its
+/// slice's u32 offset plus a u32 index, so every element of every slice must have a u32 slot.
+const MAX_BINDING_ELEMENTS: u64 = 1 << 32;
+
+/// The most words of the `items` table: the shader indexes it with u32 arithmetic.
+const MAX_TABLE_WORDS: u64 = 1 << 32;
+
 /// The device limits a launch must respect.
 #[derive(Clone, Copy)]
 struct Limits {
@@ -273,10 +283,12 @@ struct Limits {
 }
 
 /// The end of the longest run of items from `start` that share a grid and fit one launch: every
-/// concatenated binding and the `items` table within the binding limit, and all items' workgroups
-/// foldable into one grid.
+/// concatenated binding and the `items` table within the binding limit and addressable with u32
+/// indices, and all items' workgroups foldable into one grid. Sizes are summed with checked
+/// arithmetic; a sum that would wrap ends the run like one past a limit.
 fn chunk_end(
-    pipeline: &WgpuPipeline,
+    program: &Program,
+    bindings: &[LoweredBinding],
     plans: &Plans,
     start: usize,
     limits: Limits,
@@ -284,17 +296,31 @@ fn chunk_end(
     let limit = limits.binding;
     let grid = plans.get(start).grid;
     // Two words (offset, count) per item and program buffer.
-    let table_bytes_per_item = pipeline.program.buffers.len() as u64 * 8;
-    let mut totals = vec![0u64; pipeline.bindings.len()];
+    let table_words_per_item = u64::try_from(program.buffers.len())
+        .ok()
+        .and_then(|nb| nb.checked_mul(2));
+    // Per binding: (device bytes, elements) of the items taken so far.
+    let mut totals = vec![(0u64, 0u64); bindings.len()];
     let mut end = start;
     while end < plans.len() && plans.get(end).grid == grid {
-        let count = (end - start + 1) as u64;
-        let mut fits =
-            count * table_bytes_per_item <= limit && fold_grid(grid, count, limits.max_dim).is_ok();
+        let count = u64::try_from(end - start + 1).ok();
+        let table_words = count
+            .zip(table_words_per_item)
+            .and_then(|(c, w)| c.checked_mul(w));
+        let mut fits = table_words.is_some_and(|words| {
+            words <= MAX_TABLE_WORDS && words.checked_mul(4).is_some_and(|b| b <= limit)
+        }) && count.is_some_and(|c| fold_grid(grid, c, limits.max_dim).is_ok());
         let mut next = totals.clone();
-        for (t, b) in next.iter_mut().zip(&pipeline.bindings) {
-            *t += device_bytes(b.kind, plans.get(end).buffers[b.buffer_index].element_count);
-            fits &= *t <= limit;
+        for ((bytes, elements), b) in next.iter_mut().zip(bindings) {
+            let count = plans.get(end).buffers[b.buffer_index].element_count;
+            let sum = elements.checked_add(count).and_then(|e| {
+                let b = device_bytes(b.kind, e)?;
+                (e <= MAX_BINDING_ELEMENTS && b <= limit).then_some((b, e))
+            });
+            match sum {
+                Some((b, e)) => (*bytes, *elements) = (b, e),
+                None => fits = false,
+            }
         }
         if !fits {
             break;
@@ -328,48 +354,34 @@ fn launch(
     } = chunk;
     let range = range.clone();
     let program = &pipeline.program;
-    let nb = program.buffers.len();
-    let n = range.len();
-    // Element offsets of every item's slice, per program buffer: item k's at `offsets[k * nb + j]`.
-    let mut offsets = vec![0u64; n * nb];
-    let mut totals = vec![0u64; nb];
-    let mut table = Vec::with_capacity(n * nb * 2);
-    for k in 0..n {
-        let plan = plans.get(range.start + k);
-        for (j, decl) in program.buffers.iter().enumerate() {
-            let count = plan.buffers[j].element_count;
-            let offset = if decl.access == BufferAccess::Workgroup {
-                0
-            } else {
-                totals[j]
-            };
-            offsets[k * nb + j] = offset;
-            if decl.access != BufferAccess::Workgroup {
-                totals[j] += count;
-            }
-            table.push(offset as u32);
-            table.push(count as u32);
-        }
-    }
+    let mut layout = ItemLayout::new(program, plans, range.clone())?;
     let mut buffers = Vec::with_capacity(pipeline.bindings.len());
     for b in &pipeline.bindings {
         let j = b.buffer_index;
         let decl = &program.buffers[j];
-        let bytes = device_bytes(b.kind, totals[j]);
+        let bytes = device_bytes(b.kind, layout.totals[j])
+            .ok_or_else(|| size_overflow(&format!("the concatenated size of `{}`", decl.name)))?;
         let init = if decl.access.takes_input() {
-            let mut data = vec![0u8; bytes as usize];
-            for k in 0..n {
-                if let Some(i) = plans.get(range.start + k).buffers[j].input {
-                    let at = offsets[k * nb + j] as usize * 4;
-                    let input = items.input(range.start + k, i);
-                    data[at..at + input.len()].copy_from_slice(input);
-                }
-            }
-            Init::Bytes(Cow::Owned(data))
+            Init::Bytes(Cow::Owned(layout.gather(
+                plans,
+                range.clone(),
+                j,
+                bytes,
+                items,
+            )?))
         } else {
             Init::Zero
         };
-        let readback = (decl.access == BufferAccess::Output).then_some(0..totals[j] * 4);
+        // The whole concatenation comes back; each item's output byte range is cut from its own
+        // slice afterwards (`split_outputs`).
+        let readback = if decl.access == BufferAccess::Output {
+            let end = layout.totals[j].checked_mul(4).ok_or_else(|| {
+                size_overflow(&format!("the concatenated size of `{}`", decl.name))
+            })?;
+            Some(0..end)
+        } else {
+            None
+        };
         buffers.push(JobBuffer {
             bytes,
             init,
@@ -377,33 +389,123 @@ fn launch(
         });
     }
     let first = plans.get(range.start);
-    let (physical, _) = fold_grid(first.grid, n as u64, limits.max_dim)?;
+    let n = range.len();
+    let items_in_launch = u64::try_from(n).map_err(|_| size_overflow("the items of a launch"))?;
+    let (physical, _) = fold_grid(first.grid, items_in_launch, limits.max_dim)?;
     let job = Job {
         buffers,
-        params: params(first, n, 0),
-        items: Some(table),
+        params: params_words(first, n, 0)?,
+        items: Some(std::mem::take(&mut layout.table)),
         physical_grid: physical,
         timeout: config.timeout,
     };
     let state = backend.state()?;
     let whole = exec::run(&backend.shared, &state, pipeline, job)?;
-    let slice = |k: usize, j: usize| {
-        let base = offsets[k * nb + j] as usize * 4;
-        let count = plans.get(range.start + k).buffers[j].element_count as usize;
-        (base, count)
-    };
+    let slice = |k: usize, j: usize| layout.slice(k, j);
     split_outputs(program, pipeline, &whole, range.clone(), slice, items);
     Ok(())
 }
 
-/// vyre's `params` words for a launch of `items` items shaped like `plan`.
-fn params(plan: &DispatchPlan, items: usize, active: u32) -> Vec<u32> {
-    let mut params = vec![0u32; PARAM_LENGTHS as usize];
-    params[..3].copy_from_slice(&plan.grid);
-    params[3] = items as u32;
-    params[PARAM_ACTIVE as usize] = active;
-    params.extend(plan.buffers.iter().map(|b| b.element_count as u32));
-    params
+/// Where every item of a launch lives in the concatenated bindings.
+#[derive(Debug)]
+struct ItemLayout {
+    /// Program buffers per item.
+    nb: usize,
+    /// Element offset of the launch's item `k`'s slice of program buffer `j`, at `k * nb + j`.
+    offsets: Vec<u64>,
+    /// Element count of that slice, at the same place.
+    counts: Vec<u64>,
+    /// Elements of each program buffer over the whole launch (0 for workgroup buffers).
+    totals: Vec<u64>,
+    /// The `items` table the shader reads: `(offset, count)` per item and buffer.
+    table: Vec<u32>,
+}
+
+impl ItemLayout {
+    /// The layout of `plans[range]` laid end to end. Every offset and count must be a u32 word of
+    /// the table, and every element of a slice must have a u32 slot (`offset + index`) in the shader.
+    fn new(program: &Program, plans: &Plans, range: Range<usize>) -> Result<Self, BackendError> {
+        let nb = program.buffers.len();
+        let cells = range
+            .len()
+            .checked_mul(nb)
+            .ok_or_else(|| size_overflow("the items table of a launch"))?;
+        let mut layout = Self {
+            nb,
+            offsets: Vec::with_capacity(cells),
+            counts: Vec::with_capacity(cells),
+            totals: vec![0u64; nb],
+            table: Vec::with_capacity(cells.saturating_mul(2)),
+        };
+        for k in range {
+            let plan = plans.get(k);
+            for (j, decl) in program.buffers.iter().enumerate() {
+                let count = plan.buffers[j].element_count;
+                // Workgroup memory is the item's own in every workgroup: no slice, no offset.
+                let offset = if decl.access == BufferAccess::Workgroup {
+                    0
+                } else {
+                    layout.totals[j]
+                };
+                let end = offset
+                    .checked_add(count)
+                    .filter(|&e| e <= MAX_BINDING_ELEMENTS);
+                let words = end.and(u32::try_from(offset).ok().zip(u32::try_from(count).ok()));
+                let (Some(end), Some((offset_word, count_word))) = (end, words) else {
+                    return Err(BackendError::limit_exceeded(format!(
+                        "work item {k}'s slice of `{}` ({count} elements from element {offset}) lies past the 2^32 elements a launch's u32 indices reach. Fix: split the items over several dispatches.",
+                        decl.name
+                    )));
+                };
+                if decl.access != BufferAccess::Workgroup {
+                    layout.totals[j] = end;
+                }
+                layout.offsets.push(offset);
+                layout.counts.push(count);
+                layout.table.extend([offset_word, count_word]);
+            }
+        }
+        Ok(layout)
+    }
+
+    /// The byte offset and element count of the launch's item `k`'s slice of buffer `j`.
+    fn slice(&self, k: usize, j: usize) -> (usize, usize) {
+        let at = k * self.nb + j;
+        // Both were checked to lie within 2^32 elements, so these fit a 64-bit usize.
+        let base = self.offsets[at].saturating_mul(4);
+        let as_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        (as_usize(base), as_usize(self.counts[at]))
+    }
+
+    /// The concatenated input bytes of buffer `j` (`bytes` long) for the launch's items `range`.
+    fn gather(
+        &self,
+        plans: &Plans,
+        range: Range<usize>,
+        j: usize,
+        bytes: u64,
+        items: &dyn Batch,
+    ) -> Result<Vec<u8>, BackendError> {
+        let len = usize::try_from(bytes).map_err(|_| size_overflow("a launch's input buffer"))?;
+        let mut data = vec![0u8; len];
+        for (k, item) in range.enumerate() {
+            let Some(i) = plans.get(item).buffers[j].input else {
+                continue;
+            };
+            let input = items.input(item, i);
+            let (at, _) = self.slice(k, j);
+            let target = at
+                .checked_add(input.len())
+                .and_then(|end| data.get_mut(at..end))
+                .ok_or_else(|| {
+                    BackendError::new(format!(
+                        "work item {item}'s input {i} does not fit its planned slice. Fix: report this vyre bug with the program text."
+                    ))
+                })?;
+            target.copy_from_slice(input);
+        }
+        Ok(data)
+    }
 }
 
 /// The program buffers read back from a launch of `pipeline`, in the order of its readbacks (binding
@@ -436,12 +538,13 @@ fn split_outputs(
         slices.clear();
         for (whole, &j) in whole.iter().zip(&outputs) {
             let (base, count) = slice(k, j);
-            let range = program.buffers[j].readback_range(count * 4);
-            slices.push(
-                whole
-                    .get(base + range.start..base + range.end)
-                    .unwrap_or(&[]),
-            );
+            // The slice lies inside the launch's checked buffer, so none of this wraps for a real
+            // item; checked so that a wrapped offset could never deliver another item's bytes.
+            let bytes = count.checked_mul(4).and_then(|len| {
+                let range = program.buffers[j].readback_range(len);
+                whole.get(base.checked_add(range.start)?..base.checked_add(range.end)?)
+            });
+            slices.push(bytes.unwrap_or(&[]));
         }
         items.deliver(item, &slices);
     }
@@ -465,15 +568,19 @@ fn packed_active(program: &Program, plan: &DispatchPlan) -> Option<u32> {
 }
 
 /// Items per packed launch: total invocations well inside a u32, every concatenated binding within
-/// the binding limit.
-fn packed_chunk(pipeline: &WgpuPipeline, plan: &DispatchPlan, active: u32, limit: u64) -> u64 {
-    let by_invocations = (1u64 << 31) / u64::from(active);
-    pipeline
-        .bindings
+/// the binding limit and within the 2^32 elements the shader's u32 slice offsets (`item * length`)
+/// reach.
+fn packed_chunk(bindings: &[LoweredBinding], plan: &DispatchPlan, active: u32, limit: u64) -> u64 {
+    let by_invocations = (1u64 << 31) / u64::from(active.max(1));
+    bindings
         .iter()
         .map(|b| plan.buffers[b.buffer_index].element_count)
         .filter(|&count| count > 0)
-        .map(|count| limit / (count * 4))
+        .map(|count| {
+            // A u32 element count times 4 bytes is below 2^34: no overflow.
+            let by_bytes = limit / count.saturating_mul(4);
+            by_bytes.min(MAX_BINDING_ELEMENTS / count)
+        })
         .fold(by_invocations, u64::min)
 }
 
@@ -489,14 +596,14 @@ fn run_packed(
     launches: &mut u32,
 ) -> Result<(), BackendError> {
     let pipeline = backend.pipeline(program, PACKED)?;
-    let per_launch = packed_chunk(&pipeline, plan, active, limits.binding);
+    let per_launch = packed_chunk(&pipeline.bindings, plan, active, limits.binding);
     if per_launch == 0 {
         return Err(too_big(0, limits.binding, plan.grid));
     }
-    let per_launch = per_launch.min(u64::from(u32::MAX)) as usize;
+    let per_launch = usize::try_from(per_launch.min(u64::from(u32::MAX))).unwrap_or(usize::MAX);
     let mut start = 0;
     while start < items.count() {
-        let end = (start + per_launch).min(items.count());
+        let end = start.saturating_add(per_launch).min(items.count());
         let chunk = Chunk {
             range: start..end,
             config,
@@ -524,36 +631,51 @@ fn launch_packed(
     } = chunk;
     let program = &pipeline.program;
     let n = range.len();
+    let overflow = || too_big(range.start, limits.binding, plan.grid);
+    let items_in_launch = u64::try_from(n).map_err(|_| overflow())?;
     let mut buffers = Vec::with_capacity(pipeline.bindings.len());
     for b in &pipeline.bindings {
         let j = b.buffer_index;
         let decl = &program.buffers[j];
         let count = plan.buffers[j].element_count;
-        let stride = count as usize * 4;
-        let bytes = device_bytes(b.kind, count * n as u64);
+        // `packed_chunk` sized the launch to fit, but every product is checked: a wrapped size
+        // would lay items over each other.
+        let elements = count.checked_mul(items_in_launch).ok_or_else(overflow)?;
+        let bytes = device_bytes(b.kind, elements).ok_or_else(overflow)?;
+        let stride = count
+            .checked_mul(4)
+            .and_then(|s| usize::try_from(s).ok())
+            .ok_or_else(overflow)?;
         let init = match plan.buffers[j].input {
             Some(i) if decl.access.takes_input() => {
-                let mut data = Vec::with_capacity(bytes as usize);
+                let capacity = usize::try_from(bytes).map_err(|_| overflow())?;
+                let mut data = Vec::with_capacity(capacity);
                 // Inputs shorter than the declared count are zero-padded within the item's slice.
                 items.gather(range.clone(), i, stride, &mut data);
                 Init::Bytes(Cow::Owned(data))
             }
             _ => Init::Zero,
         };
-        let readback = (decl.access == BufferAccess::Output).then_some(0..count * n as u64 * 4);
+        let readback = if decl.access == BufferAccess::Output {
+            Some(0..elements.checked_mul(4).ok_or_else(overflow)?)
+        } else {
+            None
+        };
         buffers.push(JobBuffer {
             bytes,
             init,
             readback,
         });
     }
-    let invocations = u64::from(active) * n as u64;
-    let groups = invocations.div_ceil(u64::from(program.workgroup_size[0]));
+    let invocations = u64::from(active)
+        .checked_mul(items_in_launch)
+        .ok_or_else(overflow)?;
+    let groups = invocations.div_ceil(u64::from(program.workgroup_size[0].max(1)));
     let groups = u32::try_from(groups).map_err(|_| too_big(0, limits.binding, plan.grid))?;
     let (physical, _) = fold_grid([groups, 1, 1], 1, limits.max_dim)?;
     let job = Job {
         buffers,
-        params: params(plan, n, active),
+        params: params_words(plan, n, active)?,
         items: None,
         physical_grid: physical,
         timeout: config.timeout,
@@ -564,7 +686,9 @@ fn launch_packed(
     let outputs: Vec<Strided<'_>> = output_buffers(program, pipeline)
         .zip(&whole)
         .map(|(j, bytes)| {
-            let stride = plan.buffers[j].element_count as usize * 4;
+            // Checked above for every binding, outputs included.
+            let stride = usize::try_from(plan.buffers[j].element_count.saturating_mul(4))
+                .unwrap_or(usize::MAX);
             Strided {
                 bytes,
                 stride,
@@ -637,5 +761,169 @@ impl WgpuPipeline {
             )));
         }
         Ok(progress.launches)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The launch-size rules on sizes no device here can bind: a device with no byte limit, where
+    //! only the u32 indices of the shader bound a launch.
+
+    use vyre_driver::ResolvedBuffer;
+    use vyre_foundation::ir::{BufferDecl, DataType};
+
+    use super::*;
+    use crate::lower::BindingKind;
+
+    fn program() -> Program {
+        Program::new(
+            vec![
+                BufferDecl::read("input", 0, DataType::U32),
+                BufferDecl::output("out", 1, DataType::U32).with_count(1),
+                BufferDecl::workgroup("scratch", 4, DataType::U32),
+            ],
+            [1, 1, 1],
+            vec![],
+        )
+    }
+
+    fn bindings() -> Vec<LoweredBinding> {
+        vec![
+            LoweredBinding {
+                buffer_index: 0,
+                binding: 0,
+                kind: BindingKind::StorageReadOnly,
+            },
+            LoweredBinding {
+                buffer_index: 1,
+                binding: 1,
+                kind: BindingKind::StorageReadWrite,
+            },
+        ]
+    }
+
+    /// An item whose input has `elements` elements.
+    fn item(elements: u64) -> DispatchPlan {
+        DispatchPlan {
+            buffers: vec![
+                ResolvedBuffer {
+                    element_count: elements,
+                    input: Some(0),
+                },
+                ResolvedBuffer {
+                    element_count: 1,
+                    input: None,
+                },
+                ResolvedBuffer {
+                    element_count: 4,
+                    input: None,
+                },
+            ],
+            grid: [1, 1, 1],
+        }
+    }
+
+    fn each(elements: &[u64]) -> Plans {
+        Plans::Each(elements.iter().map(|&n| item(n)).collect())
+    }
+
+    const NO_BYTE_LIMIT: Limits = Limits {
+        binding: u64::MAX,
+        max_dim: 65535,
+    };
+
+    fn ends(plans: &Plans) -> Vec<usize> {
+        let (program, bindings) = (program(), bindings());
+        let mut ends = Vec::new();
+        let mut start = 0;
+        while start < plans.len() {
+            start = chunk_end(&program, &bindings, plans, start, NO_BYTE_LIMIT).expect("fits");
+            ends.push(start);
+        }
+        ends
+    }
+
+    #[test]
+    fn a_launch_holds_exactly_2_pow_32_elements_of_a_binding_and_no_more() {
+        let half = 1 << 31;
+        assert_eq!(ends(&each(&[half, half, 1])), vec![2, 3]);
+        assert_eq!(ends(&each(&[half, half - 1, 1])), vec![3]);
+        let max = u64::from(u32::MAX);
+        assert_eq!(ends(&each(&[max, max])), vec![1, 2]);
+        assert_eq!(ends(&each(&[max, 1, 1])), vec![2, 3]);
+    }
+
+    #[test]
+    fn an_item_whose_size_does_not_fit_a_u64_is_a_limit_exceeded() {
+        for elements in [u64::MAX, 1 << 62, (1 << 32) + 1] {
+            let e = chunk_end(
+                &program(),
+                &bindings(),
+                &each(&[elements]),
+                0,
+                NO_BYTE_LIMIT,
+            )
+            .expect_err("too large");
+            assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn item_offsets_and_lengths_are_u32_words_up_to_2_pow_32_elements() {
+        let max = u64::from(u32::MAX);
+        let layout = ItemLayout::new(&program(), &each(&[max, 1]), 0..2).expect("2^32 elements");
+        assert_eq!(layout.totals, vec![1 << 32, 2, 0]);
+        // (offset, count) per item and buffer; workgroup memory has no slice.
+        assert_eq!(
+            layout.table,
+            vec![0, u32::MAX, 0, 1, 0, 4, u32::MAX, 1, 1, 1, 0, 4]
+        );
+        assert_eq!(
+            layout.slice(1, 0),
+            (usize::try_from(max * 4).unwrap_or(0), 1)
+        );
+    }
+
+    #[test]
+    fn an_item_offset_or_end_past_2_pow_32_elements_is_a_limit_exceeded_not_truncated() {
+        // Truncated to u32, item 2's offset (2^32) would be 0: it would read and write item 0's data.
+        let half = 1 << 31;
+        for elements in [
+            vec![half, half, 1],
+            vec![u64::from(u32::MAX), 2],
+            vec![1 << 32],
+        ] {
+            let n = elements.len();
+            let e = ItemLayout::new(&program(), &each(&elements), 0..n).expect_err("past u32");
+            assert!(
+                matches!(e, BackendError::LimitExceeded(_)),
+                "{elements:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn packed_launches_keep_item_offsets_within_2_pow_32_elements() {
+        // `item * length` is computed in u32 by the shader.
+        for (elements, per_launch) in [(1u64 << 31, 2), (u64::from(u32::MAX), 1), (1, 1 << 31)] {
+            let plan = item(elements);
+            assert_eq!(
+                packed_chunk(&bindings(), &plan, 1, u64::MAX),
+                per_launch,
+                "{elements}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_packed_readback_slice_that_would_wrap_is_empty() {
+        let bytes = [7u8; 16];
+        let strided = Strided {
+            bytes: &bytes,
+            stride: usize::MAX / 2 + 1,
+            readback: 0..4,
+        };
+        assert_eq!(strided.item(0), &bytes[..4]);
+        assert!(strided.item(2).is_empty());
     }
 }
