@@ -31,12 +31,18 @@ pub(crate) struct Compiled {
     pub(crate) storage_atomics: bool,
     /// The workgroup size, copied from the program.
     pub(crate) workgroup_size: [u32; 3],
+    /// Invocations per workgroup, checked when compiling.
+    lanes: usize,
 }
+
+/// The most workgroup memory, in bytes, the reference gives one workgroup: what
+/// [`vyre_driver::Capabilities::unlimited`] advertises as `max_workgroup_storage_bytes`.
+const MAX_WORKGROUP_BYTES: u64 = u32::MAX as u64;
 
 impl Compiled {
     /// Invocations per workgroup.
     pub(crate) fn workgroup_lanes(&self) -> usize {
-        self.workgroup_size.iter().map(|&d| d as usize).product()
+        self.lanes
     }
 
     /// True when workgroups are independent of where they run: no barrier and no workgroup memory,
@@ -49,6 +55,8 @@ impl Compiled {
 /// Compiles `program`. It should have passed validation; anything the compiler cannot type is
 /// reported as [`BackendError::Compile`] rather than a panic.
 pub(crate) fn compile(program: &Program) -> Result<Compiled, BackendError> {
+    let lanes = workgroup_lanes(program)?;
+    check_workgroup_memory(program)?;
     let mut c = Compiler::new(program);
     c.collect_prefills();
     let mut body = Block::default();
@@ -62,7 +70,41 @@ pub(crate) fn compile(program: &Program) -> Result<Compiled, BackendError> {
         has_barrier: c.has_barrier,
         storage_atomics: c.storage_atomics,
         workgroup_size: program.workgroup_size,
+        lanes,
     })
+}
+
+/// Invocations per workgroup as a `usize` (the lane count every block allocates for).
+fn workgroup_lanes(program: &Program) -> Result<usize, BackendError> {
+    // Validation already bounds this by 1024; a product past u64 or usize must still be an error,
+    // never a wrapped lane count.
+    program
+        .invocations_per_workgroup()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| {
+            BackendError::limit_exceeded(format!(
+                "workgroup size {:?} has more invocations than the reference backend can count. Fix: use a workgroup of at most 1024 invocations.",
+                program.workgroup_size
+            ))
+        })
+}
+
+/// Rejects workgroup buffers that together pass [`MAX_WORKGROUP_BYTES`], before any is allocated.
+fn check_workgroup_memory(program: &Program) -> Result<(), BackendError> {
+    let total = program
+        .buffers
+        .iter()
+        .filter(|b| b.access == BufferAccess::Workgroup)
+        .try_fold(0u64, |sum, b| {
+            sum.checked_add(b.declared_bytes().unwrap_or(0))
+        });
+    match total {
+        Some(bytes) if bytes <= MAX_WORKGROUP_BYTES => Ok(()),
+        _ => Err(BackendError::limit_exceeded(format!(
+            "the program's workgroup buffers need {} bytes per workgroup; the reference backend allows {MAX_WORKGROUP_BYTES}. Fix: shrink the workgroup buffers.",
+            total.map_or_else(|| "more than 2^64".to_owned(), |b| b.to_string())
+        ))),
+    }
 }
 
 struct Compiler<'p> {

@@ -60,23 +60,41 @@ fn local_id_table(size: [u32; 3]) -> [Vec<u32>; 3] {
     ids
 }
 
+/// `count` zeroed words of workgroup memory; a failed allocation is an error, not an abort.
+fn zeroed_words(count: u32) -> Result<Vec<u32>, BackendError> {
+    let oom = || {
+        BackendError::out_of_memory(format!(
+            "the reference backend could not allocate {count} words of workgroup memory. Fix: shrink the workgroup buffers."
+        ))
+    };
+    let n = usize::try_from(count).map_err(|_| oom())?;
+    let mut words = Vec::new();
+    words.try_reserve_exact(n).map_err(|_| oom())?;
+    words.resize(n, 0);
+    Ok(words)
+}
+
 impl<'a, const TRACE: bool> Executor<'a, TRACE> {
-    /// An executor for blocks of `per_block` workgroups; `buf_lens` are the element counts of the
-    /// program's buffers in this dispatch.
+    /// An executor for blocks of `per_block` workgroups, `cap` lanes in all (the caller checked the
+    /// product); `buf_lens` are the element counts of the program's buffers in this dispatch.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::OutOfMemory`] when the host cannot allocate the block's workgroup memory.
     pub(crate) fn new(
         code: &'a Compiled,
         memory: &'a Memory,
         budget: &'a Budget,
         grid: [u32; 3],
         per_block: u64,
-        buf_lens: &[u64],
-    ) -> Self {
-        let cap = per_block as usize * code.workgroup_lanes();
+        cap: usize,
+        buf_lens: &[u32],
+    ) -> Result<Self, BackendError> {
         let mut regs = vec![vec![0u32; cap]; code.num_regs];
         for &(reg, prefill) in &code.prefills {
             let value = match prefill {
                 Prefill::Const(v) => v,
-                Prefill::BufLen(i) => buf_lens.get(i).map_or(0, |&n| n as u32),
+                Prefill::BufLen(i) => buf_lens.get(i).copied().unwrap_or(0),
                 Prefill::NumWorkgroups(axis) => grid[axis],
                 _ => continue,
             };
@@ -85,9 +103,9 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
         let workgroup = code
             .workgroup_counts
             .iter()
-            .map(|&n| vec![0u32; n as usize])
-            .collect();
-        Self {
+            .map(|&n| zeroed_words(n))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
             code,
             memory,
             budget,
@@ -102,11 +120,13 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             indeterminate: false,
             spare: Vec::new(),
             local_ids: local_id_table(code.workgroup_size),
-        }
+        })
     }
 
     /// Runs block `index` of the dispatch: workgroups `index * per_block ..` (at most `total`).
     pub(crate) fn run_block(&mut self, index: u64, total: u64) -> Result<(), Stopped> {
+        // `index` is below `ceil(total / per_block)`, so `first < total`; `count <= per_block`, and
+        // `per_block` lanes of workgroups were checked to fit a usize when the run was cut into blocks.
         let first = index * self.per_block;
         let count = self.per_block.min(total - first);
         self.first_workgroup = first;

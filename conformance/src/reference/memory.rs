@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use vyre_driver::{BackendError, DispatchPlan};
-use vyre_foundation::ir::{BufferAccess, Program};
+use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
 
 use crate::reference::inst::AtomicKind;
 
@@ -17,7 +17,8 @@ pub(crate) struct Memory {
     pub(crate) storage: Vec<Vec<AtomicU32>>,
 }
 
-fn allocate(count: u64, name: &str) -> Result<Vec<AtomicU32>, BackendError> {
+/// An empty vector with room for `count` words; the count is checked against the address space.
+fn allocate(count: u64, name: &str) -> Result<(Vec<AtomicU32>, usize), BackendError> {
     let oom = || {
         BackendError::out_of_memory(format!(
             "the reference backend could not allocate {count} words for buffer `{name}`. Fix: use a smaller buffer or split the work over several dispatches."
@@ -26,7 +27,7 @@ fn allocate(count: u64, name: &str) -> Result<Vec<AtomicU32>, BackendError> {
     let n = usize::try_from(count).map_err(|_| oom())?;
     let mut words = Vec::new();
     words.try_reserve_exact(n).map_err(|_| oom())?;
-    Ok(words)
+    Ok((words, n))
 }
 
 impl Memory {
@@ -41,7 +42,7 @@ impl Memory {
             if decl.access == BufferAccess::Workgroup {
                 continue;
             }
-            let mut words = allocate(resolved.element_count, &decl.name)?;
+            let (mut words, count) = allocate(resolved.element_count, &decl.name)?;
             if let Some(bytes) = resolved.input.and_then(|i| inputs.get(i)) {
                 words.extend(
                     bytes
@@ -49,7 +50,6 @@ impl Memory {
                         .map(|c| AtomicU32::new(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
                 );
             }
-            let count = resolved.element_count as usize;
             words.resize_with(count, || AtomicU32::new(0));
             storage.push(words);
         }
@@ -62,24 +62,33 @@ impl Memory {
         bound
             .zip(self.storage)
             .filter(|(decl, _)| decl.access == BufferAccess::Output)
-            .map(|(decl, words)| {
-                let range = decl.readback_range(words.len() * 4);
-                // Only the words the range touches are converted.
-                let first = range.start / 4;
-                let last = range.end.div_ceil(4).min(words.len());
-                let mut bytes = Vec::with_capacity((last.saturating_sub(first)) * 4);
-                for word in words.get(first..last).unwrap_or_default() {
-                    bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
-                }
-                let skip = range.start - first * 4;
-                let take = range.end.saturating_sub(range.start);
-                bytes
-                    .get(skip..skip + take)
-                    .map(<[u8]>::to_vec)
-                    .unwrap_or_default()
-            })
+            .map(|(decl, words)| readback(decl, &words))
             .collect()
     }
+}
+
+/// The bytes of `words` in `decl`'s output byte range. Validation keeps the range inside the
+/// buffer; an output the host could not even count in bytes reads back as nothing rather than as a
+/// wrapped range.
+fn readback(decl: &BufferDecl, words: &[AtomicU32]) -> Vec<u8> {
+    let Some(len) = words.len().checked_mul(4) else {
+        return Vec::new();
+    };
+    let range = decl.readback_range(len);
+    // Only the words the range touches are converted.
+    let first = range.start / 4;
+    let last = range.end.div_ceil(4).min(words.len());
+    let mut bytes = Vec::with_capacity(last.saturating_sub(first).saturating_mul(4));
+    for word in words.get(first..last).unwrap_or_default() {
+        bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+    }
+    // `first * 4 <= range.start`, so the subtraction cannot wrap.
+    let skip = range.start - first * 4;
+    let take = range.end.saturating_sub(range.start);
+    skip.checked_add(take)
+        .and_then(|end| bytes.get(skip..end))
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default()
 }
 
 /// The element a lane's index word designates, or `None` when it is out of bounds (`SEMANTICS.md`

@@ -140,7 +140,18 @@ fn run<const TRACE: bool>(
     let plan = plan_dispatch(program, &lens, config)?;
     let memory = Memory::new(program, &plan, inputs)?;
     let budget = Budget::new(config);
-    let buf_lens: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
+    // `buf_len` yields a u32; the planner keeps every element count within one, and a count past it
+    // must be an error rather than a truncated length that would move the bounds guards.
+    let buf_lens = plan
+        .buffers
+        .iter()
+        .map(|b| u32::try_from(b.element_count))
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|_| {
+            BackendError::limit_exceeded(
+                "a buffer has more elements than `buf_len` (a u32) counts. Fix: split the data over several dispatches.",
+            )
+        })?;
     let job = Run {
         code,
         memory: &memory,

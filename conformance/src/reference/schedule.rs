@@ -30,7 +30,7 @@ pub(crate) struct Run<'a> {
     pub(crate) memory: &'a Memory,
     pub(crate) budget: &'a Budget,
     pub(crate) grid: [u32; 3],
-    pub(crate) buf_lens: &'a [u64],
+    pub(crate) buf_lens: &'a [u32],
 }
 
 impl Run<'_> {
@@ -46,40 +46,62 @@ impl Run<'_> {
                     self.grid
                 ))
             })?;
-        let lanes = self.code.workgroup_lanes() as u64;
+        let too_large = || {
+            BackendError::limit_exceeded(format!(
+                "a block of workgroups of size {:?} needs more register lanes than this host can address. Fix: use a smaller workgroup size.",
+                self.code.workgroup_size
+            ))
+        };
+        let lanes = u64::try_from(self.code.workgroup_lanes()).map_err(|_| too_large())?;
         let per_block = if self.code.batchable() {
-            let register_bytes = self.code.num_regs.max(1) as u64 * lanes * 4;
+            // Saturating: an impossibly large register file just means one workgroup per block.
+            let register_bytes = u64::try_from(self.code.num_regs.max(1))
+                .unwrap_or(u64::MAX)
+                .saturating_mul(lanes)
+                .saturating_mul(4);
             let fits = REGISTER_FILE_BYTES / register_bytes;
-            (BLOCK_LANES / lanes).min(fits).clamp(1, total)
+            (BLOCK_LANES / lanes.max(1)).min(fits).clamp(1, total)
         } else {
             1
         };
+        // Every executor allocates `per_block * lanes` lanes per register.
+        let block_lanes = per_block
+            .checked_mul(lanes)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(too_large)?;
         let blocks = total.div_ceil(per_block);
         let parallel = !self.code.storage_atomics
             && blocks > 1
             && total.saturating_mul(lanes) >= PARALLEL_MIN_INVOCATIONS
             && rayon::current_num_threads() > 1;
+        let shape = BlockShape {
+            per_block,
+            lanes: block_lanes,
+            total,
+        };
         if parallel {
-            self.parallel::<TRACE>(per_block, blocks, total);
+            self.parallel::<TRACE>(shape, blocks);
         } else {
-            self.serial::<TRACE>(per_block, 0..blocks, total);
+            self.serial::<TRACE>(shape, 0..blocks);
         }
         Ok(())
     }
 
-    fn executor<const TRACE: bool>(&self, per_block: u64) -> Executor<'_, TRACE> {
-        Executor::new(
+    fn serial<const TRACE: bool>(&self, shape: BlockShape, blocks: std::ops::Range<u64>) {
+        let executor = Executor::<TRACE>::new(
             self.code,
             self.memory,
             self.budget,
             self.grid,
-            per_block,
+            shape.per_block,
+            shape.lanes,
             self.buf_lens,
-        )
-    }
-
-    fn serial<const TRACE: bool>(&self, per_block: u64, blocks: std::ops::Range<u64>, total: u64) {
-        let mut executor = self.executor::<TRACE>(per_block);
+        );
+        // An executor that cannot allocate its memory records why in the budget and stops the run.
+        let Ok(mut executor) = executor.map_err(|e| self.budget.fail(e)) else {
+            return;
+        };
+        let total = shape.total;
         for block in blocks {
             if executor.run_block(block, total).is_err() {
                 break;
@@ -88,13 +110,26 @@ impl Run<'_> {
         executor.finish();
     }
 
-    fn parallel<const TRACE: bool>(&self, per_block: u64, blocks: u64, total: u64) {
-        let chunks = blocks.min(rayon::current_num_threads() as u64 * 8);
+    fn parallel<const TRACE: bool>(&self, shape: BlockShape, blocks: u64) {
+        let threads = u64::try_from(rayon::current_num_threads()).unwrap_or(1);
+        let chunks = blocks.min(threads.saturating_mul(8)).max(1);
         let chunk_len = blocks.div_ceil(chunks);
         (0..chunks).into_par_iter().for_each(|c| {
+            // `c < chunks` and `chunks * chunk_len < blocks + chunks`, so neither wraps.
             let start = c * chunk_len;
-            let end = (start + chunk_len).min(blocks);
-            self.serial::<TRACE>(per_block, start..end, total);
+            let end = start.saturating_add(chunk_len).min(blocks);
+            self.serial::<TRACE>(shape, start..end);
         });
     }
+}
+
+/// How a dispatch's workgroups are cut into blocks.
+#[derive(Clone, Copy)]
+struct BlockShape {
+    /// Workgroups per block.
+    per_block: u64,
+    /// Lanes per block (`per_block` times the workgroup's invocations).
+    lanes: usize,
+    /// Workgroups in the dispatch.
+    total: u64,
 }
