@@ -144,3 +144,11 @@ fn workgroup_memory_of_a_few_mib_is_accepted() {
     let out = run(&p, &DispatchConfig::default().with_grid([2, 1, 1])).expect("runs");
     assert_eq!(out.len(), 1);
 }
+
+#[test]
+fn a_timeout_of_duration_max_is_no_deadline_not_an_overflow() {
+    // `Instant::now() + Duration::MAX` panics; the longest timeout must simply never fire.
+    let config = DispatchConfig::default().with_timeout(std::time::Duration::MAX);
+    let out = run(&program([1, 1, 1], vec![]), &config).expect("runs");
+    assert_eq!(out, vec![vec![0; 4]]);
+}

@@ -284,3 +284,15 @@ fn a_persistent_queue_past_the_binding_limit_is_a_limit_exceeded() {
         "three items of u32::MAX words",
     );
 }
+
+#[test]
+fn a_timeout_of_duration_max_is_no_deadline_not_an_overflow() {
+    let Some(backend) = backend_or_skip("a_timeout_of_duration_max_is_no_deadline") else {
+        return;
+    };
+    let config = DispatchConfig::default().with_timeout(std::time::Duration::MAX);
+    let out = backend
+        .dispatch(&program([64, 1, 1], 4, vec![]), &input(), &config)
+        .expect("runs");
+    assert_eq!(out, vec![vec![0; 16]]);
+}

@@ -35,7 +35,9 @@ impl Budget {
         Self {
             fuel: config.fuel,
             timeout: config.timeout,
-            deadline: config.timeout.map(|t| Instant::now() + t),
+            // A timeout past what an `Instant` can hold (`Duration::MAX`) is no deadline at all,
+            // not a panic.
+            deadline: config.timeout.and_then(|t| Instant::now().checked_add(t)),
             used: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
             indeterminate: AtomicBool::new(false),
@@ -45,7 +47,11 @@ impl Budget {
 
     /// Adds `ops` to the total and checks fuel, deadline and whether another executor failed.
     pub(crate) fn flush(&self, ops: u64) -> Result<(), Stopped> {
-        let total = self.used.fetch_add(ops, Ordering::Relaxed) + ops;
+        // Saturating: a total past u64 is past every fuel limit, never a small wrapped count.
+        let total = self
+            .used
+            .fetch_add(ops, Ordering::Relaxed)
+            .saturating_add(ops);
         if self.stopped.load(Ordering::Relaxed) {
             return Err(Stopped);
         }

@@ -40,9 +40,9 @@ pub(crate) struct Executor<'a, const TRACE: bool> {
     local_ids: [Vec<u32>; 3],
 }
 
-/// The linear local index of every lane of a workgroup, split into `x, y, z` ids.
-fn local_id_table(size: [u32; 3]) -> [Vec<u32>; 3] {
-    let n = size.iter().map(|&d| d as usize).product();
+/// The linear local index of every lane of a workgroup of `size` (`n` lanes, the product checked at
+/// compile time), split into `x, y, z` ids.
+fn local_id_table(size: [u32; 3], n: usize) -> [Vec<u32>; 3] {
     let mut ids = [
         Vec::with_capacity(n),
         Vec::with_capacity(n),
@@ -119,7 +119,7 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             pending: 0,
             indeterminate: false,
             spare: Vec::new(),
-            local_ids: local_id_table(code.workgroup_size),
+            local_ids: local_id_table(code.workgroup_size, code.workgroup_lanes()),
         })
     }
 

@@ -64,9 +64,11 @@ impl Run<'_> {
         } else {
             1
         };
-        // Every executor allocates `per_block * lanes` lanes per register.
+        // Every executor allocates `per_block * lanes` lanes per register and numbers them with u32
+        // lane indices.
         let block_lanes = per_block
             .checked_mul(lanes)
+            .filter(|&n| n <= u64::from(u32::MAX))
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(too_large)?;
         let blocks = total.div_ceil(per_block);
