@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 const NO_ADAPTER: &str = "no adapter is called this 91c2";
 
 fn conform(env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_vyre-conform"));
+    let mut command = Command::new(conform_binary());
     command
         .args(["--area", "integer", "--quiet"])
         .args(args)
@@ -20,6 +20,17 @@ fn conform(env: &[(&str, &str)], args: &[&str]) -> Output {
         command.env(name, value);
     }
     command.output().expect("running vyre-conform")
+}
+
+/// The binary cargo built beside this test, or, for a test binary carried to another machine, the
+/// `vyre-conform` lying next to it.
+fn conform_binary() -> std::path::PathBuf {
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_vyre-conform"));
+    if built.exists() {
+        return built;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.with_file_name("vyre-conform")
 }
 
 fn text(output: &Output) -> String {

@@ -13,7 +13,12 @@ fn check_snapshot(name: &str, program: &Program) {
     vyre_foundation::validate(program)
         .unwrap_or_else(|e| panic!("snapshot `{name}` is invalid: {e}"));
     let text = format!("{program}\n");
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // `VYRE_REPO` names the repository's root for a test binary carried away from its checkout.
+    let crate_dir = std::env::var_os("VYRE_REPO").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        |root| PathBuf::from(root).join("vyre-foundation"),
+    );
+    let path = crate_dir
         .join("tests/snapshots")
         .join(format!("{name}.txt"));
     if std::env::var_os("VYRE_BLESS").is_some() {
