@@ -21,10 +21,9 @@
 //!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI.
 //! - [`select`]: picking a backend by name or automatically (`VYRE_BACKEND` overrides).
 
-mod reference;
 pub mod semantics;
 
-pub use reference::{ReferenceBackend, TracedRun};
+pub use vyre_reference::{ReferenceBackend, TracedRun};
 
 pub mod catalogue;
 pub mod fixtures;

@@ -4,7 +4,7 @@
 use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
-use crate::reference::compile::compile;
+use crate::compile::compile;
 
 /// Compiles and runs `program` without validating it.
 fn run_unvalidated(program: &Program, grid: [u32; 3]) -> Result<Vec<Vec<u8>>, BackendError> {

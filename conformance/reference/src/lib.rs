@@ -36,16 +36,16 @@ use std::sync::Arc;
 use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend, plan_dispatch};
 use vyre_foundation::ir::Program;
 
-use crate::reference::budget::Budget;
-use crate::reference::cache::ProgramCache;
-use crate::reference::compile::Compiled;
-use crate::reference::memory::Memory;
-use crate::reference::schedule::Run;
+use crate::budget::Budget;
+use crate::cache::ProgramCache;
+use crate::compile::Compiled;
+use crate::memory::Memory;
+use crate::schedule::Run;
 
 /// The CPU reference interpreter. Always available; `id()` is `"reference"`.
 ///
 /// ```
-/// use vyre_conformance::ReferenceBackend;
+/// use vyre_reference::ReferenceBackend;
 /// use vyre_driver::{DispatchConfig, VyreBackend};
 /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 ///

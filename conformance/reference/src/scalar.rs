@@ -3,7 +3,7 @@
 //! These are the only places where the reference decides what an operation yields; the executor maps
 //! them over lanes. Integer rules follow section 4, conversions section 6, floats section 7.
 
-use crate::reference::inst::{BinKind, UnKind};
+use crate::inst::{BinKind, UnKind};
 
 /// The largest `i32` that is exactly representable in `f32`: where float-to-int casts saturate.
 pub(crate) const I32_CAST_MAX: i32 = 2_147_483_520;

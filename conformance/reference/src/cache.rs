@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use vyre_foundation::ir::Fingerprint;
 
-use crate::reference::compile::Compiled;
+use crate::compile::Compiled;
 
 /// How many compiled programs the cache keeps.
 pub(crate) const CACHE_CAPACITY: usize = 64;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, Builtin, DataType, Expr, Node, Program};
 
-use crate::reference::inst::{Block, BufRef, Inst, Prefill, Reg, Slot};
+use crate::inst::{Block, BufRef, Inst, Prefill, Reg, Slot};
 
 mod expr;
 

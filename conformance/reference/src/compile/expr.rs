@@ -4,7 +4,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{AtomicOp, BinOp, DataType, Expr, Literal, UnOp};
 
 use super::{Compiler, builtin_prefill, compile_error};
-use crate::reference::inst::{AtomicKind, BinKind, Block, Inst, Prefill, Reg, UnKind};
+use crate::inst::{AtomicKind, BinKind, Block, Inst, Prefill, Reg, UnKind};
 
 impl<'p> Compiler<'p> {
     /// The register of a leaf (literal, variable, builtin, `buf_len`), which needs no instruction.
@@ -197,7 +197,7 @@ impl<'p> Compiler<'p> {
         };
         let (value, _) = self.expr(value, out)?;
         let (buf, element) = self.buf_ref(buffer, index_ty)?;
-        if matches!(buf.slot, crate::reference::inst::Slot::Storage(_)) {
+        if matches!(buf.slot, crate::inst::Slot::Storage(_)) {
             self.storage_atomics = true;
         }
         let signed = element == DataType::I32;

@@ -9,10 +9,10 @@
 use rayon::prelude::*;
 use vyre_driver::BackendError;
 
-use crate::reference::budget::Budget;
-use crate::reference::compile::Compiled;
-use crate::reference::exec::Executor;
-use crate::reference::memory::Memory;
+use crate::budget::Budget;
+use crate::compile::Compiled;
+use crate::exec::Executor;
+use crate::memory::Memory;
 
 /// Lanes per block when workgroups can be batched.
 const BLOCK_LANES: u64 = 1024;

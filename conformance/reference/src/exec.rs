@@ -10,10 +10,10 @@
 
 use vyre_driver::BackendError;
 
-use crate::reference::budget::{Budget, FLUSH_OPS, Stopped};
-use crate::reference::compile::Compiled;
-use crate::reference::inst::{Block, Inst, Prefill, Reg};
-use crate::reference::memory::Memory;
+use crate::budget::{Budget, FLUSH_OPS, Stopped};
+use crate::compile::Compiled;
+use crate::inst::{Block, Inst, Prefill, Reg};
+use crate::memory::Memory;
 
 mod ops;
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
 
-use crate::reference::inst::AtomicKind;
+use crate::inst::AtomicKind;
 
 /// The bound buffers of one dispatch, in declaration order (workgroup buffers excluded).
 #[derive(Debug)]

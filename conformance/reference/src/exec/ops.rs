@@ -3,10 +3,10 @@
 use std::sync::atomic::Ordering;
 
 use super::Executor;
-use crate::reference::inst::{BinKind, BufRef, Inst, Reg, Slot, UnKind};
-use crate::reference::lanes::{map1, map2, map3};
-use crate::reference::memory::{atomic_rmw, atomic_update, element};
-use crate::reference::scalar::{
+use crate::inst::{BinKind, BufRef, Inst, Reg, Slot, UnKind};
+use crate::lanes::{map1, map2, map3};
+use crate::memory::{atomic_rmw, atomic_update, element};
+use crate::scalar::{
     float_bin, float_un, int_bin, is_float_bin, is_float_to_int, is_float_un, overflowed, un,
 };
 
@@ -236,7 +236,7 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
 
     fn atomic(
         &mut self,
-        op: crate::reference::inst::AtomicKind,
+        op: crate::inst::AtomicKind,
         dst: Reg,
         buf: BufRef,
         [index, expected, value]: [Reg; 3],
