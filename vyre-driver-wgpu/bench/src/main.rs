@@ -1,7 +1,7 @@
 //! `vyre-bench`: vyre against hand-written raw wgpu, side by side, on the same device in the same run.
 //!
 //! ```text
-//! cargo run --release -p vyre-driver-wgpu --bin vyre-bench -- --quick
+//! cargo run --release -p vyre-bench -- --quick
 //! vyre-bench [--quick] [--only roundtrip,bandwidth,...] [--max-bytes 1G] [--reps 30] [--json PATH]
 //! ```
 //!
