@@ -18,8 +18,11 @@
 //! - [`catalogue`] and [`check_backend`]: tens of thousands of named cases over every operator, type
 //!   and edge value, batched into a few dozen dispatches, judged bit-exactly (integers, bools) or
 //!   within the WGSL accuracy intervals (floats); [`assert_conforms`] and [`conformance_test!`] run
-//!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI.
-//! - [`select`]: picking a backend by name or automatically (`VYRE_BACKEND` overrides).
+//!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI
+//!   (feature `cli`, on by default).
+//!
+//! The library sees backends only through [`vyre_driver::VyreBackend`]: picking one by name or
+//! automatically is `vyre::backend`'s job, which only the `vyre-conform` binary uses.
 
 pub mod semantics;
 
@@ -30,7 +33,6 @@ pub mod fixtures;
 pub mod fuzz;
 pub mod r#gen;
 pub mod report;
-pub mod select;
 
 pub use report::{
     CheckOptions, ConformanceReport, assert_conforms, check_backend, check_backend_with,

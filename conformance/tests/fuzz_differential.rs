@@ -11,21 +11,7 @@ use vyre_conformance::r#gen::{GenConfig, decode, raw_inputs, raw_program, recipe
 use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
 
 fn wgpu_or_skip(test: &str) -> Option<Box<dyn VyreBackend>> {
-    #[cfg(feature = "wgpu")]
-    {
-        vyre_driver_wgpu::testing::backend_or_skip(test)
-            .map(|b| Box::new(b) as Box<dyn VyreBackend>)
-    }
-    #[cfg(not(feature = "wgpu"))]
-    {
-        // A build without wgpu cannot run a GPU test; where a GPU is required that is a failure.
-        assert!(
-            std::env::var("VYRE_REQUIRE_GPU").as_deref() != Ok("1"),
-            "{test}: VYRE_REQUIRE_GPU=1 but this build has no `wgpu` feature"
-        );
-        eprintln!("skipped {test}: built without the wgpu feature");
-        None
-    }
+    vyre_driver_wgpu::testing::backend_or_skip(test).map(|b| Box::new(b) as Box<dyn VyreBackend>)
 }
 
 fn assert_no_mismatch(summary: &FuzzSummary) {

@@ -13,11 +13,13 @@ pub mod ir {
     };
 }
 
-pub use vyre_conformance::ReferenceBackend;
-pub use vyre_conformance::select::{Choice, Selected, backend, select};
+mod select;
+
+pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, select};
 pub use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{ValidationError, ValidationErrorKind, ValidationErrors};
+pub use vyre_reference::ReferenceBackend;
 
 /// The wgpu backend.
 #[cfg(feature = "wgpu")]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress};
-use vyre_conformance::select::{Choice, select};
+use vyre::{Choice, select};
 
 /// Options of `fuzz`.
 pub(crate) struct FuzzArgs {

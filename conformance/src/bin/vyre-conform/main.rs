@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use vyre_conformance::catalogue::Area;
 use vyre_conformance::report::{Progress, render_failure, render_table};
-use vyre_conformance::select::{BACKEND_NAMES, Choice, ENV_VAR, select};
+use vyre::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, select};
 use vyre_conformance::{CheckOptions, ConformanceReport, check_backend_with};
 use vyre_driver::VyreBackend;
 
@@ -30,7 +30,7 @@ when a case fails, 2 on a usage or backend error, including a backend asked for 
 VYRE_BACKEND, or wgpu under VYRE_REQUIRE_GPU=1) that is unavailable.
 
 options:
-  --backend NAME   run only this backend (reference, wgpu), picked by vyre_conformance::select;
+  --backend NAME   run only this backend (reference, wgpu), picked by vyre::select;
                    VYRE_BACKEND=NAME does the same when --backend is absent
   --area NAME      run only this area (repeatable): integer, bits, compare, cast, float, control,
                    loops, workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io
@@ -148,10 +148,10 @@ type Backends = (Vec<Box<dyn VyreBackend>>, Vec<String>);
 /// `--backend` or `VYRE_BACKEND`, must exist; so must wgpu under `VYRE_REQUIRE_GPU=1`. Otherwise a
 /// missing backend is reported as not checked, never silently left out.
 fn backends(args: &CheckArgs) -> Result<Backends, String> {
-    let from_env = std::env::var(ENV_VAR).ok().filter(|v| !v.trim().is_empty());
+    let from_env = std::env::var(BACKEND_ENV_VAR).ok().filter(|v| !v.trim().is_empty());
     let asked = match (&args.backend, &from_env) {
         (Some(name), _) => Some((name.clone(), "--backend".to_string())),
-        (None, Some(name)) => Some((name.trim().to_string(), format!("{ENV_VAR}={name}"))),
+        (None, Some(name)) => Some((name.trim().to_string(), format!("{BACKEND_ENV_VAR}={name}"))),
         (None, None) => None,
     };
     if let Some((name, source)) = asked {

@@ -1,8 +1,11 @@
 //! Picking a backend: by name, or automatically (a GPU, then a CPU Vulkan driver, then the reference
 //! interpreter), with the `VYRE_BACKEND` environment variable overriding the automatic choice.
 //!
+//! `VYRE_WGPU_ADAPTER=<substring>` is read by the wgpu backend itself when it picks an adapter, so it
+//! applies to both `Auto` and `Named("wgpu")`.
+//!
 //! ```
-//! use vyre_conformance::select::{Choice, select};
+//! use vyre::{Choice, select};
 //!
 //! let picked = select(Choice::Named("reference")).expect("the reference backend always exists");
 //! assert_eq!(picked.backend.id(), "reference");
@@ -11,10 +14,10 @@
 
 use vyre_driver::{BackendError, VyreBackend};
 
-use crate::ReferenceBackend;
+use vyre_reference::ReferenceBackend;
 
 /// The environment variable that overrides [`Choice::Auto`] with a backend name.
-pub const ENV_VAR: &str = "VYRE_BACKEND";
+pub const BACKEND_ENV_VAR: &str = "VYRE_BACKEND";
 
 /// The names [`Choice::Named`] accepts.
 pub const BACKEND_NAMES: [&str; 2] = ["reference", "wgpu"];
@@ -54,7 +57,7 @@ impl std::fmt::Debug for Selected {
 /// `wgpu` when this build lacks the `wgpu` feature; the error of acquiring a device when `wgpu` is
 /// named and no adapter exists. `Auto` without `VYRE_BACKEND` never fails: the reference is always there.
 pub fn select(choice: Choice<'_>) -> Result<Selected, BackendError> {
-    let env = std::env::var(ENV_VAR).ok();
+    let env = std::env::var(BACKEND_ENV_VAR).ok();
     select_with_env(choice, env.as_deref())
 }
 
@@ -72,7 +75,7 @@ fn select_with_env(choice: Choice<'_>, env: Option<&str>) -> Result<Selected, Ba
     match (choice, env.map(str::trim)) {
         (Choice::Named(name), _) => named(name, "it was asked for by name"),
         (Choice::Auto, Some(name)) if !name.is_empty() => {
-            named(name, &format!("{ENV_VAR}={name} is set"))
+            named(name, &format!("{BACKEND_ENV_VAR}={name} is set"))
         }
         (Choice::Auto, _) => Ok(automatic()),
     }
@@ -85,7 +88,7 @@ fn named(name: &str, why: &str) -> Result<Selected, BackendError> {
         ))),
         "wgpu" => wgpu_named(why),
         other => Err(BackendError::unsupported(format!(
-            "there is no backend called `{other}`. Fix: use one of {}, or leave the choice to `Choice::Auto` (and unset {ENV_VAR}).",
+            "there is no backend called `{other}`. Fix: use one of {}, or leave the choice to `Choice::Auto` (and unset {BACKEND_ENV_VAR}).",
             BACKEND_NAMES.map(|n| format!("`{n}`")).join(", ")
         ))),
     }
@@ -126,7 +129,7 @@ fn wgpu_named(why: &str) -> Result<Selected, BackendError> {
 #[cfg(not(feature = "wgpu"))]
 fn wgpu_named(_why: &str) -> Result<Selected, BackendError> {
     Err(BackendError::unsupported(
-        "this build of vyre-conformance was compiled without the `wgpu` feature. Fix: enable the `wgpu` feature (on by default), or use `reference`.",
+        "this build of vyre was compiled without the `wgpu` feature. Fix: enable vyre's `wgpu` feature (on by default), or use `reference`.",
     ))
 }
 
@@ -182,6 +185,17 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[cfg(not(feature = "wgpu"))]
+    #[test]
+    fn named_wgpu_without_the_feature_is_unsupported_with_a_fix() {
+        let err = select_with_env(Choice::Named("wgpu"), None).unwrap_err();
+        assert_eq!(err.kind_name(), "Unsupported");
+        let text = err.to_string();
+        assert!(text.contains("`wgpu` feature") && text.contains("Fix:"), "{text}");
+        let picked = select_with_env(Choice::Auto, None).unwrap();
+        assert_eq!(picked.backend.id(), "reference");
     }
 
     #[test]
