@@ -193,7 +193,10 @@ mod tests {
         let err = select_with_env(Choice::Named("wgpu"), None).unwrap_err();
         assert_eq!(err.kind_name(), "Unsupported");
         let text = err.to_string();
-        assert!(text.contains("`wgpu` feature") && text.contains("Fix:"), "{text}");
+        assert!(
+            text.contains("`wgpu` feature") && text.contains("Fix:"),
+            "{text}"
+        );
         let picked = select_with_env(Choice::Auto, None).unwrap();
         assert_eq!(picked.backend.id(), "reference");
     }

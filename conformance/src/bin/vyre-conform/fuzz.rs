@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use vyre::{Choice, select};
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress};
-use vyre::{Choice, select};
 
 /// Options of `fuzz`.
 pub(crate) struct FuzzArgs {

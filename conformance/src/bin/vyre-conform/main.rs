@@ -12,9 +12,9 @@ mod fuzz;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
+use vyre::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, select};
 use vyre_conformance::catalogue::Area;
 use vyre_conformance::report::{Progress, render_failure, render_table};
-use vyre::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, select};
 use vyre_conformance::{CheckOptions, ConformanceReport, check_backend_with};
 use vyre_driver::VyreBackend;
 
@@ -148,7 +148,9 @@ type Backends = (Vec<Box<dyn VyreBackend>>, Vec<String>);
 /// `--backend` or `VYRE_BACKEND`, must exist; so must wgpu under `VYRE_REQUIRE_GPU=1`. Otherwise a
 /// missing backend is reported as not checked, never silently left out.
 fn backends(args: &CheckArgs) -> Result<Backends, String> {
-    let from_env = std::env::var(BACKEND_ENV_VAR).ok().filter(|v| !v.trim().is_empty());
+    let from_env = std::env::var(BACKEND_ENV_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
     let asked = match (&args.backend, &from_env) {
         (Some(name), _) => Some((name.clone(), "--backend".to_string())),
         (None, Some(name)) => Some((name.trim().to_string(), format!("{BACKEND_ENV_VAR}={name}"))),
