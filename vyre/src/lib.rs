@@ -1,9 +1,35 @@
 //! # vyre: a portable GPU compute IR for Rust
 //!
 //! Build a [`Program`](ir::Program) of buffers, a workgroup size and a body of [`Node`](ir::Node)s over
-//! [`Expr`](ir::Expr)s; check it with [`validate`]; run it on any [`VyreBackend`]. The wgpu backend
+//! [`Expr`](ir::Expr)s; check it with [`validate()`]; run it on any [`VyreBackend`]. The wgpu backend
 //! (feature `wgpu`, on by default) lowers programs to naga and runs them on Vulkan, Metal or DX12.
 //! `SEMANTICS.md` defines what every program means.
+//!
+//! # Backends
+//!
+//! Two backends come with vyre, and [`backend`] picks one:
+//!
+//! - [`ReferenceBackend`], a CPU interpreter that is the executable form of `SEMANTICS.md`. It is
+//!   always there, in every build.
+//! - `vyre::wgpu::WgpuBackend` (the `vyre-driver-wgpu` crate), with the `wgpu` feature.
+//!
+//! [`Choice::Auto`] takes a GPU adapter, then a CPU Vulkan adapter (such as lavapipe), then the
+//! reference; the environment variable `VYRE_BACKEND` ([`BACKEND_ENV_VAR`]) names one of
+//! [`BACKEND_NAMES`] instead, and `VYRE_WGPU_ADAPTER=<substring>` picks the wgpu adapter by name.
+//! [`Choice::Named`] asks for one backend and is an error when it is missing; [`select`] also says
+//! why it chose what it did:
+//!
+//! ```
+//! let picked = vyre::select(vyre::Choice::Named("reference"))?;
+//! assert_eq!(picked.backend.id(), "reference");
+//! eprintln!("{}", picked.reason);
+//! # Ok::<(), vyre::BackendError>(())
+//! ```
+//!
+//! With `default-features = false` vyre builds no GPU code at all: the reference is the only backend,
+//! and `Choice::Named("wgpu")` is [`BackendError::Unsupported`] with a `Fix:`. Either way a user builds
+//! only the IR, the driver contract and the backends; the conformance suite (`vyre-conformance`),
+//! which checks a backend against the reference, is a separate crate for tests.
 
 /// The IR: programs, buffers, expressions, statements.
 pub mod ir {
