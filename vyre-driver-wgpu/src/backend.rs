@@ -12,6 +12,7 @@ use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
 
 use crate::device::{self, DeviceState};
 use crate::exec::{self, FaultPoint, Init, Job, JobBuffer, poisoned};
+use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{BindingKind, LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS};
 use crate::pipeline::{self, PipelineKey, WgpuPipeline};
 use crate::pool::BufferPool;
@@ -29,6 +30,15 @@ pub(crate) struct Shared {
     recovery: Mutex<()>,
     /// An injected fault: the launches to let pass first, and where the device is then lost.
     fault: Mutex<Option<(u32, FaultPoint)>>,
+    /// Held while the fields above are dropped (declared last so it outlives them): the instance,
+    /// the device and the pooled buffers go one backend at a time (see `lifecycle`).
+    teardown: TeardownTurn,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.teardown.take();
+    }
 }
 
 /// The wgpu backend. Cheap to clone (clones share the device, cache and pool); `Send + Sync`, so many
@@ -66,7 +76,10 @@ impl Shared {
 
     /// Destroys the device and polls, so that wgpu's own device-lost callback sets the flag.
     pub(crate) fn lose_device(&self, state: &DeviceState) {
-        state.device.destroy();
+        {
+            let _turn = Turn::take();
+            state.device.destroy();
+        }
         // Polling is what runs wgpu's device-lost callback; the flag is the callback's to set.
         let _ = state.confirm_lost();
     }
@@ -81,6 +94,7 @@ impl WgpuBackend {
     /// [`BackendError::NoDevice`] when no adapter or device is available, with a `Fix:` saying how to
     /// get one (never [`BackendError::DeviceLost`], so a recovery loop does not retry forever).
     pub fn acquire() -> Result<Self, BackendError> {
+        let _turn = Turn::take();
         let instance = device::new_instance();
         let adapter = device::pick_adapter(&instance)?;
         let state = device::open(adapter, 0)?;
@@ -93,6 +107,7 @@ impl WgpuBackend {
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
                 fault: Mutex::new(None),
+                teardown: TeardownTurn::default(),
             }),
         })
     }
@@ -461,6 +476,7 @@ impl VyreBackend for WgpuBackend {
             return Ok(());
         }
         // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
+        let _turn = Turn::take();
         // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
         let fresh = device::open(old.adapter.clone(), old.generation + 1)
             .or_else(|_| {

@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 
+use crate::lifecycle::TeardownTurn;
+
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
 pub const ADAPTER_ENV: &str = "VYRE_WGPU_ADAPTER";
 
@@ -22,6 +24,14 @@ pub(crate) struct DeviceState {
     pub(crate) uncaptured: Arc<Mutex<Option<String>>>,
     /// Bumped for every new device; pipelines record the generation they were made for.
     pub(crate) generation: u64,
+    /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
+    pub(crate) teardown: TeardownTurn,
+}
+
+impl Drop for DeviceState {
+    fn drop(&mut self) {
+        self.teardown.take();
+    }
 }
 
 /// The backends vyre trusts: never GL, which breaks WGSL's integer rules.
@@ -114,6 +124,7 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
         lost,
         uncaptured,
         generation,
+        teardown: TeardownTurn::default(),
     })
 }
 

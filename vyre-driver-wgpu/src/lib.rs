@@ -27,6 +27,7 @@ mod backend;
 mod device;
 pub mod engine;
 mod exec;
+mod lifecycle;
 mod lower;
 mod pipeline;
 mod pool;

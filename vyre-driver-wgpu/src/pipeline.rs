@@ -7,6 +7,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{Fingerprint, Program};
 
 use crate::device::DeviceState;
+use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
 use crate::stats::{Counters, bump};
 
@@ -31,6 +32,15 @@ pub struct WgpuPipeline {
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
     pub(crate) backend: std::sync::Weak<crate::backend::Shared>,
+    /// Held while the fields above are dropped: a pipeline outliving its backend may hold the
+    /// device's last reference (see `lifecycle`).
+    pub(crate) teardown: TeardownTurn,
+}
+
+impl Drop for WgpuPipeline {
+    fn drop(&mut self) {
+        self.teardown.take();
+    }
 }
 
 impl std::fmt::Debug for WgpuPipeline {
@@ -205,5 +215,6 @@ pub(crate) fn compile(
         user_layout,
         internal_layout,
         backend,
+        teardown: TeardownTurn::default(),
     })
 }
