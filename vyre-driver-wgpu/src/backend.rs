@@ -13,7 +13,7 @@ use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
 use crate::device::{self, DeviceState};
 use crate::exec::{self, FaultPoint, Init, Job, JobBuffer, poisoned};
 use crate::lifecycle::{TeardownTurn, Turn};
-use crate::lower::{BindingKind, LowerOptions, PARAM_ACTIVE, PARAM_LENGTHS};
+use crate::lower::{self, BindingKind, LowerOptions};
 use crate::pipeline::{self, PipelineKey, WgpuPipeline};
 use crate::pool::BufferPool;
 use crate::stats::{Counters, WgpuStats, bump};
@@ -406,25 +406,19 @@ pub(crate) fn readback_bytes(decl: &BufferDecl, count: u64) -> Result<Range<u64>
 }
 
 /// vyre's `params` words for a launch of `items` items shaped like `plan`, `active` invocations each
-/// when packed (see `lower::prologue`).
+/// when packed (see `lower::params`).
 pub(crate) fn params_words(
     plan: &DispatchPlan,
     items: usize,
     active: u32,
 ) -> Result<Vec<u32>, BackendError> {
-    let mut params = vec![0u32; PARAM_LENGTHS as usize];
-    params[..3].copy_from_slice(&plan.grid);
-    params[3] =
-        u32::try_from(items).map_err(|_| size_overflow("the number of items in a launch"))?;
-    params[PARAM_ACTIVE as usize] = active;
-    for b in &plan.buffers {
-        // The planner keeps every element count within u32 (what `buf_len` yields); a count past it
-        // must not be truncated into a shorter bounds guard.
-        let count = u32::try_from(b.element_count)
-            .map_err(|_| size_overflow("a buffer's element count"))?;
-        params.push(count);
-    }
-    Ok(params)
+    let lengths: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
+    lower::params_words(&lower::Params {
+        grid: plan.grid,
+        items,
+        active,
+        lengths: &lengths,
+    })
 }
 
 impl VyreBackend for WgpuBackend {
@@ -505,10 +499,10 @@ impl VyreBackend for WgpuBackend {
 
 #[cfg(test)]
 mod tests {
-    use vyre_driver::{BackendError, DispatchPlan, ResolvedBuffer};
+    use vyre_driver::BackendError;
     use vyre_foundation::ir::{BufferDecl, DataType};
 
-    use super::{device_bytes, fold_grid, params_words, readback_bytes};
+    use super::{device_bytes, fold_grid, readback_bytes};
     use crate::lower::BindingKind;
 
     #[test]
@@ -566,27 +560,6 @@ mod tests {
         );
         assert_eq!(device_bytes(BindingKind::Uniform, rows * 4 + 1), None);
         assert_eq!(device_bytes(BindingKind::Uniform, u64::MAX), None);
-    }
-
-    fn plan(element_count: u64) -> DispatchPlan {
-        DispatchPlan {
-            buffers: vec![ResolvedBuffer {
-                element_count,
-                input: None,
-            }],
-            grid: [1, 1, 1],
-        }
-    }
-
-    #[test]
-    fn params_hold_element_counts_up_to_u32_max_and_reject_more() {
-        let words = params_words(&plan(u64::from(u32::MAX)), 1, 0).expect("fits");
-        assert_eq!(words.last(), Some(&u32::MAX));
-        // Truncated, 2^32 elements would be a bounds guard of 0.
-        let e = params_words(&plan(1 << 32), 1, 0).expect_err("past u32");
-        assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
-        let items = usize::try_from(1u64 << 32).unwrap_or(usize::MAX);
-        assert!(params_words(&plan(1), items, 0).is_err());
     }
 
     #[test]

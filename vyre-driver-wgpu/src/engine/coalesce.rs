@@ -13,7 +13,7 @@ use vyre_foundation::ir::{BufferAccess, Program};
 
 use crate::backend::{WgpuBackend, device_bytes, fold_grid, params_words, size_overflow};
 use crate::exec::{self, Init, Job, JobBuffer};
-use crate::lower::{LowerOptions, LoweredBinding, packed_stores};
+use crate::lower::{ITEM_ROW_WORDS, LowerOptions, LoweredBinding, packed_stores};
 use crate::pipeline::WgpuPipeline;
 use crate::stats::bump;
 
@@ -435,7 +435,7 @@ impl ItemLayout {
             offsets: Vec::with_capacity(cells),
             counts: Vec::with_capacity(cells),
             totals: vec![0u64; nb],
-            table: Vec::with_capacity(cells.saturating_mul(2)),
+            table: Vec::with_capacity(cells.saturating_mul(ITEM_ROW_WORDS as usize)),
         };
         for k in range {
             let plan = plans.get(k);

@@ -20,6 +20,7 @@ mod globals;
 mod lowerer;
 mod node;
 mod packed;
+mod params;
 mod prologue;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -28,7 +29,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
 
 pub(crate) use packed::packed_stores;
-pub(crate) use prologue::{PARAM_ACTIVE, PARAM_LENGTHS};
+pub(crate) use params::{ITEM_ROW_WORDS, Params, params_words};
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

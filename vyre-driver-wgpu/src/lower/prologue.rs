@@ -8,14 +8,8 @@ use naga::{BinaryOperator as B, Block, Expression, Handle, Statement};
 
 use super::LowerOptions;
 use super::func::FunctionBuilder;
+use super::params::{ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS};
 use vyre_foundation::ir::{BufferAccess, Program};
-
-/// Offsets in the `params` buffer (see the crate's internal bindings contract).
-const PARAM_GRID: u32 = 0;
-const PARAM_ITEMS: u32 = 3;
-/// Packed modules: how many invocations each item runs.
-pub(crate) const PARAM_ACTIVE: u32 = 4;
-pub(crate) const PARAM_LENGTHS: u32 = 8;
 
 /// What the prologue computed, for use by the body.
 pub(crate) struct Prologue {
@@ -121,7 +115,7 @@ pub(crate) fn emit(
                 let row = fb.binary(block, B::Multiply, item, nbv);
                 let jv = fb.u32(block, j);
                 let slot = fb.binary(block, B::Add, row, jv);
-                let two = fb.u32(block, 2);
+                let two = fb.u32(block, ITEM_ROW_WORDS);
                 let at = fb.binary(block, B::Multiply, slot, two);
                 let offset = load_word(fb, block, items, at);
                 let one = fb.u32(block, 1);
