@@ -188,6 +188,24 @@ impl<'g> Suite<'g> {
             .push(base.row("end-to-end", Measure::Time, Stat::P50, sides, goal));
         self.rows
             .push(base.row("end-to-end", Measure::Time, Stat::P99, sides, None));
+        // The interleaved figures alternate two wgpu devices round by round; on a GPU that
+        // time-slices devices (each is its own context) every round trip may pay a context switch.
+        // Each side alone, one after the other in this process, shows what a user of one device sees.
+        let raw_alone = measure::interleave(self.reps(), &mut [&mut raw_step])?
+            .pop()
+            .unwrap_or_default();
+        let vyre_alone = match self.vyre {
+            Some(_) => measure::interleave(self.reps(), &mut [&mut vyre_step])?.pop(),
+            None => None,
+        };
+        let alone = (vyre_alone.as_deref(), Some(raw_alone.as_slice()));
+        self.rows.push(base.row(
+            "end-to-end, each side alone",
+            Measure::Time,
+            Stat::P50,
+            alone,
+            None,
+        ));
         Ok(())
     }
 
