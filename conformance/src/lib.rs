@@ -8,11 +8,13 @@
 //!   [`ReferenceBackend::dispatch_traced`] also reports the operations executed and whether a result
 //!   was indeterminate, for differential fuzzing.
 //! - [`semantics`] holds backend-neutral test cases that check any [`vyre_driver::VyreBackend`]
-//!   against expectations written by hand from `SEMANTICS.md`; [`semantics_suite!`] instantiates them
-//!   as `#[test]`s for one backend:
+//!   against expectations written by hand from `SEMANTICS.md`, and [`reliability`] the bad-input
+//!   table and the isolation, load and timeout checks. [`backend_tests!`] instantiates them, with
+//!   the catalogue below (one test per area), as `#[test]`s for one backend:
 //!
 //! ```
-//! vyre_conformance::semantics_suite!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
+//! vyre_conformance::backend_tests!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
+//! # fn main() {}
 //! ```
 //!
 //! - [`catalogue`] and [`check_backend`]: tens of thousands of named cases over every operator, type
@@ -32,7 +34,9 @@ pub mod catalogue;
 pub mod fixtures;
 pub mod fuzz;
 pub mod r#gen;
+pub mod reliability;
 pub mod report;
+pub mod suite;
 
 pub use report::{
     CheckOptions, ConformanceReport, assert_conforms, check_backend, check_backend_with,

@@ -475,8 +475,3 @@ fn the_reference_passes_everything_and_the_report_round_trips_through_json() {
     let json = report.to_json().unwrap();
     assert_eq!(ConformanceReport::from_json(&json).unwrap(), report);
 }
-
-vyre_conformance::conformance_test!(
-    reference_conforms_through_the_macro,
-    ReferenceBackend::new()
-);

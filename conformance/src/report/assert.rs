@@ -30,7 +30,17 @@ pub fn assert_report_passes(report: &ConformanceReport) {
     }
     let hidden = (report.total() - report.passed()).saturating_sub(SHOWN_FAILURES);
     if hidden > 0 {
-        message.push_str(&format!("... and {hidden} more failures\n"));
+        // Every failure is named, even where only the first are shown in full, so that one run says
+        // which cases to look at.
+        let names: Vec<&str> = report
+            .failures()
+            .skip(SHOWN_FAILURES)
+            .map(|c| c.name.as_str())
+            .collect();
+        message.push_str(&format!(
+            "... and {hidden} more failures: {}\n",
+            names.join(", ")
+        ));
     }
     panic!("{message}");
 }
@@ -46,6 +56,9 @@ pub fn assert_conforms(backend: &dyn VyreBackend) {
 }
 
 /// Declares a `#[test]` called `$name` that builds a backend with `$ctor` and asserts it conforms.
+///
+/// [`backend_tests!`](crate::backend_tests) runs the same catalogue as one test per area, next to the
+/// semantics and reliability checks; this one test of the whole catalogue stays for callers of it.
 ///
 /// `$ctor` is an expression giving the backend (anything implementing `VyreBackend`).
 ///

@@ -2,7 +2,7 @@
 
 use std::fmt::Debug;
 
-use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_foundation::ir::Program;
 
 /// Little-endian bytes of `u32` words.
@@ -72,37 +72,6 @@ pub(crate) fn run_words(
         .iter()
         .map(|o| words(o))
         .collect()
-}
-
-/// Asserts that a dispatch fails with the error variant `kind` and a message with a `Fix:`.
-pub(crate) fn expect_error(
-    backend: &dyn VyreBackend,
-    case: &str,
-    program: &Program,
-    inputs: &[Vec<u8>],
-    config: &DispatchConfig,
-    kind: &str,
-) {
-    let result: Result<Vec<Vec<u8>>, BackendError> = backend.dispatch(program, inputs, config);
-    match result {
-        Ok(outputs) => panic!(
-            "[{case}] backend `{}` accepted the dispatch and returned {} outputs; expected a {kind} error",
-            backend.id(),
-            outputs.len()
-        ),
-        Err(error) => {
-            assert_eq!(
-                error.kind_name(),
-                kind,
-                "[{case}] backend `{}` failed with the wrong error kind: {error}",
-                backend.id()
-            );
-            assert!(
-                error.to_string().contains("Fix:"),
-                "[{case}] the {kind} message has no `Fix:`: {error}"
-            );
-        }
-    }
 }
 
 /// Collects mismatches of one case and reports them all at once.

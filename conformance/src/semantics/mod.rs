@@ -11,16 +11,16 @@
 //! the listed ULP or absolute bounds for division and the math functions, any value where an input is
 //! infinite or NaN or the result overflows, flushing of subnormals allowed.
 //!
-//! [`semantics_suite!`](crate::semantics_suite) turns every case into a `#[test]`:
+//! [`backend_tests!`](crate::backend_tests) turns every case into a `#[test]`
+//! `<backend>::semantics::<case>`, next to the catalogue and the reliability checks;
+//! [`semantics_suite!`](crate::semantics_suite) instantiates these cases alone.
 //!
-//! ```
-//! vyre_conformance::semantics_suite!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
-//! ```
+//! Bad inputs, bad grids and invalid programs are rows of the one bad-input table of
+//! [`reliability::bad_input`](crate::reliability::bad_input), run as `reliability::bad_input_table`.
 
 mod atomics;
 mod control;
 mod convert;
-mod errors;
 mod float;
 mod harness;
 mod integer;
@@ -30,10 +30,12 @@ mod workgroup;
 
 use vyre_driver::VyreBackend;
 
+use crate::reliability::bad_input::{check_cases, grid_cases, input_cases};
+use crate::reliability::invalid_program_cases;
+
 pub use atomics::{atomic_contended_counters, atomic_each_op, atomic_signed_min_max};
 pub use control::{early_return, loops, nested_ifs};
 pub use convert::{bool_operators, cast_from_f32, cast_from_integers, select_values};
-pub use errors::{bad_grid_and_program_are_rejected, bad_inputs_are_input_mismatch};
 pub use float::{float_arithmetic, float_comparisons, float_fma, float_math, float_remainder};
 pub use integer::{integer_binary_i32, integer_binary_u32, integer_comparisons, integer_unary};
 pub use memory::{
@@ -51,6 +53,31 @@ pub type Case = fn(&dyn VyreBackend);
 /// Every case with its name, in the order the suite runs them.
 pub const CASES: &[(&str, Case)] = crate::semantics_suite!(@with_cases @list);
 
+/// The input rows of the bad-input table: wrong input counts and lengths are `InputMismatch`, and a
+/// shorter input is zero-extended. `backend_tests!` runs them within `reliability::bad_input_table`;
+/// this function keeps the name they had as a semantics case.
+///
+/// # Panics
+///
+/// When a row went wrong (a test assertion).
+pub fn bad_inputs_are_input_mismatch(backend: &dyn VyreBackend) {
+    check_cases(backend, "bad inputs", &input_cases());
+}
+
+/// The grid and invalid-program rows of the bad-input table: a grid with a zero dimension is
+/// `InvalidConfig`, ids past `u32` are `LimitExceeded`, an invalid program is `InvalidProgram` naming
+/// its rule. `backend_tests!` runs them within `reliability::bad_input_table`; this function keeps the
+/// name they had as a semantics case.
+///
+/// # Panics
+///
+/// When a row went wrong (a test assertion).
+pub fn bad_grid_and_program_are_rejected(backend: &dyn VyreBackend) {
+    let mut cases = grid_cases();
+    cases.extend(invalid_program_cases());
+    check_cases(backend, "bad grids and programs", &cases);
+}
+
 /// Runs `case` on the backend `ctor` makes; `None` means the backend is unavailable and the ctor has
 /// already said so (and failed if a GPU was required).
 pub fn run_case<B: VyreBackend>(ctor: impl Fn() -> Option<B>, case: Case) {
@@ -61,6 +88,10 @@ pub fn run_case<B: VyreBackend>(ctor: impl Fn() -> Option<B>, case: Case) {
 
 /// Instantiates every semantics case as a `#[test]` inside `mod $module`, for the backend that
 /// `$ctor` (a `Fn() -> Option<B>` with `B: VyreBackend`) returns; `None` skips the test.
+///
+/// This is the semantics part of [`backend_tests!`](crate::backend_tests), which a backend's tests
+/// should use instead: it adds the catalogue and the reliability checks (the bad-input table among
+/// them) in the same one line.
 ///
 /// ```
 /// vyre_conformance::semantics_suite!(reference, || Some(vyre_conformance::ReferenceBackend::new()));
@@ -101,8 +132,6 @@ macro_rules! semantics_suite {
             atomic_each_op
             atomic_signed_min_max
             atomic_contended_counters
-            bad_inputs_are_input_mismatch
-            bad_grid_and_program_are_rejected
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {

@@ -8,7 +8,7 @@ use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_driver_wgpu::FaultPoint;
 use vyre_driver_wgpu::testing::backend_or_skip;
 
-use crate::mix::{Rng, job, programs};
+use vyre_conformance::reliability::mix::{Rng, job, programs};
 
 const DISPATCHES: usize = 1000;
 const LOSS_EVERY: usize = 50;
