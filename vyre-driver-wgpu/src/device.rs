@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 
-use crate::lifecycle::TeardownTurn;
+use crate::lifecycle::{TeardownTurn, Turn};
 
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
 pub const ADAPTER_ENV: &str = "VYRE_WGPU_ADAPTER";
@@ -129,6 +129,17 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
 }
 
 impl DeviceState {
+    /// Destroys the device for real and polls, so that wgpu's own device-lost callback sets the flag
+    /// (tests of recovery, and injected faults).
+    pub(crate) fn lose(&self) {
+        {
+            let _turn = Turn::take();
+            self.device.destroy();
+        }
+        // Polling is what runs wgpu's device-lost callback; the flag is the callback's to set.
+        let _ = self.confirm_lost();
+    }
+
     pub(crate) fn is_lost(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
     }

@@ -23,10 +23,14 @@
 //! longer than that per invocation compute wrong results on lavapipe (not on GPU drivers); keep
 //! conformance and fuzzing programs below that bound when they run there.
 
+// The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
+// the lowering and the counters; the device and its lifecycle; the buffer pool; compiled pipelines;
+// one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
 mod backend;
+mod cache;
 mod device;
 pub mod engine;
-mod exec;
+mod launch;
 mod lifecycle;
 mod lower;
 mod pipeline;
@@ -36,8 +40,9 @@ pub mod testing;
 
 pub use backend::WgpuBackend;
 pub use device::ADAPTER_ENV;
-pub use exec::FaultPoint;
-pub use pipeline::WgpuPipeline;
+pub use engine::WgpuPipeline;
+#[cfg(feature = "fault-injection")]
+pub use launch::FaultPoint;
 pub use stats::WgpuStats;
 
 use vyre_driver::BackendError;

@@ -1,29 +1,19 @@
 //! Compiled pipelines: lowering, shader module, bind group layouts and compute pipeline, made once per
-//! (program fingerprint, lowering options, device generation) and cached.
+//! (program fingerprint, lowering options, device generation) and cached by `cache`.
 
 use std::borrow::Cow;
 
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{Fingerprint, Program};
+use vyre_foundation::ir::Program;
 
 use crate::device::DeviceState;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
 use crate::stats::{Counters, bump};
 
-/// The cache key: the program's structure, the shader-changing options, and the device generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    pub(crate) fingerprint: Fingerprint,
-    pub(crate) options: LowerOptions,
-    pub(crate) generation: u64,
-}
-
-/// A compiled pipeline for one program on one device generation.
-///
-/// Obtained from [`crate::WgpuBackend::compile_persistent`]; dispatch it through the backend or through
-/// [`WgpuPipeline::dispatch_coalesced`].
-pub struct WgpuPipeline {
+/// A compiled pipeline for one program in one lowering form on one device generation: what a launch
+/// binds and runs.
+pub(crate) struct Compiled {
     pub(crate) program: Program,
     pub(crate) options: LowerOptions,
     pub(crate) generation: u64,
@@ -31,21 +21,20 @@ pub struct WgpuPipeline {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
-    pub(crate) backend: std::sync::Weak<crate::backend::Shared>,
     /// Held while the fields above are dropped: a pipeline outliving its backend may hold the
     /// device's last reference (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
 
-impl Drop for WgpuPipeline {
+impl Drop for Compiled {
     fn drop(&mut self) {
         self.teardown.take();
     }
 }
 
-impl std::fmt::Debug for WgpuPipeline {
+impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WgpuPipeline")
+        f.debug_struct("Compiled")
             .field("fingerprint", &self.program.fingerprint())
             .field("coalesced", &self.options.coalesced)
             .field("generation", &self.generation)
@@ -153,8 +142,7 @@ pub(crate) fn compile(
     program: &Program,
     options: LowerOptions,
     counters: &Counters,
-    backend: std::sync::Weak<crate::backend::Shared>,
-) -> Result<WgpuPipeline, BackendError> {
+) -> Result<Compiled, BackendError> {
     let lowered = lower::lower(program, &options)?;
     check_limits(program, &lowered, &state.limits)?;
     let device = &state.device;
@@ -206,7 +194,7 @@ pub(crate) fn compile(
             "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
         )));
     }
-    Ok(WgpuPipeline {
+    Ok(Compiled {
         program: program.clone(),
         options,
         generation: state.generation,
@@ -214,7 +202,6 @@ pub(crate) fn compile(
         pipeline,
         user_layout,
         internal_layout,
-        backend,
         teardown: TeardownTurn::default(),
     })
 }

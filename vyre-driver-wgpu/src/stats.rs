@@ -22,6 +22,11 @@ pub struct WgpuStats {
     pub submits: u64,
     /// Pipeline cache hits.
     pub cache_hits: u64,
+    /// Pipeline cache misses: pipelines compiled because the cache did not hold them.
+    pub cache_misses: u64,
+    /// Pipelines the cache evicted to stay within its bound (least recently used first; pipelines of
+    /// a replaced device are dropped, not counted).
+    pub cache_evictions: u64,
     /// Pipelines in the cache now.
     pub cache_entries: u64,
     /// Bytes of idle buffers the pool holds now.
@@ -40,7 +45,6 @@ pub(crate) struct Counters {
     pub(crate) dispatch_calls: AtomicU64,
     pub(crate) packed_launches: AtomicU64,
     pub(crate) submits: AtomicU64,
-    pub(crate) cache_hits: AtomicU64,
     pub(crate) buffers_created: AtomicU64,
     pub(crate) recoveries: AtomicU64,
 }
@@ -49,8 +53,17 @@ pub(crate) fn bump(counter: &AtomicU64, by: u64) {
     counter.fetch_add(by, Ordering::Relaxed);
 }
 
+/// What the pipeline cache counted, for [`WgpuStats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CacheCounts {
+    pub(crate) entries: u64,
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+    pub(crate) evictions: u64,
+}
+
 impl Counters {
-    pub(crate) fn snapshot(&self, cache_entries: u64, pool_bytes_held: u64) -> WgpuStats {
+    pub(crate) fn snapshot(&self, cache: CacheCounts, pool_bytes_held: u64) -> WgpuStats {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         WgpuStats {
             shader_modules_created: get(&self.shader_modules),
@@ -59,8 +72,10 @@ impl Counters {
             dispatch_calls: get(&self.dispatch_calls),
             packed_launches: get(&self.packed_launches),
             submits: get(&self.submits),
-            cache_hits: get(&self.cache_hits),
-            cache_entries,
+            cache_hits: cache.hits,
+            cache_misses: cache.misses,
+            cache_evictions: cache.evictions,
+            cache_entries: cache.entries,
             pool_bytes_held,
             buffers_created: get(&self.buffers_created),
             recoveries: get(&self.recoveries),

@@ -1,6 +1,6 @@
 //! Helpers for tests that need a GPU adapter.
 
-use crate::WgpuBackend;
+use crate::backend::WgpuBackend;
 
 /// The environment variable that turns "no adapter" from a skip into a failure.
 pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";

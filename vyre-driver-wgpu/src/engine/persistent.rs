@@ -5,8 +5,8 @@ use smallvec::SmallVec;
 use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::Program;
 
-use crate::WgpuBackend;
-use crate::engine::coalesce::Batch;
+use crate::backend::WgpuBackend;
+use crate::engine::batch::Batch;
 
 /// One unit of persistent-kernel work.
 #[derive(Clone, Debug, Eq, PartialEq)]

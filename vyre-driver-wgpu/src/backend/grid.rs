@@ -1,0 +1,115 @@
+//! Grid folding: a virtual grid (times the items of a launch) mapped onto a physical grid within the
+//! device's per-dimension limit, never wrapping the shader's u32 linear workgroup index.
+
+use vyre_driver::BackendError;
+
+/// The physical grid for `items` copies of a virtual grid, and whether it can be dispatched directly.
+pub(crate) fn fold_grid(
+    grid: [u32; 3],
+    items: u64,
+    max: u32,
+) -> Result<([u32; 3], bool), BackendError> {
+    if items == 1 && grid.iter().all(|&g| g <= max) {
+        return Ok((grid, true));
+    }
+    // Three u32 dimensions and an item count reach far past 2^64, so the product is checked: a
+    // wrapped total would pass the limit below (2^64 workgroups wrap to 0).
+    let total = grid
+        .iter()
+        .try_fold(items, |product, &g| product.checked_mul(u64::from(g)));
+    let total = match total {
+        Some(0) => {
+            return Err(BackendError::invalid_config(format!(
+                "{items} item(s) of grid {grid:?} are no workgroups at all. Fix: give every grid dimension at least 1 and pass at least one item."
+            )));
+        }
+        Some(total) if total < 1 << 32 => total,
+        _ => {
+            return Err(BackendError::limit_exceeded(format!(
+                "{items} item(s) of grid {grid:?} are 2^32 or more workgroups in one launch, past vyre's limit. Fix: use fewer workgroups or items per dispatch."
+            )));
+        }
+    };
+    let max = u64::from(max.max(1));
+    let x = total.min(max);
+    let rest = total.div_ceil(x);
+    let y = rest.min(max);
+    let z = rest.div_ceil(y);
+    // The shader's linear workgroup index is a u32: with more than 2^32 physical workgroups it would
+    // wrap, and a surplus workgroup would alias (and re-run) a real one. With a device limit near
+    // u32::MAX the physical product itself could pass u64, hence the checked product.
+    let physical = x.checked_mul(y).and_then(|xy| xy.checked_mul(z));
+    if z > max || physical.is_none_or(|p| p > 1 << 32) {
+        return Err(BackendError::limit_exceeded(format!(
+            "{total} workgroups cannot be folded into this device's grid limits. Fix: use fewer workgroups."
+        )));
+    }
+    // Each of x, y and z is at most `max`, which came from a u32.
+    let dim = |d: u64| u32::try_from(d).unwrap_or(u32::MAX);
+    Ok(([dim(x), dim(y), dim(z)], false))
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::BackendError;
+
+    use super::fold_grid;
+
+    #[test]
+    fn launches_of_2_pow_64_workgroups_or_more_are_a_limit_exceeded_not_wrapped() {
+        // [1 << 22, 1 << 21, 1 << 21] is exactly 2^64 workgroups: unchecked, the total wrapped to 0
+        // and the fold divided by zero.
+        for (grid, items) in [
+            ([1 << 22, 1 << 21, 1 << 21], 1),
+            ([1 << 16, 1 << 16, 1], 1),
+            ([1, 1, 1], 1 << 32),
+            ([2, 1, 1], u64::MAX),
+            ([u32::MAX; 3], u64::MAX),
+        ] {
+            match fold_grid(grid, items, 65535) {
+                Err(BackendError::LimitExceeded(m)) => assert!(m.contains("Fix:"), "{m}"),
+                other => panic!("{grid:?} x {items}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_launch_of_no_items_is_an_invalid_config_not_a_division_by_zero() {
+        let e = fold_grid([1, 1, 1], 0, 65535).expect_err("no workgroups");
+        assert!(matches!(e, BackendError::InvalidConfig(_)), "{e}");
+    }
+
+    #[test]
+    fn a_device_allowing_u32_max_workgroups_per_axis_folds_without_wrapping() {
+        assert_eq!(
+            fold_grid([u32::MAX, 1, 1], 1, u32::MAX).ok(),
+            Some(([u32::MAX, 1, 1], true))
+        );
+        assert_eq!(
+            fold_grid([u32::MAX, 1, 1], 1, 1 << 16).ok(),
+            Some(([1 << 16, 1 << 16, 1], false))
+        );
+        // Folded into `(2^32 - 2) x 2`, the physical grid has 2^33 - 4 linear ids: refused.
+        let e = fold_grid([u32::MAX, 1, 1], 1, u32::MAX - 1).expect_err("past 2^32 ids");
+        assert!(matches!(e, BackendError::LimitExceeded(_)), "{e}");
+    }
+
+    #[test]
+    fn folded_grids_cover_the_work_without_wrapping_the_linear_index() {
+        assert_eq!(fold_grid([7, 3, 2], 1, 65535).ok(), Some(([7, 3, 2], true)));
+        assert_eq!(
+            fold_grid([70_000, 1, 1], 1, 65535).ok(),
+            Some(([65535, 2, 1], false))
+        );
+        for total in [65_536u64, 4_294_836_225, 4_294_836_226, u64::from(u32::MAX)] {
+            match fold_grid([1, 1, 1], total, 65535) {
+                Ok(([x, y, z], _)) => {
+                    let n = u64::from(x) * u64::from(y) * u64::from(z);
+                    assert!(n >= total && n <= 1 << 32, "{total}: {x}x{y}x{z}");
+                }
+                // Past 65535^2 workgroups the fold needs z = 2 and more than 2^32 physical ids.
+                Err(e) => assert!(total > 4_294_836_225, "{total}: {e}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Device-loss recovery: a lost device is replaced (same adapter first), the pool and the cache
+//! forget the old one, and a failed call is retried once.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use vyre_driver::{BackendError, VyreBackend};
+
+use super::WgpuBackend;
+use crate::device;
+use crate::launch::poisoned;
+use crate::lifecycle::Turn;
+
+impl WgpuBackend {
+    /// Runs `f`, and once more after recovering if it failed because the device was lost.
+    pub(crate) fn with_recovery<T>(
+        &self,
+        mut f: impl FnMut() -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        if self.device_lost() {
+            self.try_recover()?;
+        }
+        match f() {
+            Err(e) if e.is_device_lost() => {
+                self.try_recover()?;
+                f()
+            }
+            other => other,
+        }
+    }
+
+    /// Replaces a lost device; does nothing when the device is healthy (another thread recovered).
+    pub(super) fn recover(&self) -> Result<(), BackendError> {
+        let shared = &self.shared;
+        let _guard = shared.recovery.lock().map_err(|_| poisoned())?;
+        let old = self.state()?;
+        if !old.is_lost() {
+            return Ok(());
+        }
+        // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
+        let _turn = Turn::take();
+        // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
+        let fresh = device::open(old.adapter.clone(), old.generation + 1)
+            .or_else(|_| {
+                let adapter = device::pick_adapter(&shared.instance)?;
+                device::open(adapter, old.generation + 1)
+            })
+            .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;
+        *shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
+        shared
+            .pool
+            .lock()
+            .map_err(|_| poisoned())?
+            .reset(old.generation + 1);
+        shared
+            .cache
+            .lock()
+            .map_err(|_| poisoned())?
+            .retire(old.generation);
+        shared.counters.recoveries.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}

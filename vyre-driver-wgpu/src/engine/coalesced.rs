@@ -1,0 +1,142 @@
+//! The coalesced form: items of any lengths, one virtual grid each, in the fewest launches; and the
+//! entry point that sends a batch of equal items to the packed form instead.
+//!
+//! Each item is a whole dispatch of its own (its own inputs, outputs and grid), but items are
+//! concatenated per binding and launched together: the lowering's coalesced form takes the item index
+//! from the workgroup index, offsets every access into the item's slice and guards it with the item's
+//! own length (from the `items` table), so no item can touch another's data.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use vyre_driver::{BackendError, DispatchConfig};
+
+use super::batch::Batch;
+use super::layout::{ItemLayout, split_outputs};
+use super::packed::{packed_active, run_packed};
+use super::plan::{COALESCED, Chunk, Limits, Plans, chunk_end};
+use crate::backend::{WgpuBackend, fold_grid};
+use crate::launch::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
+use crate::lower::{self, LowerOptions};
+use crate::pipeline::Compiled;
+
+/// Runs every item of `items` (one input set each) of `held`'s program, delivers each item's outputs
+/// in order, and counts its real launches in `launches`.
+pub(super) fn run(
+    backend: &WgpuBackend,
+    held: &Arc<Compiled>,
+    items: &mut dyn Batch,
+    config: &DispatchConfig,
+    launches: &mut u32,
+) -> Result<(), BackendError> {
+    if items.count() == 0 {
+        return Ok(());
+    }
+    let program = &held.program;
+    let plans = Plans::new(program, items, config)?;
+    let state = backend.state()?;
+    let limits = Limits {
+        binding: state
+            .limits
+            .max_storage_buffer_binding_size
+            .min(state.limits.max_buffer_size),
+        max_dim: state.limits.max_compute_workgroups_per_dimension,
+    };
+    if let Plans::Uniform(plan, _) = &plans
+        && let Some(active) = packed_active(program, plan)
+    {
+        return run_packed(backend, held, plan, active, items, config, limits, launches);
+    }
+    let compiled = compiled_for(backend, held, COALESCED)?;
+    let mut start = 0;
+    while start < items.count() {
+        let end = chunk_end(program, &compiled.bindings, &plans, start, limits)?;
+        let chunk = Chunk {
+            range: start..end,
+            config,
+            limits,
+        };
+        launch(backend, &compiled, &plans, &chunk, items)?;
+        *launches += 1;
+        start = end;
+    }
+    Ok(())
+}
+
+/// `held` when it is the form `options` on the current device (what `compile_persistent` compiled),
+/// else that form from the backend's cache.
+pub(super) fn compiled_for(
+    backend: &WgpuBackend,
+    held: &Arc<Compiled>,
+    options: LowerOptions,
+) -> Result<Arc<Compiled>, BackendError> {
+    if held.options == options && held.generation == backend.state()?.generation {
+        return Ok(Arc::clone(held));
+    }
+    backend.compiled(&held.program, options)
+}
+
+/// One coalesced launch of the items of `chunk`.
+fn launch(
+    backend: &WgpuBackend,
+    compiled: &Compiled,
+    plans: &Plans,
+    chunk: &Chunk<'_>,
+    items: &mut dyn Batch,
+) -> Result<(), BackendError> {
+    let Chunk {
+        range,
+        config,
+        limits,
+    } = chunk;
+    let range = range.clone();
+    let program = &compiled.program;
+    let mut layout = ItemLayout::new(program, plans, range.clone())?;
+    // The whole concatenation comes back; each item's output byte range is cut from its own slice
+    // afterwards (`split_outputs`).
+    let buffers = job_buffers(compiled, Readback::Whole, |b| {
+        let j = b.buffer_index;
+        let elements = layout.totals[j];
+        let init = if program.buffers[j].access.takes_input() {
+            let bytes = device_bytes(b.kind, elements).ok_or_else(|| {
+                size_overflow(&format!(
+                    "the concatenated size of `{}`",
+                    program.buffers[j].name
+                ))
+            })?;
+            Init::Bytes(Cow::Owned(layout.gather(
+                plans,
+                range.clone(),
+                j,
+                bytes,
+                &*items,
+            )?))
+        } else {
+            Init::Zero
+        };
+        Ok(BufferSpec { elements, init })
+    })?;
+    let first = plans.get(range.start);
+    let n = range.len();
+    let items_in_launch = u64::try_from(n).map_err(|_| size_overflow("the items of a launch"))?;
+    let (physical, _) = fold_grid(first.grid, items_in_launch, limits.max_dim)?;
+    let lengths: Vec<u64> = first.buffers.iter().map(|b| b.element_count).collect();
+    let params = lower::params_words(&lower::Params {
+        grid: first.grid,
+        items: n,
+        active: 0,
+        lengths: &lengths,
+    })?;
+    let job = Job {
+        buffers,
+        params,
+        items: Some(std::mem::take(&mut layout.table)),
+        physical_grid: physical,
+        timeout: config.timeout,
+    };
+    let state = backend.state()?;
+    let whole = backend.launch(&state, compiled, job)?;
+    let slice = |k: usize, j: usize| layout.slice(k, j);
+    split_outputs(program, compiled, &whole, range.clone(), slice, items);
+    Ok(())
+}

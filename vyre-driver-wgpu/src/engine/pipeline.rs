@@ -1,0 +1,141 @@
+//! `WgpuPipeline`: a program compiled once for coalesced dispatch, and the run of a batch of items
+//! through it with recovery.
+//!
+//! A pipeline holds the compiled form its runs launch and a handle on the backend it came from, so
+//! that a run can recover a lost device and fetch the other form (coalesced or packed) when its
+//! items call for it. The backend's cache holds only compiled forms, never a `WgpuPipeline`, so the
+//! handle makes no cycle.
+
+use std::sync::Arc;
+
+use vyre_driver::{BackendError, DispatchConfig};
+use vyre_foundation::ir::Program;
+
+use super::batch::{Batch, ItemSets, Progress, Rest};
+use super::coalesced;
+use super::plan::{COALESCED, PACKED};
+use crate::backend::WgpuBackend;
+use crate::lifecycle::TeardownTurn;
+use crate::lower::packed_stores;
+use crate::pipeline::Compiled;
+
+/// A program compiled for coalesced dispatch on one device generation.
+///
+/// Obtained from [`WgpuBackend::compile_persistent`]; run batches of items through
+/// [`WgpuPipeline::dispatch_coalesced`]. It keeps its backend alive.
+pub struct WgpuPipeline {
+    /// The form `compile_persistent` chose for its config; runs launch it while it is current.
+    compiled: Arc<Compiled>,
+    backend: WgpuBackend,
+    /// Held while the fields above are dropped: the pipeline may hold the backend's, and so the
+    /// device's, last reference (see `lifecycle`).
+    teardown: TeardownTurn,
+}
+
+impl Drop for WgpuPipeline {
+    fn drop(&mut self) {
+        self.teardown.take();
+    }
+}
+
+impl std::fmt::Debug for WgpuPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuPipeline")
+            .field("fingerprint", &self.compiled.program.fingerprint())
+            .field("packed", &self.compiled.options.packed)
+            .field("generation", &self.compiled.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WgpuBackend {
+    /// Compiles `program` (or takes it from the cache) in the form a coalesced dispatch with `config`
+    /// launches: packed when the program only stores at `gid.x` and `config`'s grid (if any) is
+    /// one-dimensional, else the coalesced form with an `items` table. A batch whose items turn out
+    /// to need the other form (unequal input lengths, or another config's grid) compiles that form on
+    /// its first run.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] or
+    /// [`BackendError::LimitExceeded`] when the device cannot run it.
+    pub fn compile_persistent(
+        &self,
+        program: &Program,
+        config: &DispatchConfig,
+    ) -> Result<Arc<WgpuPipeline>, BackendError> {
+        // `packed_stores` walks the program: it must be valid (and not too deep) first.
+        vyre_foundation::validate(program)?;
+        let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
+        let options = if one_dimensional && packed_stores(program).is_some() {
+            PACKED
+        } else {
+            COALESCED
+        };
+        let compiled = self.compiled(program, options)?;
+        Ok(Arc::new(WgpuPipeline {
+            compiled,
+            backend: self.clone(),
+            teardown: TeardownTurn::default(),
+        }))
+    }
+}
+
+impl WgpuPipeline {
+    /// Runs one item per entry of `items` (each one input byte vector per input buffer, as for
+    /// [`vyre_driver::VyreBackend::dispatch`]) in the fewest launches, and returns one output set per
+    /// item, in order. Recovers once from a lost device.
+    ///
+    /// Items with equal input lengths whose program only stores at `gid.x` (no atomics, barriers or
+    /// workgroup memory, one-dimensional) run *packed*: only each item's invocations below its longest
+    /// stored buffer start, laid end to end across shared workgroups, so a batch of one-element items
+    /// costs one invocation each rather than one workgroup each. Every other batch runs one virtual
+    /// grid per item. Both forms give each item exactly the results of its own `dispatch`.
+    ///
+    /// # Errors
+    ///
+    /// As `dispatch`; an item's input error names the item.
+    pub fn dispatch_coalesced(
+        &self,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+        let mut sets = ItemSets {
+            items,
+            outputs: Vec::with_capacity(items.len()),
+        };
+        self.run_coalesced(&mut sets, config)?;
+        Ok(sets.outputs)
+    }
+
+    /// Runs `items` coalesced, delivering each item's outputs once, in order; recovers once from a
+    /// lost device, resuming after the last delivered item. Returns the real launch count, both
+    /// attempts together.
+    pub(crate) fn run_coalesced(
+        &self,
+        items: &mut dyn Batch,
+        config: &DispatchConfig,
+    ) -> Result<u32, BackendError> {
+        let backend = &self.backend;
+        let mut progress = Progress::default();
+        backend.with_recovery(|| {
+            let mut launches = 0;
+            let mut rest = Rest {
+                start: progress.delivered,
+                batch: &mut *items,
+                progress: &mut progress,
+            };
+            let result = coalesced::run(backend, &self.compiled, &mut rest, config, &mut launches);
+            progress.launches += launches;
+            result
+        })?;
+        if progress.delivered != items.count() {
+            return Err(BackendError::new(format!(
+                "the coalesced run delivered {} results for {} items. Fix: report this vyre bug with the program text.",
+                progress.delivered,
+                items.count()
+            )));
+        }
+        Ok(progress.launches)
+    }
+}

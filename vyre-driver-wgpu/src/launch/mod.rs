@@ -1,0 +1,81 @@
+//! Running one launch: upload into pooled buffers, one encoder, one dispatch, one submit, one mapping
+//! of every readback.
+//!
+//! A launch sees only a [`LaunchContext`]: the device it runs on, the buffer pool, the counters and
+//! the fault hooks. It never sees the backend, so it cannot recover, recompile or pick another form;
+//! those decisions belong to the layers above.
+
+mod encode;
+mod fault;
+mod job;
+mod readback;
+mod submit;
+mod upload;
+
+use std::sync::Mutex;
+
+use vyre_driver::BackendError;
+
+use crate::device::DeviceState;
+use crate::pipeline::Compiled;
+use crate::pool::BufferPool;
+use crate::stats::Counters;
+
+// With the feature the crate root exports `FaultPoint`; without it only the launch compares against it.
+#[cfg(feature = "fault-injection")]
+pub use fault::FaultPoint;
+#[cfg(not(feature = "fault-injection"))]
+pub(crate) use fault::FaultPoint;
+pub(crate) use fault::Faults;
+pub(crate) use job::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
+
+/// What a launch runs on: the device, the pool its buffers come from and go back to, the counters it
+/// bumps, and the faults tests inject.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchContext<'a> {
+    pub(crate) state: &'a DeviceState,
+    pub(crate) pool: &'a Mutex<BufferPool>,
+    pub(crate) counters: &'a Counters,
+    pub(crate) faults: &'a Faults,
+}
+
+/// The error for a lock poisoned by a panic elsewhere.
+pub(crate) fn poisoned() -> BackendError {
+    BackendError::new(
+        "a vyre lock was poisoned by a panic in another thread. Fix: drop this backend and acquire a new one.",
+    )
+}
+
+/// Runs `job` on `compiled`; returns one byte vector per buffer with a readback, in order.
+pub(crate) fn run(
+    ctx: LaunchContext<'_>,
+    compiled: &Compiled,
+    job: Job<'_>,
+) -> Result<Vec<Vec<u8>>, BackendError> {
+    let state = ctx.state;
+    let fault = ctx.faults.take();
+    if state.is_lost() {
+        return Err(state.lost_error("detected before the dispatch"));
+    }
+    if fault == Some(FaultPoint::BeforeUpload) {
+        state.lose();
+        return Err(state.lost_error("injected before upload"));
+    }
+    let scopes = submit::Scopes::push(&state.device);
+    let uploaded = upload::upload(ctx, compiled, &job)?;
+    let (commands, staging) = encode::encode(ctx, compiled, &job, &uploaded)?;
+    let submission = submit::submit(ctx, scopes, commands)?;
+    if fault == Some(FaultPoint::AfterSubmit) {
+        state.lose();
+    }
+    let slots = readback::map(&staging);
+    if fault == Some(FaultPoint::DuringMap) {
+        state.lose();
+    }
+    submit::wait(state, submission, &slots, job.timeout)?;
+    let outputs = readback::read(state, &staging, &slots)?;
+    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
+    readback::give_back(&mut pool, state.generation, staging);
+    uploaded.give_back(&mut pool, state.generation);
+    Ok(outputs)
+}

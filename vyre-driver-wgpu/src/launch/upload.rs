@@ -1,0 +1,165 @@
+//! The upload stage: every bound buffer leased from the pool (or created) and filled, plus vyre's
+//! own `params` and `items` buffers.
+
+use vyre_driver::BackendError;
+
+use super::job::{Init, Job};
+use super::{LaunchContext, poisoned};
+use crate::lower::BindingKind;
+use crate::pipeline::Compiled;
+use crate::pool::{BufferPool, size_class};
+use crate::stats::bump;
+
+/// A launch's device buffers, in the order the encoder binds them.
+pub(super) struct Uploaded {
+    /// The program's buffers, in binding order.
+    pub(super) buffers: Vec<wgpu::Buffer>,
+    /// vyre's `params` words and their byte length.
+    pub(super) params: (wgpu::Buffer, u64),
+    /// The coalesced form's `items` table and its byte length.
+    pub(super) items: Option<(wgpu::Buffer, u64)>,
+}
+
+impl Uploaded {
+    /// Returns every buffer to the pool for the next launch on device `generation`.
+    pub(super) fn give_back(self, pool: &mut BufferPool, generation: u64) {
+        for buffer in self.buffers {
+            pool.give(buffer, generation);
+        }
+        pool.give(self.params.0, generation);
+        if let Some((items, _)) = self.items {
+            pool.give(items, generation);
+        }
+    }
+}
+
+/// Checks every buffer against the binding limits, leases it and writes its initial bytes (zeroed
+/// buffers are cleared by the encoder instead).
+pub(super) fn upload(
+    ctx: LaunchContext<'_>,
+    compiled: &Compiled,
+    job: &Job<'_>,
+) -> Result<Uploaded, BackendError> {
+    let state = ctx.state;
+    let mut buffers = Vec::with_capacity(job.buffers.len());
+    for (binding, buffer) in compiled.bindings.iter().zip(&job.buffers) {
+        let max = match binding.kind {
+            BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
+            _ => state.limits.max_storage_buffer_binding_size,
+        };
+        if buffer.bytes > max {
+            return Err(BackendError::limit_exceeded(format!(
+                "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches.",
+                compiled.program.buffers[binding.buffer_index].name, buffer.bytes
+            )));
+        }
+        let leased = lease(ctx, buffer.bytes, usage_for(binding.kind))?;
+        if let Init::Bytes(bytes) = &buffer.init {
+            if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
+                state.queue.write_buffer(&leased, 0, bytes);
+            } else {
+                state
+                    .queue
+                    .write_buffer(&leased, 0, &zero_extended(bytes, buffer.bytes)?);
+            }
+        }
+        buffers.push(leased);
+    }
+    let params = words_buffer(ctx, &job.params)?;
+    let items = match &job.items {
+        Some(items) => Some(words_buffer(ctx, items)?),
+        None => None,
+    };
+    Ok(Uploaded {
+        buffers,
+        params,
+        items,
+    })
+}
+
+/// A pooled buffer of at least `bytes` bytes for `usage`, or a new one.
+pub(super) fn lease(
+    ctx: LaunchContext<'_>,
+    bytes: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, BackendError> {
+    let state = ctx.state;
+    if bytes > state.limits.max_buffer_size {
+        return Err(BackendError::limit_exceeded(format!(
+            "a buffer of {bytes} bytes exceeds this device's maximum buffer size of {} bytes. Fix: split the data over several dispatches.",
+            state.limits.max_buffer_size
+        )));
+    }
+    if let Some(buffer) =
+        ctx.pool
+            .lock()
+            .map_err(|_| poisoned())?
+            .take(bytes, usage, state.generation)
+    {
+        return Ok(buffer);
+    }
+    // `bytes <= max_buffer_size` here, so rounding it up to 4 cannot wrap; a buffer too large for a
+    // size class (or whose class the device refuses) gets its exact rounded size and is not pooled.
+    let size = match size_class(bytes) {
+        Some(class) if class <= state.limits.max_buffer_size => class,
+        _ => bytes.checked_next_multiple_of(4).ok_or_else(|| {
+            BackendError::limit_exceeded(format!(
+                "a buffer of {bytes} bytes cannot be rounded to whole words. Fix: use smaller buffers."
+            ))
+        })?,
+    };
+    bump(&ctx.counters.buffers_created, 1);
+    Ok(state.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("vyre pooled"),
+        size,
+        usage,
+        mapped_at_creation: false,
+    }))
+}
+
+fn usage_for(kind: BindingKind) -> wgpu::BufferUsages {
+    use wgpu::BufferUsages as U;
+    match kind {
+        BindingKind::Uniform => U::UNIFORM | U::COPY_DST,
+        _ => U::STORAGE | U::COPY_DST | U::COPY_SRC,
+    }
+}
+
+/// A read-only storage buffer holding `words` (at least one word: wgpu binds no empty buffer).
+fn words_buffer(
+    ctx: LaunchContext<'_>,
+    words: &[u32],
+) -> Result<(wgpu::Buffer, u64), BackendError> {
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(words).to_vec();
+    if bytes.is_empty() {
+        bytes.extend_from_slice(&[0; 4]);
+    }
+    let len = bytes.len() as u64;
+    let buffer = lease(ctx, len, usage_for(BindingKind::StorageReadOnly))?;
+    ctx.state.queue.write_buffer(&buffer, 0, &bytes);
+    Ok((buffer, len))
+}
+
+/// `bytes` followed by zeros up to `len` bytes: an input shorter than its buffer is zero-extended.
+fn zero_extended(bytes: &[u8], len: u64) -> Result<Vec<u8>, BackendError> {
+    let len = usize::try_from(len).map_err(|_| {
+        BackendError::limit_exceeded(format!(
+            "a buffer of {len} bytes does not fit this host's address space. Fix: split the data over several dispatches."
+        ))
+    })?;
+    if bytes.len() > len {
+        return Err(BackendError::new(format!(
+            "{} input bytes were planned into a {len}-byte buffer. Fix: report this vyre bug with the program text.",
+            bytes.len()
+        )));
+    }
+    let mut padded = Vec::new();
+    padded.try_reserve_exact(len).map_err(|_| {
+        BackendError::out_of_memory(format!(
+            "the host could not allocate {len} bytes to stage a buffer. Fix: use smaller buffers."
+        ))
+    })?;
+    padded.extend_from_slice(bytes);
+    padded.resize(len, 0);
+    Ok(padded)
+}
