@@ -94,7 +94,7 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
     }
-    // The same options as `backend::dispatch_once` (direct or folded) and `engine::coalesce`'s
+    // The same options as `backend::dispatch_once` (direct or folded) and `engine::plan`'s
     // `COALESCED` and `PACKED`.
     let options = lower::LowerOptions {
         coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
