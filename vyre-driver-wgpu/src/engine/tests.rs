@@ -161,3 +161,54 @@ fn a_packed_readback_slice_that_would_wrap_is_empty() {
     assert_eq!(strided.item(0), &bytes[..4]);
     assert!(strided.item(2).is_empty());
 }
+
+/// One-word items of a program that stores only at `gid.x`: it runs packed.
+fn add_one() -> Program {
+    use vyre_foundation::ir::{Expr, Node};
+    Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(1),
+            BufferDecl::output("out", 1, DataType::U32).with_count(1),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::add(Expr::load("input", Expr::gid_x()), Expr::u32(1)),
+        )],
+    )
+}
+
+#[test]
+fn compile_persistent_compiles_the_form_the_coalesced_run_launches_and_nothing_else() {
+    use vyre_driver::DispatchConfig;
+    let Some(backend) = crate::testing::backend_or_skip(
+        "compile_persistent_compiles_the_form_the_coalesced_run_launches",
+    ) else {
+        return;
+    };
+    let items: Vec<Vec<Vec<u8>>> = (0..8u32).map(|k| vec![k.to_le_bytes().to_vec()]).collect();
+    for (config, packed) in [
+        (DispatchConfig::default(), 1),
+        (DispatchConfig::default().with_grid([1, 2, 1]), 0),
+    ] {
+        let pipeline = backend
+            .compile_persistent(&add_one(), &config)
+            .expect("compile");
+        let before = backend.stats();
+        let got = pipeline
+            .dispatch_coalesced(&items, &config)
+            .expect("coalesced");
+        let after = backend.stats();
+        assert_eq!(got.len(), items.len());
+        assert_eq!(
+            after.pipelines_created, before.pipelines_created,
+            "{config:?}"
+        );
+        assert_eq!(
+            after.packed_launches - before.packed_launches,
+            packed,
+            "{config:?}"
+        );
+    }
+}
