@@ -189,7 +189,16 @@ impl<'p> Compiler<'p> {
                     found.push(Prefill::BufLen(i));
                 }
             }
-            _ => {}
+            // Only leaves are prefilled; every other expression computes into a temporary.
+            Expr::Var(_)
+            | Expr::Load { .. }
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. } => {}
         });
         for p in found {
             if !self.prefills.contains_key(&p) {

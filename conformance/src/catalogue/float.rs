@@ -1,7 +1,9 @@
 //! `f32` arithmetic, comparisons, math functions and `fma`, checked against acceptance intervals from
 //! the WGSL accuracy table ([`accuracy`](crate::catalogue::accuracy)).
 
-use vyre_foundation::ir::{BinOp, DataType, Expr, UnOp};
+use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnOp};
+
+use super::comparison_ops;
 
 use crate::catalogue::accuracy;
 use crate::catalogue::build::{ElementOp, Elementwise};
@@ -26,15 +28,10 @@ fn binary_op(op: BinOp, result: DataType) -> ElementOp {
 }
 
 fn arithmetic() -> Batch {
-    let ops = [
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::Div,
-        BinOp::Min,
-        BinOp::Max,
-    ];
-    ops.into_iter()
+    // Float `rem` has no interval of its own (it is accepted as inherited from div, mul and sub,
+    // `SEMANTICS.md` section 7), so no element-wise rows check it.
+    BinOp::of_class(BinClass::Arithmetic)
+        .filter(|op| *op != BinOp::Rem)
         .fold(
             Elementwise::new(Area::Float, "float.binary", vec![DataType::F32; 2])
                 .rows(pairs(&f32_words(&F32_BINARY))),
@@ -44,15 +41,7 @@ fn arithmetic() -> Batch {
 }
 
 fn comparisons() -> Batch {
-    let ops = [
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Gt,
-        BinOp::Ge,
-    ];
-    ops.into_iter()
+    comparison_ops()
         .fold(
             Elementwise::new(Area::Compare, "compare.f32", vec![DataType::F32; 2])
                 .rows(pairs(&f32_words(&F32_BINARY))),
@@ -64,7 +53,8 @@ fn comparisons() -> Batch {
 fn math() -> Batch {
     // Every unary operator that takes an f32, so a new one is checked as soon as it exists.
     let ops = UnOp::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|op| op.result_type(DataType::F32).is_some());
     ops.fold(
         Elementwise::new(Area::Float, "float.unary", vec![DataType::F32])

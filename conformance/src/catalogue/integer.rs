@@ -1,7 +1,9 @@
 //! Integer arithmetic, bit operations, comparisons and bools: every operator over every integer type
 //! and its edge values, with hand-written expectations from [`oracle`](crate::catalogue::oracle).
 
-use vyre_foundation::ir::{BinOp, DataType, Expr, UnOp};
+use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnClass, UnOp};
+
+use super::comparison_ops;
 
 use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::values::{
@@ -57,16 +59,7 @@ pub(super) fn batches() -> Vec<Batch> {
 }
 
 fn arithmetic(ty: DataType, words: &[u32]) -> Batch {
-    let ops = [
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::Div,
-        BinOp::Rem,
-        BinOp::Min,
-        BinOp::Max,
-    ];
-    ops.into_iter()
+    BinOp::of_class(BinClass::Arithmetic)
         .fold(
             Elementwise::new(Area::Integer, format!("integer.{ty}"), vec![ty, ty])
                 .rows(pairs(words)),
@@ -84,8 +77,7 @@ fn integer_unary() -> Batch {
 }
 
 fn bitwise(ty: DataType, words: &[u32]) -> Batch {
-    [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor]
-        .into_iter()
+    BinOp::of_class(BinClass::Bitwise)
         .fold(
             Elementwise::new(Area::Bits, format!("bits.{ty}"), vec![ty, ty]).rows(pairs(words)),
             |b, op| b.op(binary_op(op, ty, ty)),
@@ -94,27 +86,21 @@ fn bitwise(ty: DataType, words: &[u32]) -> Batch {
 }
 
 fn shifts(ty: DataType, words: &[u32]) -> Batch {
-    Elementwise::new(
+    let batch = Elementwise::new(
         Area::Bits,
         format!("bits.shift.{ty}"),
         vec![ty, DataType::U32],
     )
-    .rows(product(words, &SHIFT_AMOUNTS))
-    .op(binary_op(BinOp::Shl, ty, ty))
-    .op(binary_op(BinOp::Shr, ty, ty))
-    .into_batch()
+    .rows(product(words, &SHIFT_AMOUNTS));
+    BinOp::of_class(BinClass::Shift)
+        .fold(batch, |b, op| b.op(binary_op(op, ty, ty)))
+        .into_batch()
 }
 
 fn bit_counts(ty: DataType) -> Batch {
     let mut batch = Elementwise::new(Area::Bits, format!("bits.unary.{ty}"), vec![ty])
         .rows(singles(&bit_words()));
-    for op in [
-        UnOp::BitNot,
-        UnOp::Popcount,
-        UnOp::Clz,
-        UnOp::Ctz,
-        UnOp::ReverseBits,
-    ] {
+    for op in UnOp::of_class(UnClass::Bits) {
         batch = batch.op(unary_op(op, ty));
     }
     if ty == DataType::U32 {
@@ -125,20 +111,13 @@ fn bit_counts(ty: DataType) -> Batch {
 }
 
 fn comparisons(ty: DataType, words: &[u32]) -> Batch {
-    [
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Gt,
-        BinOp::Ge,
-    ]
-    .into_iter()
-    .fold(
-        Elementwise::new(Area::Compare, format!("compare.{ty}"), vec![ty, ty]).rows(pairs(words)),
-        |b, op| b.op(binary_op(op, ty, DataType::Bool)),
-    )
-    .into_batch()
+    comparison_ops()
+        .fold(
+            Elementwise::new(Area::Compare, format!("compare.{ty}"), vec![ty, ty])
+                .rows(pairs(words)),
+            |b, op| b.op(binary_op(op, ty, DataType::Bool)),
+        )
+        .into_batch()
 }
 
 fn bools() -> Batch {

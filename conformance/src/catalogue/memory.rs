@@ -109,7 +109,7 @@ fn workgroup_shared() -> Batch {
 
 /// The atomic operations checked slot by slot: each invocation owns one slot per operation, so the old
 /// value and the new value are both deterministic.
-const SLOT_OPS: [AtomicOp; 9] = AtomicOp::ALL;
+const SLOT_OPS: &[AtomicOp] = AtomicOp::ALL;
 
 fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
     let signed = ty == DataType::I32;
@@ -149,7 +149,7 @@ fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
         Node::let_bind("v", Expr::load("operand", Expr::var("i"))),
         Node::let_bind("e", Expr::load("expected", Expr::var("i"))),
     ];
-    for (j, op) in SLOT_OPS.into_iter().enumerate() {
+    for (j, op) in SLOT_OPS.iter().copied().enumerate() {
         let j = j as u32;
         let call = if op == AtomicOp::CompareExchange {
             Expr::atomic_compare_exchange("slots", slot(j), Expr::var("e"), Expr::var("v"))
@@ -187,7 +187,7 @@ fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
         inputs,
         config,
     );
-    for (j, op) in SLOT_OPS.into_iter().enumerate() {
+    for (j, op) in SLOT_OPS.iter().copied().enumerate() {
         for (r, row) in rows.iter().enumerate() {
             let (old, v, e) = (row[0], row[1], expected[r]);
             let shown = |w| crate::catalogue::format_word(ty, w);

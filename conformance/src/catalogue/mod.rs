@@ -22,7 +22,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use vyre_driver::DispatchConfig;
-use vyre_foundation::ir::{DataType, Program};
+use vyre_foundation::ir::{BinOp, DataType, Program};
 
 pub use interval::Acceptance;
 
@@ -190,6 +190,11 @@ pub struct Batch {
     pub config: DispatchConfig,
     /// The cases.
     pub cases: Vec<Case>,
+}
+
+/// The comparison operators (equality and ordering), in the order of [`BinOp::ALL`].
+fn comparison_ops() -> impl Iterator<Item = BinOp> {
+    BinOp::ALL.iter().copied().filter(|op| op.is_comparison())
 }
 
 /// Every batch of the catalogue, area by area.

@@ -340,9 +340,9 @@ fn expr_ir(expr: &ExprJson) -> Result<Expr, String> {
         ExprJson::BufLen { buffer } => Expr::buf_len(buffer.as_str()),
         ExprJson::Builtin { name } => Expr::Builtin(builtin(name)?),
         ExprJson::Binary { op, lhs, rhs } => {
-            Expr::binary(by_name(&BinOp::ALL, op, |o| o.name())?, e(lhs)?, e(rhs)?)
+            Expr::binary(by_name(BinOp::ALL, op, |o| o.name())?, e(lhs)?, e(rhs)?)
         }
-        ExprJson::Unary { op, arg } => Expr::unary(by_name(&UnOp::ALL, op, |o| o.name())?, e(arg)?),
+        ExprJson::Unary { op, arg } => Expr::unary(by_name(UnOp::ALL, op, |o| o.name())?, e(arg)?),
         ExprJson::Select {
             cond,
             on_true,
@@ -358,7 +358,7 @@ fn expr_ir(expr: &ExprJson) -> Result<Expr, String> {
             expected,
             value,
         } => Expr::Atomic {
-            op: by_name(&AtomicOp::ALL, op, |o| o.name())?,
+            op: by_name(AtomicOp::ALL, op, |o| o.name())?,
             buffer: buffer.clone(),
             index: Box::new(e(index)?),
             expected: match expected {

@@ -4,7 +4,7 @@
 //! In comparable programs no float reaches an integer, a bool, an index or a condition (no float
 //! comparison, cast or bitcast to another type), and float math is guarded so it stays finite.
 
-use vyre_foundation::ir::{BinOp, DataType, Expr, UnOp};
+use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnClass, UnOp};
 
 use crate::r#gen::Feature;
 use crate::r#gen::decode::{Ctx, bin};
@@ -25,51 +25,22 @@ enum Form {
     FloatMath(UnOp),
 }
 
-const INT_ARITH: [BinOp; 7] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Rem,
-    BinOp::Min,
-    BinOp::Max,
-];
-const BITWISE: [BinOp; 3] = [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor];
-const BIT_UNARY: [UnOp; 5] = [
-    UnOp::BitNot,
-    UnOp::Popcount,
-    UnOp::Clz,
-    UnOp::Ctz,
-    UnOp::ReverseBits,
-];
-const COMPARE: [BinOp; 6] = [
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-];
-const FLOAT_BINARY: [BinOp; 5] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Min, BinOp::Max];
-const FLOAT_UNARY: [UnOp; 7] = [
-    UnOp::Neg,
-    UnOp::Abs,
-    UnOp::Floor,
-    UnOp::Ceil,
-    UnOp::Round,
-    UnOp::Trunc,
-    UnOp::Fract,
-];
-const FLOAT_MATH: [UnOp; 8] = [
-    UnOp::Sqrt,
-    UnOp::InverseSqrt,
-    UnOp::Exp,
-    UnOp::Exp2,
-    UnOp::Log,
-    UnOp::Log2,
-    UnOp::Sin,
-    UnOp::Cos,
-];
+/// Float binary operators drawn as plain `Form::Binary`: the arithmetic class without `div`, which
+/// has its own guarded form (`Form::FloatDiv`), and `rem`, which comparable programs never draw on
+/// floats.
+fn float_binary() -> impl Iterator<Item = BinOp> {
+    BinOp::of_class(BinClass::Arithmetic).filter(|op| !matches!(op, BinOp::Div | BinOp::Rem))
+}
+
+/// Float unary operators whose result is exact: negation, magnitude and rounding.
+fn float_unary() -> impl Iterator<Item = UnOp> {
+    UnOp::ALL.iter().copied().filter(|op| {
+        matches!(
+            op.class(),
+            UnClass::Negation | UnClass::Magnitude | UnClass::Rounding
+        )
+    })
+}
 
 const U32_VALUES: [u32; 16] = [
     0,
@@ -160,15 +131,15 @@ impl Ctx {
 
     fn int_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
         if self.on(Feature::IntArith) {
-            forms.extend(INT_ARITH.map(Form::Binary));
+            forms.extend(BinOp::of_class(BinClass::Arithmetic).map(Form::Binary));
             forms.push(Form::Unary(UnOp::Abs));
             if ty == DataType::I32 {
                 forms.push(Form::Unary(UnOp::Neg));
             }
         }
         if self.on(Feature::Bitwise) {
-            forms.extend(BITWISE.map(Form::Binary));
-            forms.extend(BIT_UNARY.map(Form::Unary));
+            forms.extend(BinOp::of_class(BinClass::Bitwise).map(Form::Binary));
+            forms.extend(UnOp::of_class(UnClass::Bits).map(Form::Unary));
         }
         if self.on(Feature::Shifts) {
             forms.extend([Form::Binary(BinOp::Shl), Form::Binary(BinOp::Shr)]);
@@ -177,7 +148,13 @@ impl Ctx {
 
     fn bool_forms(&self, forms: &mut Vec<Form>) {
         if self.on(Feature::Compare) {
-            forms.extend(COMPARE.map(Form::Compare));
+            forms.extend(
+                BinOp::ALL
+                    .iter()
+                    .copied()
+                    .filter(|op| op.is_comparison())
+                    .map(Form::Compare),
+            );
         }
         if self.on(Feature::Logic) {
             forms.extend([Form::Binary(BinOp::And), Form::Binary(BinOp::Or)]);
@@ -187,13 +164,13 @@ impl Ctx {
 
     fn float_forms(&self, forms: &mut Vec<Form>) {
         if self.on(Feature::FloatArith) {
-            forms.extend(FLOAT_BINARY.map(Form::Binary));
-            forms.extend(FLOAT_UNARY.map(Form::Unary));
+            forms.extend(float_binary().map(Form::Binary));
+            forms.extend(float_unary().map(Form::Unary));
             forms.push(Form::Fma);
         }
         if self.on(Feature::FloatMath) && !self.exact_only() {
             forms.push(Form::FloatDiv);
-            forms.extend(FLOAT_MATH.map(Form::FloatMath));
+            forms.extend(UnOp::of_class(UnClass::Transcendental).map(Form::FloatMath));
         }
     }
 

@@ -196,7 +196,7 @@ impl Lowerer<'_> {
             DataType::Bool => Literal::Bool(false),
             DataType::I32 => Literal::I32(0),
             DataType::F32 => Literal::F32(0.0),
-            _ => Literal::U32(0),
+            DataType::U32 => Literal::U32(0),
         };
         self.fb.expr(block, Expression::Literal(literal))
     }

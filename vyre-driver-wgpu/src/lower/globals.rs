@@ -52,7 +52,7 @@ impl Types {
             DataType::Bool => self.bool,
             DataType::I32 => self.i32,
             DataType::F32 => self.f32,
-            _ => self.u32,
+            DataType::U32 => self.u32,
         }
     }
 }
@@ -62,7 +62,8 @@ pub(crate) fn storage_scalar(ty: DataType) -> Scalar {
     match ty {
         DataType::I32 => Scalar::I32,
         DataType::F32 => Scalar::F32,
-        _ => Scalar::U32,
+        // Bools are stored as `u32` words (`SEMANTICS.md`).
+        DataType::U32 | DataType::Bool => Scalar::U32,
     }
 }
 

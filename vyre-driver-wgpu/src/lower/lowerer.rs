@@ -164,30 +164,25 @@ impl Lowerer<'_> {
         self.fb.expr(block, Expression::Literal(literal))
     }
 
-    fn binary(&mut self, block: &mut Block, op: BinOp, (l, ty): Value, (r, _): Value) -> Value {
-        let simple = |op: B| Some(op);
-        let naga_op = match op {
-            BinOp::Add => simple(B::Add),
-            BinOp::Sub => simple(B::Subtract),
-            BinOp::Mul => simple(B::Multiply),
-            BinOp::BitAnd => simple(B::And),
-            BinOp::BitOr => simple(B::InclusiveOr),
-            BinOp::BitXor => simple(B::ExclusiveOr),
-            BinOp::And => simple(B::LogicalAnd),
-            BinOp::Or => simple(B::LogicalOr),
-            BinOp::Eq => simple(B::Equal),
-            BinOp::Ne => simple(B::NotEqual),
-            BinOp::Lt => simple(B::Less),
-            BinOp::Le => simple(B::LessEqual),
-            BinOp::Gt => simple(B::Greater),
-            BinOp::Ge => simple(B::GreaterEqual),
-            _ => None,
+    fn binary(&mut self, block: &mut Block, op: BinOp, (l, ty): Value, (r, rty): Value) -> Value {
+        let simple = |fb: &mut FunctionBuilder, block: &mut Block, naga_op: B| {
+            fb.binary(block, naga_op, l, r)
         };
-        let result_ty = op.result_type(ty, ty).unwrap_or(ty);
-        if let Some(naga_op) = naga_op {
-            return (self.fb.binary(block, naga_op, l, r), result_ty);
-        }
         let value = match op {
+            BinOp::Add => simple(&mut self.fb, block, B::Add),
+            BinOp::Sub => simple(&mut self.fb, block, B::Subtract),
+            BinOp::Mul => simple(&mut self.fb, block, B::Multiply),
+            BinOp::BitAnd => simple(&mut self.fb, block, B::And),
+            BinOp::BitOr => simple(&mut self.fb, block, B::InclusiveOr),
+            BinOp::BitXor => simple(&mut self.fb, block, B::ExclusiveOr),
+            BinOp::And => simple(&mut self.fb, block, B::LogicalAnd),
+            BinOp::Or => simple(&mut self.fb, block, B::LogicalOr),
+            BinOp::Eq => simple(&mut self.fb, block, B::Equal),
+            BinOp::Ne => simple(&mut self.fb, block, B::NotEqual),
+            BinOp::Lt => simple(&mut self.fb, block, B::Less),
+            BinOp::Le => simple(&mut self.fb, block, B::LessEqual),
+            BinOp::Gt => simple(&mut self.fb, block, B::Greater),
+            BinOp::Ge => simple(&mut self.fb, block, B::GreaterEqual),
             BinOp::Div | BinOp::Rem => self.division(block, op, l, r, ty),
             BinOp::Shl | BinOp::Shr => {
                 // The shift amount is taken mod 32 (SEMANTICS.md section 4).
@@ -201,9 +196,11 @@ impl Lowerer<'_> {
                 self.fb.binary(block, naga_op, l, amount)
             }
             BinOp::Min => self.fb.math(block, M::Min, &[l, r]),
-            _ => self.fb.math(block, M::Max, &[l, r]),
+            BinOp::Max => self.fb.math(block, M::Max, &[l, r]),
         };
-        (value, result_ty)
+        // Validation proved the operands acceptable; the operand type stands in only for an
+        // unvalidated caller, whose module naga then rejects.
+        (value, op.result_type(ty, rty).unwrap_or(ty))
     }
 
     /// Integer division and remainder with the divisor replaced by 1 where WGSL's rules would be
@@ -249,7 +246,8 @@ impl Lowerer<'_> {
                 let bad = self.fb.binary(block, B::LogicalOr, is_zero, overflow);
                 self.fb.select(block, bad, one, r)
             }
-            _ => r,
+            // IEEE division needs no guard; validation rejects `div` and `rem` on bools.
+            DataType::F32 | DataType::Bool => r,
         };
         self.fb.binary(block, naga_op, l, divisor)
     }
@@ -279,7 +277,23 @@ impl Lowerer<'_> {
                 },
             ),
             UnOp::Abs => self.abs(block, a, ty),
-            _ => self.fb.math(block, math_function(op), &[a]),
+            UnOp::Popcount => self.fb.math(block, M::CountOneBits, &[a]),
+            UnOp::Clz => self.fb.math(block, M::CountLeadingZeros, &[a]),
+            UnOp::Ctz => self.fb.math(block, M::CountTrailingZeros, &[a]),
+            UnOp::ReverseBits => self.fb.math(block, M::ReverseBits, &[a]),
+            UnOp::Sqrt => self.fb.math(block, M::Sqrt, &[a]),
+            UnOp::InverseSqrt => self.fb.math(block, M::InverseSqrt, &[a]),
+            UnOp::Exp => self.fb.math(block, M::Exp, &[a]),
+            UnOp::Exp2 => self.fb.math(block, M::Exp2, &[a]),
+            UnOp::Log => self.fb.math(block, M::Log, &[a]),
+            UnOp::Log2 => self.fb.math(block, M::Log2, &[a]),
+            UnOp::Sin => self.fb.math(block, M::Sin, &[a]),
+            UnOp::Cos => self.fb.math(block, M::Cos, &[a]),
+            UnOp::Floor => self.fb.math(block, M::Floor, &[a]),
+            UnOp::Ceil => self.fb.math(block, M::Ceil, &[a]),
+            UnOp::Round => self.fb.math(block, M::Round, &[a]),
+            UnOp::Trunc => self.fb.math(block, M::Trunc, &[a]),
+            UnOp::Fract => self.fb.math(block, M::Fract, &[a]),
         };
         (value, ty)
     }
@@ -301,7 +315,9 @@ impl Lowerer<'_> {
                 let negated = self.fb.binary(block, B::Subtract, zero, a);
                 self.fb.select(block, negative, negated, a)
             }
-            _ => self.fb.math(block, M::Abs, &[a]),
+            DataType::F32 => self.fb.math(block, M::Abs, &[a]),
+            // Validation rejects `abs` of a bool; the identity keeps this match total.
+            DataType::Bool => a,
         }
     }
 
@@ -328,11 +344,11 @@ impl Lowerer<'_> {
                     },
                 )
             }
-            (_, DataType::Bool) => {
+            (DataType::U32 | DataType::I32, DataType::Bool) => {
                 let zero = self.zero(block, from);
                 self.fb.binary(block, B::NotEqual, a, zero)
             }
-            (DataType::F32, _) => {
+            (DataType::F32, DataType::U32 | DataType::I32 | DataType::F32) => {
                 // Saturate at the f32-representable bounds before converting (never rely on the
                 // driver's out-of-range behaviour).
                 let (lo, hi) = if to == DataType::I32 {
@@ -349,7 +365,9 @@ impl Lowerer<'_> {
                 let clamped = self.fb.math(block, M::Clamp, &[a, lo, hi]);
                 self.convert(block, clamped, to)
             }
-            _ => self.convert(block, a, to),
+            (DataType::U32 | DataType::I32, DataType::U32 | DataType::I32 | DataType::F32) => {
+                self.convert(block, a, to)
+            }
         }
     }
 
@@ -374,7 +392,7 @@ impl Lowerer<'_> {
             DataType::Bool => NagaLiteral::Bool(true),
             DataType::I32 => NagaLiteral::I32(1),
             DataType::F32 => NagaLiteral::F32(1.0),
-            _ => NagaLiteral::U32(1),
+            DataType::U32 => NagaLiteral::U32(1),
         };
         self.fb.expr(block, Expression::Literal(literal))
     }
@@ -385,28 +403,6 @@ pub(crate) fn scalar_kind(ty: DataType) -> ScalarKind {
         DataType::Bool => ScalarKind::Bool,
         DataType::I32 => ScalarKind::Sint,
         DataType::F32 => ScalarKind::Float,
-        _ => ScalarKind::Uint,
-    }
-}
-
-fn math_function(op: UnOp) -> M {
-    match op {
-        UnOp::Popcount => M::CountOneBits,
-        UnOp::Clz => M::CountLeadingZeros,
-        UnOp::Ctz => M::CountTrailingZeros,
-        UnOp::ReverseBits => M::ReverseBits,
-        UnOp::Sqrt => M::Sqrt,
-        UnOp::InverseSqrt => M::InverseSqrt,
-        UnOp::Exp => M::Exp,
-        UnOp::Exp2 => M::Exp2,
-        UnOp::Log => M::Log,
-        UnOp::Log2 => M::Log2,
-        UnOp::Sin => M::Sin,
-        UnOp::Cos => M::Cos,
-        UnOp::Floor => M::Floor,
-        UnOp::Ceil => M::Ceil,
-        UnOp::Round => M::Round,
-        UnOp::Trunc => M::Trunc,
-        _ => M::Fract,
+        DataType::U32 => ScalarKind::Uint,
     }
 }

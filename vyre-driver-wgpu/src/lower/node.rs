@@ -168,7 +168,11 @@ impl Lowerer<'_> {
             block,
             match ty {
                 vyre_foundation::ir::DataType::I32 => vyre_foundation::ir::Literal::I32(1),
-                _ => vyre_foundation::ir::Literal::U32(1),
+                // Validation types every loop variable as `u32` or `i32`; the other arms keep the
+                // match total.
+                vyre_foundation::ir::DataType::U32
+                | vyre_foundation::ir::DataType::Bool
+                | vyre_foundation::ir::DataType::F32 => vyre_foundation::ir::Literal::U32(1),
             },
         )
     }

@@ -53,7 +53,12 @@ pub(crate) fn packed_stores(program: &Program) -> Option<Vec<usize>> {
                 _ => ok = false,
             }
         }
-        _ => {}
+        Node::Let { .. }
+        | Node::Assign { .. }
+        | Node::If { .. }
+        | Node::Loop { .. }
+        | Node::Block(_)
+        | Node::Return => {}
     });
     ok.then_some(stored)
 }
@@ -74,7 +79,7 @@ fn gid_aliases(body: &[Node]) -> HashSet<&str> {
         Node::Assign { name, .. } | Node::Loop { var: name, .. } => {
             spoiled.insert(name.as_str());
         }
-        _ => {}
+        Node::Store { .. } | Node::If { .. } | Node::Block(_) | Node::Barrier | Node::Return => {}
     });
     candidates.retain(|n| !spoiled.contains(n));
     candidates

@@ -13,7 +13,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::ir::{BinOp, BufferAccess, BufferDecl, Expr, Literal, Node, Program, UnOp};
+use crate::ir::{BufferAccess, BufferDecl, Expr, Literal, Node, Program};
 
 impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,39 +33,6 @@ impl fmt::Display for Literal {
     }
 }
 
-fn infix(op: BinOp) -> Option<&'static str> {
-    Some(match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-        BinOp::Min | BinOp::Max => return None,
-    })
-}
-
-fn prefix(op: UnOp) -> Option<&'static str> {
-    match op {
-        UnOp::Neg => Some("-"),
-        UnOp::BitNot => Some("~"),
-        UnOp::Not => Some("!"),
-        _ => None,
-    }
-}
-
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -74,11 +41,11 @@ impl fmt::Display for Expr {
             Expr::Load { buffer, index } => write!(f, "{buffer}[{index}]"),
             Expr::BufLen(buffer) => write!(f, "len({buffer})"),
             Expr::Builtin(b) => f.write_str(&b.name()),
-            Expr::Binary { op, lhs, rhs } => match infix(*op) {
+            Expr::Binary { op, lhs, rhs } => match op.symbol() {
                 Some(sym) => write!(f, "({lhs} {sym} {rhs})"),
                 None => write!(f, "{}({lhs}, {rhs})", op.name()),
             },
-            Expr::Unary { op, arg } => match prefix(*op) {
+            Expr::Unary { op, arg } => match op.symbol() {
                 Some(sym) => write!(f, "{sym}{arg}"),
                 None => write!(f, "{}({arg})", op.name()),
             },

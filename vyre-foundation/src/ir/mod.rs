@@ -1,16 +1,24 @@
 //! The vyre IR: a plain tree of enums that users build by hand.
 
 mod buffer;
+mod builtin;
+mod constructors;
 mod display;
+mod drop;
 mod expr;
 mod fingerprint;
+mod literal;
 mod node;
+mod ops;
 mod program;
 mod types;
 
 pub use buffer::BufferDecl;
-pub use expr::{AtomicOp, Axis, BinOp, Builtin, Expr, Literal, UnOp};
+pub use builtin::{Axis, Builtin};
+pub use expr::Expr;
 pub use fingerprint::{Fingerprint, StableHasher};
+pub use literal::Literal;
 pub use node::Node;
+pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, UnClass, UnOp};
 pub use program::{MAX_WORKGROUP_INVOCATIONS, Program};
 pub use types::{BufferAccess, DataType};

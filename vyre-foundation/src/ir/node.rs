@@ -143,7 +143,11 @@ impl Node {
                 then, otherwise, ..
             } => (Some(then), Some(otherwise)),
             Node::Loop { body, .. } | Node::Block(body) => (Some(body), None),
-            _ => (None, None),
+            Node::Let { .. }
+            | Node::Assign { .. }
+            | Node::Store { .. }
+            | Node::Barrier
+            | Node::Return => (None, None),
         };
         a.into_iter().chain(b)
     }

@@ -6,8 +6,10 @@ use std::fmt;
 ///
 /// Every type is 32 bits wide in memory today. A `Bool` element of a buffer occupies one 32-bit word:
 /// loading it yields `word != 0`, storing it writes `1` or `0`.
+///
+/// Deliberately exhaustive (no `#[non_exhaustive]`): every backend matches on it without a wildcard
+/// arm, so a new type fails to compile in every lowering until it is handled there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
 pub enum DataType {
     /// A boolean.
     Bool,

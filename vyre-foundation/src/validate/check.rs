@@ -1,7 +1,7 @@
 //! The checker: one walk over the program that types every expression, resolves every name and
 //! tracks which values and which control flow are uniform across a workgroup.
 
-use crate::ir::{AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Literal, Node, Program, UnOp};
+use crate::ir::{AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Literal, Node, Program};
 use crate::validate::errors::{ValidationError, ValidationErrorKind as K};
 use crate::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
@@ -730,10 +730,7 @@ pub fn expr_type(
             expr_type(lhs, program, var_type)?,
             expr_type(rhs, program, var_type)?,
         ),
-        Expr::Unary { op, arg } => match op {
-            UnOp::Not => Some(DataType::Bool),
-            _ => expr_type(arg, program, var_type),
-        },
+        Expr::Unary { op, arg } => op.result_type(expr_type(arg, program, var_type)?),
         Expr::Select { on_true, .. } => expr_type(on_true, program, var_type),
         Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => Some(*to),
         Expr::Fma { .. } => Some(DataType::F32),

@@ -29,7 +29,14 @@ impl<'p> Compiler<'p> {
                 .lookup(name)
                 .map(Some)
                 .ok_or_else(|| compile_error(format!("variable `{name}` is not in scope"))),
-            _ => Ok(None),
+            Expr::Load { .. }
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. } => Ok(None),
         }
     }
 
@@ -311,7 +318,10 @@ fn cast_kind(from: DataType, to: DataType) -> Option<UnKind> {
         (T::U32, T::F32) => Some(UnKind::U32ToF32),
         (T::Bool, T::F32) => Some(UnKind::BoolToF32),
         (T::U32 | T::I32, T::Bool) => Some(UnKind::NonZero),
-        // bool -> integer is 0 or 1, which is already the register's word; u32 <-> i32 keeps bits.
-        _ => None,
+        // bool -> integer is 0 or 1, which is already the register's word; u32 <-> i32 keeps bits;
+        // a cast to the same type is the identity.
+        (T::Bool, T::Bool | T::U32 | T::I32)
+        | (T::U32 | T::I32, T::U32 | T::I32)
+        | (T::F32, T::F32) => None,
     }
 }

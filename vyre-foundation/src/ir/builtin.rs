@@ -1,0 +1,67 @@
+//! Invocation ids: the builtins every invocation sees.
+
+/// One of the three axes of an invocation id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Axis {
+    /// The first axis.
+    X,
+    /// The second axis.
+    Y,
+    /// The third axis.
+    Z,
+}
+
+impl Axis {
+    /// The index of the axis: 0, 1 or 2.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
+
+    /// The lower-case letter of the axis.
+    #[must_use]
+    pub const fn letter(self) -> char {
+        match self {
+            Axis::X => 'x',
+            Axis::Y => 'y',
+            Axis::Z => 'z',
+        }
+    }
+}
+
+/// An invocation id component; every builtin is a `u32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `global_invocation_id`: `workgroup_id * workgroup_size + local_invocation_id`.
+    GlobalId(Axis),
+    /// `local_invocation_id`: the position inside the workgroup.
+    LocalId(Axis),
+    /// `workgroup_id`: the position of the workgroup in the grid.
+    WorkgroupId(Axis),
+    /// `num_workgroups`: the grid size.
+    NumWorkgroups(Axis),
+}
+
+impl Builtin {
+    /// True for builtins that are the same for every invocation of a workgroup.
+    #[must_use]
+    pub const fn is_workgroup_uniform(self) -> bool {
+        matches!(self, Builtin::WorkgroupId(_) | Builtin::NumWorkgroups(_))
+    }
+
+    /// The name used by the text form, e.g. `gid.x`.
+    #[must_use]
+    pub fn name(self) -> String {
+        let (base, axis) = match self {
+            Builtin::GlobalId(a) => ("gid", a),
+            Builtin::LocalId(a) => ("lid", a),
+            Builtin::WorkgroupId(a) => ("wid", a),
+            Builtin::NumWorkgroups(a) => ("nwg", a),
+        };
+        format!("{base}.{}", axis.letter())
+    }
+}

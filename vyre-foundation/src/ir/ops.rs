@@ -1,0 +1,289 @@
+//! The operator enums and their one table.
+//!
+//! Each operator is defined exactly once, in the `operators!` invocations below: its variant, its
+//! doc, its name in the text form, its symbol (where the text form writes it as one) and its
+//! [`BinClass`]/[`UnClass`]. `ALL`, `name`, `symbol` and `class` are generated from that one list, and
+//! the operand and result types follow from the class, so the validator, `Display`, the generators
+//! and the conformance catalogue all read the same table instead of retyping it.
+
+use crate::ir::DataType;
+
+/// Defines an operator enum with its table. Every variant is listed once, so a new operator cannot
+/// be added without its name, symbol and class.
+macro_rules! operators {
+    (
+        $(#[$enum_meta:meta])*
+        $vis:vis enum $Enum:ident : $Class:ident {
+            $(
+                $(#[$meta:meta])*
+                $Variant:ident => $name:literal, $symbol:expr, $class:ident;
+            )*
+        }
+    ) => {
+        $(#[$enum_meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $Enum {
+            $( $(#[$meta])* $Variant, )*
+        }
+
+        impl $Enum {
+            /// Every operator, in declaration order.
+            pub const ALL: &'static [$Enum] = &[ $( $Enum::$Variant, )* ];
+
+            /// The operator's name in the text form.
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self { $( $Enum::$Variant => $name, )* }
+            }
+
+            /// The symbol the text form writes the operator as, if it has one (`+`, `~`...);
+            /// operators without one print as calls (`min(a, b)`).
+            #[must_use]
+            pub const fn symbol(self) -> Option<&'static str> {
+                match self { $( $Enum::$Variant => $symbol, )* }
+            }
+
+            /// The operator's class, which fixes the operand and result types it accepts.
+            #[must_use]
+            pub const fn class(self) -> $Class {
+                match self { $( $Enum::$Variant => $Class::$class, )* }
+            }
+
+            /// The operators of one class, in declaration order.
+            pub fn of_class(class: $Class) -> impl Iterator<Item = $Enum> {
+                Self::ALL.iter().copied().filter(move |op| op.class() == class)
+            }
+        }
+    };
+}
+
+/// The classes of binary operators: the operand and result types of each operator follow from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinClass {
+    /// Two numeric operands of one type; the result has that type.
+    Arithmetic,
+    /// Two integer operands of one type; the result has that type.
+    Bitwise,
+    /// An integer left operand and a `u32` amount; the result has the left operand's type.
+    Shift,
+    /// Two operands of any one type; the result is `Bool`.
+    Equality,
+    /// Two numeric operands of one type; the result is `Bool`.
+    Ordering,
+    /// Two `Bool` operands; the result is `Bool`.
+    Logical,
+}
+
+operators! {
+    /// Binary operators. See `SEMANTICS.md` for their exact meaning.
+    pub enum BinOp: BinClass {
+        /// Wrapping addition (integers), IEEE addition (f32).
+        Add => "add", Some("+"), Arithmetic;
+        /// Wrapping subtraction (integers), IEEE subtraction (f32).
+        Sub => "sub", Some("-"), Arithmetic;
+        /// Wrapping multiplication (integers), IEEE multiplication (f32).
+        Mul => "mul", Some("*"), Arithmetic;
+        /// Truncating division; `x / 0 = x`, `MIN / -1 = MIN`.
+        Div => "div", Some("/"), Arithmetic;
+        /// Truncating remainder; `x % 0 = 0`, `MIN % -1 = 0`.
+        Rem => "rem", Some("%"), Arithmetic;
+        /// Bitwise and (integers).
+        BitAnd => "bit_and", Some("&"), Bitwise;
+        /// Bitwise or (integers).
+        BitOr => "bit_or", Some("|"), Bitwise;
+        /// Bitwise exclusive or (integers).
+        BitXor => "bit_xor", Some("^"), Bitwise;
+        /// Left shift by `rhs mod 32` (integer lhs, `u32` rhs).
+        Shl => "shl", Some("<<"), Shift;
+        /// Right shift by `rhs mod 32`, arithmetic for `i32` (integer lhs, `u32` rhs).
+        Shr => "shr", Some(">>"), Shift;
+        /// Equality.
+        Eq => "eq", Some("=="), Equality;
+        /// Inequality.
+        Ne => "ne", Some("!="), Equality;
+        /// Less than (numeric).
+        Lt => "lt", Some("<"), Ordering;
+        /// Less than or equal (numeric).
+        Le => "le", Some("<="), Ordering;
+        /// Greater than (numeric).
+        Gt => "gt", Some(">"), Ordering;
+        /// Greater than or equal (numeric).
+        Ge => "ge", Some(">="), Ordering;
+        /// Logical and of two bools (both sides always evaluated).
+        And => "and", Some("&&"), Logical;
+        /// Logical or of two bools (both sides always evaluated).
+        Or => "or", Some("||"), Logical;
+        /// Minimum (numeric).
+        Min => "min", None, Arithmetic;
+        /// Maximum (numeric).
+        Max => "max", None, Arithmetic;
+    }
+}
+
+impl BinOp {
+    /// True for the comparisons, whose result is `Bool`.
+    #[must_use]
+    pub const fn is_comparison(self) -> bool {
+        matches!(self.class(), BinClass::Equality | BinClass::Ordering)
+    }
+
+    /// The result type for operands of type `lhs` and `rhs`, or `None` when the operator does not
+    /// accept them.
+    #[must_use]
+    pub fn result_type(self, lhs: DataType, rhs: DataType) -> Option<DataType> {
+        use DataType as T;
+        match self.class() {
+            BinClass::Arithmetic => (lhs == rhs && lhs.is_numeric()).then_some(lhs),
+            BinClass::Bitwise => (lhs == rhs && lhs.is_integer()).then_some(lhs),
+            BinClass::Shift => (lhs.is_integer() && rhs == T::U32).then_some(lhs),
+            BinClass::Equality => (lhs == rhs).then_some(T::Bool),
+            BinClass::Ordering => (lhs == rhs && lhs.is_numeric()).then_some(T::Bool),
+            BinClass::Logical => (lhs == T::Bool && rhs == T::Bool).then_some(T::Bool),
+        }
+    }
+}
+
+/// The classes of unary operators: the operand type each operator accepts follows from it, and the
+/// result always has the operand's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnClass {
+    /// Negation: `i32` or `f32`.
+    Negation,
+    /// Absolute value: any numeric type.
+    Magnitude,
+    /// Bit operations: integers.
+    Bits,
+    /// Logical not: `Bool`.
+    Logical,
+    /// Exact rounding functions: `f32`.
+    Rounding,
+    /// Transcendental and root functions, with stated accuracy: `f32`.
+    Transcendental,
+}
+
+operators! {
+    /// Unary operators. See `SEMANTICS.md` for their exact meaning.
+    pub enum UnOp: UnClass {
+        /// Negation (`i32` wrapping, `f32`).
+        Neg => "neg", Some("-"), Negation;
+        /// Bitwise complement (integers).
+        BitNot => "bit_not", Some("~"), Bits;
+        /// Logical not (bool).
+        Not => "not", Some("!"), Logical;
+        /// Absolute value (`abs(i32::MIN) = i32::MIN`; identity on `u32`).
+        Abs => "abs", None, Magnitude;
+        /// Number of set bits (integers).
+        Popcount => "popcount", None, Bits;
+        /// Leading zero bits, 32 for 0 (integers).
+        Clz => "clz", None, Bits;
+        /// Trailing zero bits, 32 for 0 (integers).
+        Ctz => "ctz", None, Bits;
+        /// Bit reversal (integers).
+        ReverseBits => "reverse_bits", None, Bits;
+        /// Square root (f32).
+        Sqrt => "sqrt", None, Transcendental;
+        /// `1 / sqrt(x)` (f32).
+        InverseSqrt => "inverse_sqrt", None, Transcendental;
+        /// `e^x` (f32).
+        Exp => "exp", None, Transcendental;
+        /// `2^x` (f32).
+        Exp2 => "exp2", None, Transcendental;
+        /// Natural logarithm (f32).
+        Log => "log", None, Transcendental;
+        /// Base-2 logarithm (f32).
+        Log2 => "log2", None, Transcendental;
+        /// Sine (f32).
+        Sin => "sin", None, Transcendental;
+        /// Cosine (f32).
+        Cos => "cos", None, Transcendental;
+        /// Round towards negative infinity (f32).
+        Floor => "floor", None, Rounding;
+        /// Round towards positive infinity (f32).
+        Ceil => "ceil", None, Rounding;
+        /// Round to nearest, ties to even (f32).
+        Round => "round", None, Rounding;
+        /// Round towards zero (f32).
+        Trunc => "trunc", None, Rounding;
+        /// `x - floor(x)` (f32).
+        Fract => "fract", None, Rounding;
+    }
+}
+
+impl UnOp {
+    /// True for the f32-only math functions (`sqrt` through `fract`).
+    #[must_use]
+    pub const fn is_float_math(self) -> bool {
+        matches!(self.class(), UnClass::Rounding | UnClass::Transcendental)
+    }
+
+    /// The result type for an operand of type `arg`, or `None` when the operator does not accept it.
+    #[must_use]
+    pub fn result_type(self, arg: DataType) -> Option<DataType> {
+        use DataType as T;
+        let ok = match self.class() {
+            UnClass::Negation => matches!(arg, T::I32 | T::F32),
+            UnClass::Magnitude => arg.is_numeric(),
+            UnClass::Bits => arg.is_integer(),
+            UnClass::Logical => arg == T::Bool,
+            UnClass::Rounding | UnClass::Transcendental => arg == T::F32,
+        };
+        ok.then_some(arg)
+    }
+}
+
+/// The one class of atomic operations: `u32`/`i32` elements of a writable buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AtomicClass {
+    /// A read-modify-write with one operand.
+    ReadModifyWrite,
+    /// A compare-exchange: an `expected` operand as well as the new value.
+    CompareExchange,
+}
+
+operators! {
+    /// Atomic read-modify-write operations on `u32`/`i32` storage or workgroup buffers.
+    pub enum AtomicOp: AtomicClass {
+        /// Wrapping add.
+        Add => "atomic_add", None, ReadModifyWrite;
+        /// Wrapping subtract.
+        Sub => "atomic_sub", None, ReadModifyWrite;
+        /// Minimum.
+        Min => "atomic_min", None, ReadModifyWrite;
+        /// Maximum.
+        Max => "atomic_max", None, ReadModifyWrite;
+        /// Bitwise and.
+        And => "atomic_and", None, ReadModifyWrite;
+        /// Bitwise or.
+        Or => "atomic_or", None, ReadModifyWrite;
+        /// Bitwise exclusive or.
+        Xor => "atomic_xor", None, ReadModifyWrite;
+        /// Unconditional exchange.
+        Exchange => "atomic_exchange", None, ReadModifyWrite;
+        /// Store `value` only if the current value equals `expected`.
+        CompareExchange => "atomic_compare_exchange", None, CompareExchange;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AtomicOp, BinOp, UnOp};
+
+    #[test]
+    fn names_are_unique_and_classes_cover_every_operator() {
+        fn unique(names: Vec<&str>) -> bool {
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            sorted.len() == names.len()
+        }
+        assert!(unique(BinOp::ALL.iter().map(|o| o.name()).collect()));
+        assert!(unique(UnOp::ALL.iter().map(|o| o.name()).collect()));
+        assert!(unique(AtomicOp::ALL.iter().map(|o| o.name()).collect()));
+        for op in BinOp::ALL {
+            assert!(BinOp::of_class(op.class()).any(|o| o == *op));
+        }
+        assert_eq!(BinOp::ALL.len(), 20);
+        assert_eq!(UnOp::ALL.len(), 21);
+        assert_eq!(AtomicOp::ALL.len(), 9);
+    }
+}
