@@ -1,0 +1,271 @@
+//! Expressions: the type of each, the buffer it names, and whether it is workgroup-uniform.
+
+use crate::ir::{AtomicOp, BufferAccess, DataType, Expr};
+use crate::validate::MAX_EXPR_DEPTH;
+use crate::validate::errors::ValidationErrorKind as K;
+
+use super::{Checker, Typed};
+
+impl Checker<'_> {
+    /// Types an expression. `None` means an error was reported inside it.
+    pub(super) fn check_expr(&mut self, expr: &Expr, depth: usize) -> Option<Typed> {
+        if depth == 0 {
+            self.expr_root = self.path.len();
+            self.expr_too_deep = false;
+        }
+        if self.expr_too_deep {
+            return None;
+        }
+        if depth >= MAX_EXPR_DEPTH {
+            self.expr_too_deep = true;
+            let root = self.path[..self.expr_root].to_owned();
+            self.error_at(
+                root,
+                K::ExprTooDeep {
+                    limit: MAX_EXPR_DEPTH,
+                },
+            );
+            return None;
+        }
+        let d = depth + 1;
+        match expr {
+            Expr::Lit(lit) => Some(Typed {
+                ty: lit.ty(),
+                uniform: true,
+            }),
+            Expr::Var(name) => match self.lookup(name) {
+                Some(id) => Some(Typed {
+                    ty: self.vars[id].ty,
+                    uniform: self.vars[id].uniform,
+                }),
+                None => {
+                    self.error(K::UnknownVariable { name: name.clone() });
+                    None
+                }
+            },
+            Expr::Load { buffer, index } => self.check_load(buffer, index, d),
+            Expr::BufLen(buffer) => {
+                if self.program.buffer(buffer).is_none() {
+                    self.error(K::UnknownBuffer {
+                        name: buffer.clone(),
+                    });
+                    return None;
+                }
+                Some(Typed {
+                    ty: DataType::U32,
+                    uniform: true,
+                })
+            }
+            Expr::Builtin(b) => Some(Typed {
+                ty: DataType::U32,
+                uniform: b.is_workgroup_uniform(),
+            }),
+            Expr::Binary { op, lhs, rhs } => {
+                let l = self.with_field("lhs", |c| c.check_expr(lhs, d));
+                let r = self.with_field("rhs", |c| c.check_expr(rhs, d));
+                let (l, r) = (l?, r?);
+                let Some(ty) = op.result_type(l.ty, r.ty) else {
+                    self.error(K::BinaryOperandTypes {
+                        op: *op,
+                        lhs: l.ty,
+                        rhs: r.ty,
+                    });
+                    return None;
+                };
+                Some(Typed {
+                    ty,
+                    uniform: l.uniform && r.uniform,
+                })
+            }
+            Expr::Unary { op, arg } => {
+                let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
+                let Some(ty) = op.result_type(a.ty) else {
+                    self.error(K::UnaryOperandType { op: *op, arg: a.ty });
+                    return None;
+                };
+                Some(Typed {
+                    ty,
+                    uniform: a.uniform,
+                })
+            }
+            Expr::Select {
+                cond,
+                on_true,
+                on_false,
+            } => self.check_select(cond, on_true, on_false, d),
+            Expr::Cast { to, arg } => {
+                let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
+                Some(Typed {
+                    ty: *to,
+                    uniform: a.uniform,
+                })
+            }
+            Expr::Bitcast { to, arg } => {
+                let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
+                if !a.ty.is_numeric() || !to.is_numeric() {
+                    self.error(K::BitcastType {
+                        from: a.ty,
+                        to: *to,
+                    });
+                    return None;
+                }
+                Some(Typed {
+                    ty: *to,
+                    uniform: a.uniform,
+                })
+            }
+            Expr::Fma { a, b, c } => self.check_fma(a, b, c, d),
+            Expr::Atomic {
+                op,
+                buffer,
+                index,
+                expected,
+                value,
+            } => self.check_atomic(*op, buffer, index, expected.as_deref(), value, d),
+        }
+    }
+
+    pub(super) fn check_load(&mut self, buffer: &str, index: &Expr, d: usize) -> Option<Typed> {
+        let index = self.with_field("index", |c| c.check_expr(index, d));
+        let Some(decl) = self.program.buffer(buffer) else {
+            self.error(K::UnknownBuffer {
+                name: buffer.to_owned(),
+            });
+            return None;
+        };
+        let index = index?;
+        if !index.ty.is_integer() {
+            self.with_field("index", |c| {
+                c.error(K::IndexType {
+                    buffer: buffer.to_owned(),
+                    found: index.ty,
+                })
+            });
+            return None;
+        }
+        // Read-only memory holds the same value for every invocation, so a uniform index gives a
+        // uniform value; writable memory may change under other invocations.
+        let readonly = matches!(decl.access, BufferAccess::Read | BufferAccess::Uniform);
+        Some(Typed {
+            ty: decl.element,
+            uniform: readonly && index.uniform,
+        })
+    }
+
+    pub(super) fn check_select(
+        &mut self,
+        cond: &Expr,
+        on_true: &Expr,
+        on_false: &Expr,
+        d: usize,
+    ) -> Option<Typed> {
+        let c = self.with_field("cond", |c| c.check_expr(cond, d));
+        let t = self.with_field("on_true", |c| c.check_expr(on_true, d));
+        let f = self.with_field("on_false", |c| c.check_expr(on_false, d));
+        let (c, t, f) = (c?, t?, f?);
+        if c.ty != DataType::Bool {
+            self.with_field("cond", |s| s.error(K::ConditionNotBool { found: c.ty }));
+            return None;
+        }
+        if t.ty != f.ty {
+            self.error(K::SelectArmsDiffer {
+                on_true: t.ty,
+                on_false: f.ty,
+            });
+            return None;
+        }
+        Some(Typed {
+            ty: t.ty,
+            uniform: c.uniform && t.uniform && f.uniform,
+        })
+    }
+
+    pub(super) fn check_fma(&mut self, a: &Expr, b: &Expr, c: &Expr, d: usize) -> Option<Typed> {
+        let operands = [("a", a), ("b", b), ("c", c)];
+        let mut uniform = true;
+        let mut ok = true;
+        for (field, operand) in operands {
+            match self.with_field(field, |s| s.check_expr(operand, d)) {
+                Some(t) if t.ty == DataType::F32 => uniform &= t.uniform,
+                Some(t) => {
+                    self.with_field(field, |s| s.error(K::FmaOperandType { found: t.ty }));
+                    ok = false;
+                }
+                None => ok = false,
+            }
+        }
+        ok.then_some(Typed {
+            ty: DataType::F32,
+            uniform,
+        })
+    }
+
+    pub(super) fn check_atomic(
+        &mut self,
+        op: AtomicOp,
+        buffer: &str,
+        index: &Expr,
+        expected: Option<&Expr>,
+        value: &Expr,
+        d: usize,
+    ) -> Option<Typed> {
+        let index = self.with_field("index", |c| c.check_expr(index, d));
+        let expected = expected.map(|e| self.with_field("expected", |c| c.check_expr(e, d)));
+        let value = self.with_field("value", |c| c.check_expr(value, d));
+        if (op == AtomicOp::CompareExchange) != expected.is_some() {
+            self.error(K::AtomicExpectedOperand { op });
+            return None;
+        }
+        let Some(decl) = self.program.buffer(buffer) else {
+            self.error(K::UnknownBuffer {
+                name: buffer.to_owned(),
+            });
+            return None;
+        };
+        let element = decl.element;
+        let mut ok = true;
+        if !decl.access.is_writable() {
+            let kind = K::AtomicOnReadOnly {
+                buffer: buffer.to_owned(),
+                access: decl.access,
+            };
+            self.error(kind);
+            ok = false;
+        }
+        if !element.is_integer() {
+            self.error(K::AtomicElementType {
+                buffer: buffer.to_owned(),
+                element,
+            });
+            return None;
+        }
+        if let Some(index) = index
+            && !index.ty.is_integer()
+        {
+            self.with_field("index", |c| {
+                c.error(K::IndexType {
+                    buffer: buffer.to_owned(),
+                    found: index.ty,
+                })
+            });
+            ok = false;
+        }
+        for (field, operand) in [("expected", expected.flatten()), ("value", value)] {
+            if let Some(t) = operand
+                && t.ty != element
+            {
+                let kind = K::AtomicOperandType {
+                    buffer: buffer.to_owned(),
+                    expected: element,
+                    found: t.ty,
+                };
+                self.with_field(field, |c| c.error(kind));
+                ok = false;
+            }
+        }
+        (ok && index.is_some() && value.is_some()).then_some(Typed {
+            ty: element,
+            uniform: false,
+        })
+    }
+}

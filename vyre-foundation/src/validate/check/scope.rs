@@ -1,0 +1,61 @@
+//! Scopes: variables by declaration, each with the id the evidence numbers it by.
+
+use crate::ir::DataType;
+use crate::validate::errors::ValidationErrorKind as K;
+
+use super::{Checker, VarInfo};
+
+impl Checker<'_> {
+    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|&(_, id)| id)
+    }
+
+    pub(super) fn declare(&mut self, name: &str, ty: DataType, uniform: bool, loop_var: bool) {
+        if !is_identifier(name) {
+            self.error(K::InvalidName {
+                name: name.to_owned(),
+            });
+        }
+        if self.lookup(name).is_some() {
+            self.error(K::VariableRedeclared {
+                name: name.to_owned(),
+            });
+        }
+        let id = self.next_var;
+        self.next_var += 1;
+        if let Some(info) = self.vars.get_mut(id) {
+            // A later pass: keep what earlier passes learnt about later assignments.
+            info.ty = ty;
+            info.loop_var = loop_var;
+            if info.uniform && !uniform {
+                info.uniform = false;
+                self.changed = true;
+            }
+        } else {
+            self.vars.push(VarInfo {
+                ty,
+                uniform,
+                loop_var,
+            });
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_owned(), id));
+        }
+    }
+}
+
+/// True for ASCII identifiers: a letter or `_`, then letters, digits or `_`, at most 64 bytes.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    name.len() <= 64
+        && (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

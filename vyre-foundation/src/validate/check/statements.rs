@@ -1,0 +1,235 @@
+//! Statements: scoping, writability, loop variables, and the uniformity of control flow that
+//! barriers need.
+
+use crate::ir::{DataType, Expr, Node};
+use crate::validate::MAX_NODE_DEPTH;
+use crate::validate::errors::ValidationErrorKind as K;
+
+use super::Checker;
+
+impl Checker<'_> {
+    /// Checks a body. `nonuniform` says why control flow here may differ between invocations.
+    pub(super) fn check_body(
+        &mut self,
+        body: &[Node],
+        nonuniform: Option<&'static str>,
+        depth: usize,
+    ) {
+        if depth > MAX_NODE_DEPTH {
+            self.error(K::NodeNestingTooDeep {
+                limit: MAX_NODE_DEPTH,
+            });
+            return;
+        }
+        let base = self.path.len();
+        for (i, node) in body.iter().enumerate() {
+            use std::fmt::Write;
+            let _ = write!(self.path, "[{i}]");
+            self.check_node(node, nonuniform, depth);
+            self.path.truncate(base);
+        }
+    }
+
+    pub(super) fn with_field<R>(&mut self, field: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        let base = self.path.len();
+        self.path.push('.');
+        self.path.push_str(field);
+        let out = f(self);
+        self.path.truncate(base);
+        out
+    }
+
+    pub(super) fn scoped_body(
+        &mut self,
+        field: &str,
+        body: &[Node],
+        nonuniform: Option<&'static str>,
+        depth: usize,
+    ) {
+        self.scopes.push(Vec::new());
+        self.with_field(field, |c| c.check_body(body, nonuniform, depth + 1));
+        self.scopes.pop();
+    }
+
+    pub(super) fn check_node(
+        &mut self,
+        node: &Node,
+        nonuniform: Option<&'static str>,
+        depth: usize,
+    ) {
+        let control = nonuniform.or(self.divergence);
+        match node {
+            Node::Let { name, value } => {
+                if let Some(t) = self.with_field("value", |c| c.check_expr(value, 0)) {
+                    self.declare(name, t.ty, t.uniform, false);
+                }
+            }
+            Node::Assign { name, value } => self.check_assign(name, value, control),
+            Node::Store {
+                buffer,
+                index,
+                value,
+            } => self.check_store(buffer, index, value),
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.with_field("cond", |c| c.check_expr(cond, 0));
+                if let Some(t) = cond
+                    && t.ty != DataType::Bool
+                {
+                    self.with_field("cond", |c| c.error(K::ConditionNotBool { found: t.ty }));
+                }
+                let inner = match cond {
+                    Some(t) if !t.uniform => {
+                        Some("the condition of an enclosing `if` may differ between invocations")
+                    }
+                    _ => control,
+                };
+                self.scoped_body("then", then, inner, depth);
+                self.scoped_body("otherwise", otherwise, inner, depth);
+            }
+            Node::Loop {
+                var,
+                from,
+                to,
+                body,
+            } => self.check_loop(var, from, to, body, control, depth),
+            Node::Block(body) => self.scoped_body("block", body, control, depth),
+            Node::Barrier => {
+                if let Some(reason) = control {
+                    self.error(K::NonUniformBarrier { reason });
+                }
+            }
+            Node::Return => {
+                if control.is_some() {
+                    self.divergence
+                        .get_or_insert("an earlier `return` runs for only some invocations");
+                }
+            }
+        }
+    }
+
+    pub(super) fn check_assign(&mut self, name: &str, value: &Expr, control: Option<&'static str>) {
+        let value = self.with_field("value", |c| c.check_expr(value, 0));
+        let Some(id) = self.lookup(name) else {
+            self.error(K::UnknownVariable {
+                name: name.to_owned(),
+            });
+            return;
+        };
+        let info = self.vars[id];
+        if info.loop_var {
+            self.error(K::AssignToLoopVariable {
+                name: name.to_owned(),
+            });
+        }
+        let Some(value) = value else { return };
+        if value.ty != info.ty {
+            let kind = K::AssignTypeMismatch {
+                name: name.to_owned(),
+                expected: info.ty,
+                found: value.ty,
+            };
+            self.error(kind);
+        }
+        if info.uniform && (!value.uniform || control.is_some()) {
+            self.vars[id].uniform = false;
+            self.changed = true;
+        }
+    }
+
+    pub(super) fn check_store(&mut self, buffer: &str, index: &Expr, value: &Expr) {
+        let index = self.with_field("index", |c| c.check_expr(index, 0));
+        let value = self.with_field("value", |c| c.check_expr(value, 0));
+        let Some(decl) = self.program.buffer(buffer) else {
+            self.error(K::UnknownBuffer {
+                name: buffer.to_owned(),
+            });
+            return;
+        };
+        if !decl.access.is_writable() {
+            let kind = K::StoreToReadOnly {
+                buffer: buffer.to_owned(),
+                access: decl.access,
+            };
+            self.error(kind);
+        }
+        if let Some(index) = index
+            && !index.ty.is_integer()
+        {
+            self.with_field("index", |c| {
+                c.error(K::IndexType {
+                    buffer: buffer.to_owned(),
+                    found: index.ty,
+                })
+            });
+        }
+        if let Some(value) = value
+            && value.ty != decl.element
+        {
+            let kind = K::StoreTypeMismatch {
+                buffer: buffer.to_owned(),
+                expected: decl.element,
+                found: value.ty,
+            };
+            self.with_field("value", |c| c.error(kind));
+        }
+    }
+
+    pub(super) fn check_loop(
+        &mut self,
+        var: &str,
+        from: &Expr,
+        to: &Expr,
+        body: &[Node],
+        control: Option<&'static str>,
+        depth: usize,
+    ) {
+        let from = self.with_field("from", |c| c.check_expr(from, 0));
+        let to = self.with_field("to", |c| c.check_expr(to, 0));
+        let (ty, bounds_uniform) = match (from, to) {
+            (Some(f), Some(t)) => {
+                if f.ty != t.ty || !f.ty.is_integer() {
+                    self.error(K::LoopBoundTypes {
+                        from: f.ty,
+                        to: t.ty,
+                    });
+                }
+                (f.ty, f.uniform && t.uniform)
+            }
+            (Some(t), None) | (None, Some(t)) => (t.ty, false),
+            (None, None) => (DataType::U32, false),
+        };
+        let inner = if bounds_uniform {
+            control
+        } else {
+            Some("the bounds of an enclosing loop may differ between invocations")
+        };
+        let errors_before = self.errors.len();
+        let divergence_before = self.divergence;
+        self.loop_body(var, ty, bounds_uniform, body, inner, depth);
+        if divergence_before.is_none() && self.divergence.is_some() && inner.is_none() {
+            // A `return` inside the body diverged some invocations, so the next iteration starts in
+            // non-uniform control flow: check the body again in that state.
+            self.errors.truncate(errors_before);
+            self.loop_body(var, ty, bounds_uniform, body, self.divergence, depth);
+        }
+    }
+
+    pub(super) fn loop_body(
+        &mut self,
+        var: &str,
+        ty: DataType,
+        uniform: bool,
+        body: &[Node],
+        nonuniform: Option<&'static str>,
+        depth: usize,
+    ) {
+        self.scopes.push(Vec::new());
+        self.declare(var, ty, uniform && nonuniform.is_none(), true);
+        self.with_field("body", |c| c.check_body(body, nonuniform, depth + 1));
+        self.scopes.pop();
+    }
+}
