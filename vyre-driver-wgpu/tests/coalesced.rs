@@ -249,3 +249,52 @@ fn coalesced_items_get_their_own_output_byte_ranges_in_both_forms() {
     let per_item = DispatchConfig::default().with_grid([2, 2, 1]);
     assert_eq!(check(&backend, &program, &items, &per_item), 0);
 }
+
+/// One-word items of a program that stores only at `gid.x`: it runs packed.
+fn add_one_word() -> Program {
+    Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(1),
+            BufferDecl::output("out", 1, DataType::U32).with_count(1),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::add(Expr::load("input", Expr::gid_x()), Expr::u32(1)),
+        )],
+    )
+}
+
+#[test]
+fn compile_persistent_compiles_the_form_the_coalesced_run_launches_and_nothing_else() {
+    let Some(backend) =
+        backend_or_skip("compile_persistent_compiles_the_form_the_coalesced_run_launches")
+    else {
+        return;
+    };
+    let items: Vec<Vec<Vec<u8>>> = (0..8u32).map(|k| vec![k.to_le_bytes().to_vec()]).collect();
+    for (config, packed) in [
+        (DispatchConfig::default(), 1),
+        (DispatchConfig::default().with_grid([1, 2, 1]), 0),
+    ] {
+        let pipeline = backend
+            .compile_persistent(&add_one_word(), &config)
+            .expect("compile");
+        let before = backend.stats();
+        let got = pipeline
+            .dispatch_coalesced(&items, &config)
+            .expect("coalesced");
+        let after = backend.stats();
+        assert_eq!(got.len(), items.len());
+        assert_eq!(
+            after.pipelines_created, before.pipelines_created,
+            "{config:?}"
+        );
+        assert_eq!(
+            after.packed_launches - before.packed_launches,
+            packed,
+            "{config:?}"
+        );
+    }
+}
