@@ -263,13 +263,7 @@ impl WgpuBackend {
                 init,
             })
         })?;
-        let lengths: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
-        let params = lower::params_words(&lower::Params {
-            grid: plan.grid,
-            items: 1,
-            active: 0,
-            lengths: &lengths,
-        })?;
+        let params = lower::plan_params(&plan, 1, 0)?;
         let job = Job {
             buffers,
             params,

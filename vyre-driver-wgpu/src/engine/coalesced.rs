@@ -120,13 +120,7 @@ fn launch(
     let n = range.len();
     let items_in_launch = u64::try_from(n).map_err(|_| size_overflow("the items of a launch"))?;
     let (physical, _) = fold_grid(first.grid, items_in_launch, limits.max_dim)?;
-    let lengths: Vec<u64> = first.buffers.iter().map(|b| b.element_count).collect();
-    let params = lower::params_words(&lower::Params {
-        grid: first.grid,
-        items: n,
-        active: 0,
-        lengths: &lengths,
-    })?;
+    let params = lower::plan_params(first, n, 0)?;
     let job = Job {
         buffers,
         params,

@@ -140,13 +140,7 @@ fn launch_packed(
     let groups = invocations.div_ceil(u64::from(program.workgroup_size[0].max(1)));
     let groups = u32::try_from(groups).map_err(|_| too_big(0, limits.binding, plan.grid))?;
     let (physical, _) = fold_grid([groups, 1, 1], 1, limits.max_dim)?;
-    let lengths: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
-    let params = lower::params_words(&lower::Params {
-        grid: plan.grid,
-        items: n,
-        active,
-        lengths: &lengths,
-    })?;
+    let params = lower::plan_params(plan, n, active)?;
     let job = Job {
         buffers,
         params,

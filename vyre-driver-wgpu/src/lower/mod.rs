@@ -29,7 +29,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
 
 pub(crate) use packed::packed_stores;
-pub(crate) use params::{ITEM_ROW_WORDS, Params, params_words};
+pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

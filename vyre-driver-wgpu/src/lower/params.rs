@@ -5,7 +5,7 @@
 //! invocations each packed item runs at `[4]`, and each program buffer's element count at `[8 + j]`.
 //! Words 5 to 7 are reserved and zero.
 
-use vyre_driver::BackendError;
+use vyre_driver::{BackendError, DispatchPlan};
 
 /// The virtual grid's x, y and z workgroup counts.
 pub(crate) const PARAM_GRID: u32 = 0;
@@ -52,6 +52,26 @@ pub(crate) fn params_words(params: &Params<'_>) -> Result<Vec<u32>, BackendError
         words.push(u32::try_from(count).map_err(|_| too_large("a buffer's element count"))?);
     }
     Ok(words)
+}
+
+/// The `params` words of a launch of `items` items shaped like `plan` (its grid and element counts),
+/// with `active` invocations for packed launches (0 otherwise): what every launch form writes.
+///
+/// # Errors
+///
+/// As [`params_words`].
+pub(crate) fn plan_params(
+    plan: &DispatchPlan,
+    items: usize,
+    active: u32,
+) -> Result<Vec<u32>, BackendError> {
+    let lengths: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
+    params_words(&Params {
+        grid: plan.grid,
+        items,
+        active,
+        lengths: &lengths,
+    })
 }
 
 fn too_large(what: &str) -> BackendError {
