@@ -9,8 +9,9 @@ mod recovery;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
 
-use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend, plan_dispatch};
+use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
 use vyre_foundation::ir::Program;
+use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
 use crate::device::{self, DeviceState};
@@ -182,36 +183,26 @@ impl WgpuBackend {
         self.shared.faults.arm(skip, point);
     }
 
-    /// The cached pipeline for `program` in the form `options` on the current device, compiling it on
-    /// first use.
+    /// The cached pipeline for a validated program in the form `options` on the current device,
+    /// compiling it from its evidence on first use.
     ///
     /// # Errors
     ///
-    /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] or
-    /// [`BackendError::LimitExceeded`] when the device cannot run it.
-    pub(crate) fn compiled(
+    /// [`BackendError::Compile`] or [`BackendError::LimitExceeded`] when the device cannot run it.
+    pub(crate) fn compiled_validated(
         &self,
-        program: &Program,
+        evidence: &Validated<'_>,
         options: LowerOptions,
     ) -> Result<Arc<Compiled>, BackendError> {
-        // Hashing recurses once per nesting level: a program too deep for the validator must be
-        // rejected before it is fingerprinted, or it overflows the stack.
-        vyre_foundation::validate::validate_depth(program)?;
+        let program = evidence.program();
         let state = self.state()?;
         let key = PipelineKey::new(program, options, state.generation);
-        let cached = self
-            .shared
-            .cache
-            .lock()
-            .map_err(|_| poisoned())?
-            .get(&key, |c| c.program == *program);
-        if let Some(hit) = cached {
+        if let Some(hit) = self.cached(&key, program)? {
             return Ok(hit);
         }
-        vyre_foundation::validate(program)?;
         let compiled = Arc::new(pipeline::compile(
             &state,
-            program,
+            evidence,
             options,
             &self.shared.counters,
         )?);
@@ -223,29 +214,55 @@ impl WgpuBackend {
         Ok(compiled)
     }
 
-    fn dispatch_once(
+    /// [`WgpuBackend::compiled_validated`] for a program whose evidence is not at hand (another form
+    /// of an already compiled program): validated only when it is not cached.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for invalid programs, else as `compiled_validated`.
+    pub(crate) fn compiled(
         &self,
         program: &Program,
+        options: LowerOptions,
+    ) -> Result<Arc<Compiled>, BackendError> {
+        // Hashing recurses once per nesting level: a program too deep for the validator must be
+        // rejected before it is fingerprinted, or it overflows the stack.
+        vyre_foundation::validate::validate_depth(program)?;
+        let key = PipelineKey::new(program, options, self.state()?.generation);
+        if let Some(hit) = self.cached(&key, program)? {
+            return Ok(hit);
+        }
+        self.compiled_validated(&vyre_foundation::validate(program)?, options)
+    }
+
+    fn cached(
+        &self,
+        key: &PipelineKey,
+        program: &Program,
+    ) -> Result<Option<Arc<Compiled>>, BackendError> {
+        Ok(self
+            .shared
+            .cache
+            .lock()
+            .map_err(|_| poisoned())?
+            .get(key, |c| c.program == *program))
+    }
+
+    fn execute_once(
+        &self,
+        evidence: &Validated<'_>,
+        plan: &DispatchPlan,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        // The reference validates before it checks inputs; an invalid program with wrong inputs
-        // must get the same error here (`InvalidProgram`), so validation runs on this error path.
-        let plan = plan_dispatch(program, &lens, config).map_err(|e| {
-            match vyre_foundation::validate(program) {
-                Err(invalid) => BackendError::from(invalid),
-                Ok(()) => e,
-            }
-        })?;
         let state = self.state()?;
         let (physical, direct) = fold_grid(
             plan.grid,
             1,
             state.limits.max_compute_workgroups_per_dimension,
         )?;
-        let compiled = self.compiled(
-            program,
+        let compiled = self.compiled_validated(
+            evidence,
             LowerOptions {
                 coalesced: false,
                 direct,
@@ -263,7 +280,7 @@ impl WgpuBackend {
                 init,
             })
         })?;
-        let params = lower::plan_params(&plan, 1, 0)?;
+        let params = lower::plan_params(plan, 1, 0)?;
         let job = Job {
             buffers,
             params,
@@ -304,13 +321,14 @@ impl VyreBackend for WgpuBackend {
         caps
     }
 
-    fn dispatch(
+    fn execute(
         &self,
-        program: &Program,
+        program: &Validated<'_>,
+        plan: &DispatchPlan,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        self.with_recovery(|| self.dispatch_once(program, inputs, config))
+        self.with_recovery(|| self.execute_once(program, plan, inputs, config))
     }
 
     fn device_lost(&self) -> bool {

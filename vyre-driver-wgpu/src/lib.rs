@@ -56,8 +56,8 @@ use vyre_foundation::ir::Program;
 ///
 /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] if lowering fails.
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
-    vyre_foundation::validate(program)?;
-    let lowered = lower::lower(program, &lower::LowerOptions::default())?;
+    let evidence = vyre_foundation::validate(program)?;
+    let lowered = lower::lower(&evidence, &lower::LowerOptions::default())?;
     lower::to_wgsl(&lowered)
 }
 
@@ -88,8 +88,8 @@ pub enum LaunchForm {
 /// never run `program` packed, because that module would not mean what the program means.
 #[doc(hidden)]
 pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, BackendError> {
-    vyre_foundation::validate(program)?;
-    if form == LaunchForm::Packed && lower::packed_stores(program).is_none() {
+    let evidence = vyre_foundation::validate(program)?;
+    if form == LaunchForm::Packed && lower::packed_stores(&evidence).is_none() {
         return Err(BackendError::unsupported(
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
@@ -101,6 +101,6 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
         direct: form == LaunchForm::Direct,
         packed: form == LaunchForm::Packed,
     };
-    let lowered = lower::lower(program, &options)?;
+    let lowered = lower::lower(&evidence, &options)?;
     lower::to_wgsl(&lowered)
 }

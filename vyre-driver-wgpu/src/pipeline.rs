@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
+use vyre_foundation::validate::Validated;
 
 use crate::device::DeviceState;
 use crate::lifecycle::TeardownTurn;
@@ -15,6 +16,9 @@ use crate::stats::{Counters, bump};
 /// binds and runs.
 pub(crate) struct Compiled {
     pub(crate) program: Program,
+    /// The buffers the program stores to when it may run packed (see `lower::packed`), found from
+    /// its evidence when it was compiled.
+    pub(crate) packed_stores: Option<Vec<usize>>,
     pub(crate) options: LowerOptions,
     pub(crate) generation: u64,
     pub(crate) bindings: Vec<LoweredBinding>,
@@ -136,14 +140,15 @@ fn check_limits(
     Ok(())
 }
 
-/// Lowers and compiles `program` (already validated) on `state`.
+/// Lowers and compiles a validated program on `state`.
 pub(crate) fn compile(
     state: &DeviceState,
-    program: &Program,
+    evidence: &Validated<'_>,
     options: LowerOptions,
     counters: &Counters,
 ) -> Result<Compiled, BackendError> {
-    let lowered = lower::lower(program, &options)?;
+    let program = evidence.program();
+    let lowered = lower::lower(evidence, &options)?;
     check_limits(program, &lowered, &state.limits)?;
     let device = &state.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -196,6 +201,7 @@ pub(crate) fn compile(
     }
     Ok(Compiled {
         program: program.clone(),
+        packed_stores: lower::packed_stores(evidence),
         options,
         generation: state.generation,
         bindings: lowered.bindings,

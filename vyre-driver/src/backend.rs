@@ -1,8 +1,9 @@
 //! The `VyreBackend` trait and what a backend reports about itself.
 
 use vyre_foundation::ir::Program;
+use vyre_foundation::validate::Validated;
 
-use crate::{BackendError, DispatchConfig};
+use crate::{BackendError, DispatchConfig, DispatchPlan};
 
 /// What a backend or its device can do. Limits a program exceeds give [`BackendError::LimitExceeded`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +52,51 @@ impl Capabilities {
 
 /// A backend: something that runs validated vyre programs.
 ///
+/// A backend implements [`VyreBackend::execute`]; the provided [`VyreBackend::dispatch`] owns the
+/// order every backend shares ([`prepare`]: validation, which also bounds nesting, then
+/// [`crate::plan_dispatch`]), so all backends reject the same input with the same error and only
+/// ever execute a validated program with checked inputs.
+///
 /// Implementations must be safe to share between threads: many threads may call `dispatch` at once.
+///
+/// ```
+/// use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
+/// use vyre_foundation::validate::Validated;
+///
+/// /// A backend that runs nothing: every output stays zero.
+/// struct Zeros;
+///
+/// impl VyreBackend for Zeros {
+///     fn id(&self) -> &str {
+///         "zeros"
+///     }
+///     fn capabilities(&self) -> Capabilities {
+///         Capabilities::unlimited("zeros")
+///     }
+///     fn execute(
+///         &self,
+///         program: &Validated<'_>,
+///         plan: &DispatchPlan,
+///         _inputs: &[Vec<u8>],
+///         _config: &DispatchConfig,
+///     ) -> Result<Vec<Vec<u8>>, BackendError> {
+///         let program = program.program();
+///         Ok(program
+///             .buffers
+///             .iter()
+///             .zip(&plan.buffers)
+///             .filter(|(decl, _)| decl.access == vyre_foundation::ir::BufferAccess::Output)
+///             .map(|(decl, b)| vec![0; b.element_count as usize * decl.element.size_bytes()])
+///             .collect())
+///     }
+/// }
+///
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+/// let bad = Program::new(vec![BufferDecl::output("o", 0, DataType::U32)], [1, 1, 1], vec![]);
+/// // Invalid (an output needs a count): rejected by the shared order before `execute` runs.
+/// let err = Zeros.dispatch(&bad, &[], &DispatchConfig::default()).unwrap_err();
+/// assert_eq!(err.kind_name(), "InvalidProgram");
+/// ```
 pub trait VyreBackend: Send + Sync {
     /// A short stable identifier, e.g. `"reference"` or `"wgpu"`.
     fn id(&self) -> &str;
@@ -65,6 +110,9 @@ pub trait VyreBackend: Send + Sync {
     /// order. The result holds one byte vector per `output` buffer, in declaration order, trimmed to its
     /// output byte range.
     ///
+    /// Provided: [`prepare`] validates the program and plans the dispatch, then
+    /// [`VyreBackend::execute`] runs it. A backend overrides this only to wrap another backend.
+    ///
     /// # Errors
     ///
     /// A [`BackendError`] when the program is invalid, the inputs do not fit it, a limit is exceeded,
@@ -74,7 +122,34 @@ pub trait VyreBackend: Send + Sync {
         program: &Program,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
-    ) -> Result<Vec<Vec<u8>>, BackendError>;
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let (validated, plan) = prepare(program, inputs, config)?;
+        self.execute(&validated, &plan, inputs, config)
+    }
+
+    /// The backend's own part of [`VyreBackend::dispatch`]: runs a validated program whose inputs
+    /// `plan` has checked (`plan.buffers[j].input` indexes `inputs`), and returns one byte vector per
+    /// `output` buffer, in declaration order, trimmed to its output byte range.
+    ///
+    /// Provided only so that backends written against `dispatch` alone keep compiling: the default
+    /// is [`BackendError::Unsupported`].
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch`], less what [`prepare`] already checked.
+    fn execute(
+        &self,
+        program: &Validated<'_>,
+        plan: &DispatchPlan,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let _ = (program, plan, inputs, config);
+        Err(BackendError::unsupported(format!(
+            "backend `{}` implements neither `execute` nor `dispatch`. Fix: implement `VyreBackend::execute`.",
+            self.id()
+        )))
+    }
 
     /// True when the backend's device is lost and [`VyreBackend::try_recover`] is needed.
     fn device_lost(&self) -> bool {
@@ -89,4 +164,24 @@ pub trait VyreBackend: Send + Sync {
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }
+}
+
+/// The checks every dispatch makes before a backend runs anything, in the one order all backends
+/// share: the program is validated (nesting limits first, so nothing recurses on an over-deep
+/// program), then the inputs and grid are checked by [`crate::plan_dispatch`]. Errors pass through
+/// unchanged.
+///
+/// # Errors
+///
+/// [`BackendError::InvalidProgram`] for an invalid program; [`crate::plan_dispatch`]'s errors for
+/// inputs or a grid that do not fit it.
+pub fn prepare<'p>(
+    program: &'p Program,
+    inputs: &[Vec<u8>],
+    config: &DispatchConfig,
+) -> Result<(Validated<'p>, DispatchPlan), BackendError> {
+    let validated = vyre_foundation::validate(program)?;
+    let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
+    let plan = crate::plan_dispatch(program, &lens, config)?;
+    Ok((validated, plan))
 }

@@ -94,6 +94,14 @@ constructors! {
     invalid_config => InvalidConfig,
 }
 
+impl From<vyre_foundation::validate::MissingEvidence> for BackendError {
+    /// A backend asked for facts of something outside the validated program: a bug in the backend,
+    /// reported as [`BackendError::Compile`].
+    fn from(missing: vyre_foundation::validate::MissingEvidence) -> Self {
+        BackendError::Compile(missing.to_string())
+    }
+}
+
 impl From<ValidationErrors> for BackendError {
     fn from(errors: ValidationErrors) -> Self {
         BackendError::InvalidProgram(Box::new(errors))

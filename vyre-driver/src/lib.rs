@@ -10,7 +10,7 @@ mod config;
 mod error;
 mod plan;
 
-pub use backend::{Capabilities, VyreBackend};
+pub use backend::{Capabilities, VyreBackend, prepare};
 pub use config::DispatchConfig;
 pub use error::BackendError;
 pub use plan::{DispatchPlan, ResolvedBuffer, derive_grid, plan_dispatch};

@@ -42,9 +42,11 @@ pub mod ir {
 mod select;
 
 pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, select};
-pub use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
+pub use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
 pub use vyre_foundation::validate;
-pub use vyre_foundation::validate::{ValidationError, ValidationErrorKind, ValidationErrors};
+pub use vyre_foundation::validate::{
+    Validated, ValidationError, ValidationErrorKind, ValidationErrors,
+};
 pub use vyre_reference::ReferenceBackend;
 
 /// The wgpu backend.

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, Builtin, DataType, Expr, Node, Program};
+use vyre_foundation::validate::{BufferId, Validated, VarId};
 
 use crate::inst::{Block, BufRef, Inst, Prefill, Reg, Slot};
 
@@ -52,15 +53,15 @@ impl Compiled {
     }
 }
 
-/// Compiles `program`. It should have passed validation; anything the compiler cannot type is
-/// reported as [`BackendError::Compile`] rather than a panic.
-pub(crate) fn compile(program: &Program) -> Result<Compiled, BackendError> {
+/// Compiles a validated program: every name comes resolved from its evidence. Anything the compiler
+/// still cannot type is reported as [`BackendError::Compile`] rather than a panic.
+pub(crate) fn compile(evidence: &Validated<'_>) -> Result<Compiled, BackendError> {
+    let program = evidence.program();
     let lanes = workgroup_lanes(program)?;
     check_workgroup_memory(program)?;
-    let mut c = Compiler::new(program);
-    c.collect_prefills();
+    let mut c = Compiler::new(evidence);
+    c.collect_prefills()?;
     let mut body = Block::default();
-    c.scopes.push(Vec::new());
     c.body(&program.body, &mut body)?;
     Ok(Compiled {
         body,
@@ -107,11 +108,14 @@ fn check_workgroup_memory(program: &Program) -> Result<(), BackendError> {
     }
 }
 
-struct Compiler<'p> {
-    program: &'p Program,
+struct Compiler<'v, 'p> {
+    evidence: &'v Validated<'p>,
     slots: Vec<Slot>,
     workgroup_counts: Vec<u32>,
-    scopes: Vec<Vec<(&'p str, Reg, DataType)>>,
+    /// The register and type of each variable, by [`VarId`], once its declaration is compiled. A
+    /// register is reused after its variable's body ends; validation guarantees no later name
+    /// reaches the variable then.
+    vars: Vec<Option<(Reg, DataType)>>,
     prefills: HashMap<Prefill, Reg>,
     prefill_list: Vec<(Reg, Prefill)>,
     next_reg: Reg,
@@ -149,8 +153,9 @@ fn builtin_prefill(b: Builtin) -> Prefill {
     }
 }
 
-impl<'p> Compiler<'p> {
-    fn new(program: &'p Program) -> Self {
+impl<'v, 'p> Compiler<'v, 'p> {
+    fn new(evidence: &'v Validated<'p>) -> Self {
+        let program = evidence.program();
         let mut slots = Vec::with_capacity(program.buffers.len());
         let mut workgroup_counts = Vec::new();
         let mut bound = 0;
@@ -164,10 +169,10 @@ impl<'p> Compiler<'p> {
             }
         }
         Self {
-            program,
+            evidence,
             slots,
             workgroup_counts,
-            scopes: Vec::new(),
+            vars: vec![None; evidence.vars().len()],
             prefills: HashMap::new(),
             prefill_list: Vec::new(),
             next_reg: 0,
@@ -179,16 +184,17 @@ impl<'p> Compiler<'p> {
 
     /// Gives every literal, `buf_len` and builtin of the program its own register, below all
     /// temporaries, so no instruction ever overwrites one.
-    fn collect_prefills(&mut self) {
+    fn collect_prefills(&mut self) -> Result<(), BackendError> {
         let mut found = Vec::new();
-        vyre_foundation::for_each_expr(self.program, |e| match e {
+        let mut missing = None;
+        let evidence = self.evidence;
+        vyre_foundation::for_each_expr(evidence.program(), |e| match e {
             Expr::Lit(lit) => found.push(Prefill::Const(lit.to_bits())),
             Expr::Builtin(b) => found.push(builtin_prefill(*b)),
-            Expr::BufLen(name) => {
-                if let Some(i) = self.program.buffer_index(name) {
-                    found.push(Prefill::BufLen(i));
-                }
-            }
+            Expr::BufLen(_) => match evidence.buffer_of(e) {
+                Ok(id) => found.push(Prefill::BufLen(id.index())),
+                Err(m) => missing = Some(m),
+            },
             // Only leaves are prefilled; every other expression computes into a temporary.
             Expr::Var(_)
             | Expr::Load { .. }
@@ -200,6 +206,9 @@ impl<'p> Compiler<'p> {
             | Expr::Fma { .. }
             | Expr::Atomic { .. } => {}
         });
+        if let Some(m) = missing {
+            return Err(m.into());
+        }
         for p in found {
             if !self.prefills.contains_key(&p) {
                 let reg = self.temp();
@@ -207,6 +216,7 @@ impl<'p> Compiler<'p> {
                 self.prefill_list.push((reg, p));
             }
         }
+        Ok(())
     }
 
     fn temp(&mut self) -> Reg {
@@ -216,23 +226,29 @@ impl<'p> Compiler<'p> {
         r
     }
 
-    fn lookup(&self, name: &str) -> Option<(Reg, DataType)> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _, _)| *n == name)
-            .map(|&(_, r, t)| (r, t))
+    /// The register and type of variable `id`, compiled earlier.
+    fn var(&self, id: VarId) -> Result<(Reg, DataType), BackendError> {
+        self.vars
+            .get(id.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| compile_error("a variable was reached before its declaration".into()))
     }
 
-    fn buf_ref(&self, name: &str, index_ty: DataType) -> Result<(BufRef, DataType), BackendError> {
-        let i = self
-            .program
-            .buffer_index(name)
-            .ok_or_else(|| compile_error(format!("buffer `{name}` is not declared")))?;
-        let element = self.program.buffers[i].element;
+    fn bind(&mut self, id: VarId, reg: Reg, ty: DataType) {
+        if let Some(slot) = self.vars.get_mut(id.index()) {
+            *slot = Some((reg, ty));
+        }
+    }
+
+    fn buf_ref(
+        &self,
+        id: BufferId,
+        index_ty: DataType,
+    ) -> Result<(BufRef, DataType), BackendError> {
+        let element = self.evidence.buffer(id)?.element;
         let buf = BufRef {
-            slot: self.slots[i],
+            slot: self.slots[id.index()],
             bool_elem: element == DataType::Bool,
             signed_index: index_ty == DataType::I32,
         };
@@ -251,34 +267,31 @@ impl<'p> Compiler<'p> {
 
     fn scoped(&mut self, nodes: &'p [Node]) -> Result<Block, BackendError> {
         let mut block = Block::default();
-        self.scopes.push(Vec::new());
-        let result = self.body(nodes, &mut block);
-        self.scopes.pop();
-        result.map(|()| block)
+        self.body(nodes, &mut block)?;
+        Ok(block)
     }
 
     fn node(&mut self, node: &'p Node, out: &mut Block) -> Result<(), BackendError> {
         let mark = self.next_reg;
         match node {
-            Node::Let { name, value } => {
+            Node::Let { value, .. } => {
+                let id = self.evidence.node_var(node)?;
                 let var = self.temp();
                 let ty = self.expr_into(value, var, out)?;
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.push((name.as_str(), var, ty));
-                }
+                self.bind(id, var, ty);
                 // The variable's register stays allocated for the rest of the scope.
                 self.next_reg = var + 1;
                 return Ok(());
             }
-            Node::Assign { name, value } => self.assign(name, value, out)?,
-            Node::Store {
-                buffer,
-                index,
-                value,
-            } => {
+            Node::Assign { value, .. } => {
+                let id = self.evidence.node_var(node)?;
+                self.assign(id, value, out)?;
+            }
+            Node::Store { index, value, .. } => {
+                let id = self.evidence.node_buffer(node)?;
                 let (index, index_ty) = self.expr(index, out)?;
                 let (value, _) = self.expr(value, out)?;
-                let (buf, _) = self.buf_ref(buffer, index_ty)?;
+                let (buf, _) = self.buf_ref(id, index_ty)?;
                 out.insts.push(Inst::Store { buf, index, value });
             }
             Node::If {
@@ -286,12 +299,10 @@ impl<'p> Compiler<'p> {
                 then,
                 otherwise,
             } => self.if_node(cond, then, otherwise, out)?,
-            Node::Loop {
-                var,
-                from,
-                to,
-                body,
-            } => self.loop_node(var, from, to, body, out)?,
+            Node::Loop { from, to, body, .. } => {
+                let id = self.evidence.node_var(node)?;
+                self.loop_node(id, from, to, body, out)?;
+            }
             Node::Block(nodes) => {
                 let block = self.scoped(nodes)?;
                 out.may_return |= block.may_return;
@@ -310,10 +321,8 @@ impl<'p> Compiler<'p> {
         Ok(())
     }
 
-    fn assign(&mut self, name: &str, value: &'p Expr, out: &mut Block) -> Result<(), BackendError> {
-        let (var, _) = self
-            .lookup(name)
-            .ok_or_else(|| compile_error(format!("variable `{name}` is not in scope")))?;
+    fn assign(&mut self, id: VarId, value: &'p Expr, out: &mut Block) -> Result<(), BackendError> {
+        let (var, _) = self.var(id)?;
         // Compute into a temporary first: the value may read the variable it replaces.
         let (src, _) = self.expr(value, out)?;
         if src != var {
@@ -343,7 +352,7 @@ impl<'p> Compiler<'p> {
 
     fn loop_node(
         &mut self,
-        name: &'p str,
+        id: VarId,
         from: &'p Expr,
         to: &'p Expr,
         nodes: &'p [Node],
@@ -355,10 +364,8 @@ impl<'p> Compiler<'p> {
         // variable it was read from.
         let to_reg = self.temp();
         self.expr_into(to, to_reg, out)?;
-        self.scopes.push(vec![(name, var, ty)]);
-        let result = self.scoped(nodes);
-        self.scopes.pop();
-        let body = result?;
+        self.bind(id, var, ty);
+        let body = self.scoped(nodes)?;
         out.may_return |= body.may_return;
         out.insts.push(Inst::Loop {
             var,

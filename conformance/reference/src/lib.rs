@@ -2,10 +2,10 @@
 //!
 //! # How it runs a program
 //!
-//! 1. The program is validated once and compiled into a register bytecode (`compile`), which is cached
-//!    by the program's fingerprint, so repeated dispatches skip both steps.
-//! 2. [`vyre_driver::plan_dispatch`] checks the inputs and resolves the grid, exactly as every other
-//!    backend does.
+//! 1. [`vyre_driver::prepare`] validates the program and checks the inputs and grid
+//!    ([`vyre_driver::plan_dispatch`]), exactly as for every other backend.
+//! 2. The validated program is compiled from its evidence into a register bytecode (`compile`), which
+//!    is cached by the program's fingerprint, so repeated dispatches skip compiling.
 //! 3. The grid runs block by block: a block is one workgroup, or several workgroups when they share
 //!    nothing (no barrier, no workgroup memory). Each instruction runs across the block's active lanes
 //!    before the next one (SIMT with active masks), so an instruction's dispatch cost is spread over
@@ -33,8 +33,9 @@ mod tests;
 
 use std::sync::Arc;
 
-use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend, plan_dispatch};
+use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
 use vyre_foundation::ir::Program;
+use vyre_foundation::validate::Validated;
 
 use crate::budget::Budget;
 use crate::cache::ProgramCache;
@@ -104,8 +105,9 @@ impl ReferenceBackend {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<TracedRun, BackendError> {
-        let code = self.compiled(program)?;
-        run::<true>(&code, program, inputs, config)
+        let (evidence, plan) = vyre_driver::prepare(program, inputs, config)?;
+        let code = self.compiled(&evidence)?;
+        run::<true>(&code, program, &plan, inputs, config)
     }
 
     /// The number of compiled programs currently cached.
@@ -114,31 +116,28 @@ impl ReferenceBackend {
         self.cache.len()
     }
 
-    fn compiled(&self, program: &Program) -> Result<Arc<Compiled>, BackendError> {
-        // Hashing recurses once per nesting level: a program too deep for the validator must be
-        // rejected before it is fingerprinted, or it overflows the stack.
-        vyre_foundation::validate::validate_depth(program)?;
-        let key = program.fingerprint();
+    /// The compiled form of a validated program, compiled from its evidence on first use.
+    fn compiled(&self, evidence: &Validated<'_>) -> Result<Arc<Compiled>, BackendError> {
+        // Validation bounded the nesting, so fingerprinting (which recurses) is safe.
+        let key = evidence.program().fingerprint();
         if let Some(code) = self.cache.get(key) {
             return Ok(code);
         }
-        vyre_foundation::validate(program)?;
-        let code = Arc::new(compile::compile(program)?);
+        let code = Arc::new(compile::compile(evidence)?);
         self.cache.insert(key, Arc::clone(&code));
         Ok(code)
     }
 }
 
-/// Runs compiled `code` for `program` on `inputs`.
+/// Runs compiled `code` for `program` on `inputs`, checked by `plan`.
 fn run<const TRACE: bool>(
     code: &Compiled,
     program: &Program,
+    plan: &DispatchPlan,
     inputs: &[Vec<u8>],
     config: &DispatchConfig,
 ) -> Result<TracedRun, BackendError> {
-    let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
-    let plan = plan_dispatch(program, &lens, config)?;
-    let memory = Memory::new(program, &plan, inputs)?;
+    let memory = Memory::new(program, plan, inputs)?;
     let budget = Budget::new(config);
     // `buf_len` yields a u32; the planner keeps every element count within one, and a count past it
     // must be an error rather than a truncated length that would move the bounds guards.
@@ -179,13 +178,14 @@ impl VyreBackend for ReferenceBackend {
         Capabilities::unlimited("vyre reference interpreter (CPU)")
     }
 
-    fn dispatch(
+    fn execute(
         &self,
-        program: &Program,
+        program: &Validated<'_>,
+        plan: &DispatchPlan,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let code = self.compiled(program)?;
-        run::<false>(&code, program, inputs, config).map(|r| r.outputs)
+        run::<false>(&code, program.program(), plan, inputs, config).map(|r| r.outputs)
     }
 }

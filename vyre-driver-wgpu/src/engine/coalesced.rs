@@ -43,7 +43,7 @@ pub(super) fn run(
         max_dim: state.limits.max_compute_workgroups_per_dimension,
     };
     if let Plans::Uniform(plan, _) = &plans
-        && let Some(active) = packed_active(program, plan)
+        && let Some(active) = packed_active(held, plan)
     {
         return run_packed(backend, held, plan, active, items, config, limits, launches);
     }

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use vyre_driver::{BackendError, DispatchConfig, DispatchPlan};
-use vyre_foundation::ir::Program;
 
 use super::batch::{Batch, Strided};
 use super::coalesced::compiled_for;
@@ -14,17 +13,19 @@ use super::layout::output_buffers;
 use super::plan::{Chunk, Limits, MAX_BINDING_ELEMENTS, PACKED, too_big};
 use crate::backend::{WgpuBackend, fold_grid};
 use crate::launch::{BufferSpec, Init, Job, Readback, job_buffers};
-use crate::lower::{self, LoweredBinding, packed_stores};
+use crate::lower::{self, LoweredBinding};
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
-/// How many invocations each item runs in the packed form, when `program` and `plan` allow it: every
-/// invocation past the longest stored buffer has no effect (see `lower::packed`).
-pub(super) fn packed_active(program: &Program, plan: &DispatchPlan) -> Option<u32> {
+/// How many invocations each item runs in the packed form, when the program `held` was compiled
+/// from and `plan` allow it: every invocation past the longest stored buffer has no effect (see
+/// `lower::packed`).
+pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32> {
     if plan.grid[1] != 1 || plan.grid[2] != 1 {
         return None;
     }
-    let stored = packed_stores(program)?;
+    let program = &held.program;
+    let stored = held.packed_stores.as_ref()?;
     let invocations = u64::from(plan.grid[0]) * u64::from(program.workgroup_size[0]);
     let longest = stored
         .iter()

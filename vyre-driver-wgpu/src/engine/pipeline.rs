@@ -64,15 +64,14 @@ impl WgpuBackend {
         program: &Program,
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
-        // `packed_stores` walks the program: it must be valid (and not too deep) first.
-        vyre_foundation::validate(program)?;
+        let evidence = vyre_foundation::validate(program)?;
         let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
-        let options = if one_dimensional && packed_stores(program).is_some() {
+        let options = if one_dimensional && packed_stores(&evidence).is_some() {
             PACKED
         } else {
             COALESCED
         };
-        let compiled = self.compiled(program, options)?;
+        let compiled = self.compiled_validated(&evidence, options)?;
         Ok(Arc::new(WgpuPipeline {
             compiled,
             backend: self.clone(),

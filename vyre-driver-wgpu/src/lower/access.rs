@@ -16,7 +16,7 @@ pub(crate) struct Address {
     pub(crate) pointer: Handle<Expression>,
 }
 
-impl Lowerer<'_> {
+impl Lowerer<'_, '_> {
     /// The index as `u32`: an `i32` is reinterpreted, so negative indices are huge and out of bounds.
     fn index_u32(
         &mut self,

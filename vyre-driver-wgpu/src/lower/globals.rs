@@ -7,7 +7,8 @@ use naga::{
     Scalar, Span, StorageAccess, Type, TypeInner, VectorSize,
 };
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{BufferAccess, DataType, Expr, Program};
+use vyre_foundation::ir::{BufferAccess, DataType};
+use vyre_foundation::validate::Validated;
 
 use super::{BindingKind, LowerOptions, LoweredBinding};
 
@@ -85,19 +86,6 @@ pub(crate) struct BufferGlobal {
     pub(crate) layout: Layout,
 }
 
-/// Which buffers any atomic expression touches.
-pub(crate) fn atomic_buffers(program: &Program) -> Vec<bool> {
-    let mut atomic = vec![false; program.buffers.len()];
-    vyre_foundation::for_each_expr(program, |e| {
-        if let Expr::Atomic { buffer, .. } = e
-            && let Some(i) = program.buffer_index(buffer)
-        {
-            atomic[i] = true;
-        }
-    });
-    atomic
-}
-
 /// The most bytes one fixed-size array type may span (naga's `MAX_TYPE_SIZE`, 2^31 - 1). naga's
 /// validator rejects a larger type as if the lowering were broken (`Compile`), so the lowering
 /// reports it first as the limit it is.
@@ -135,16 +123,17 @@ pub(crate) type Declared = (Vec<BufferGlobal>, Vec<LoweredBinding>, u64);
 /// the workgroup buffers together more than a `u64` counts.
 pub(crate) fn declare_buffers(
     module: &mut Module,
-    program: &Program,
+    evidence: &Validated<'_>,
     options: &LowerOptions,
 ) -> Result<Declared, BackendError> {
-    let atomic = atomic_buffers(program);
+    let program = evidence.program();
+    let uses = evidence.buffer_uses();
     let mut globals = Vec::with_capacity(program.buffers.len());
     let mut bindings = Vec::new();
     let mut workgroup_bytes = 0u64;
     for (i, decl) in program.buffers.iter().enumerate() {
         let scalar = storage_scalar(decl.element);
-        let element = if atomic[i] {
+        let element = if uses.get(i).is_some_and(|u| u.atomic) {
             add_type(module, TypeInner::Atomic(scalar))
         } else {
             add_type(module, TypeInner::Scalar(scalar))

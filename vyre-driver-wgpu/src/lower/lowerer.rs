@@ -4,75 +4,83 @@ use naga::{
     BinaryOperator as B, Block, Expression, Handle, Literal as NagaLiteral, MathFunction as M,
     ScalarKind,
 };
+use vyre_driver::BackendError;
 use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal, Program, UnOp};
+use vyre_foundation::validate::{Validated, VarId};
 
 use super::func::FunctionBuilder;
 use super::globals::{BufferGlobal, Types};
 use super::prologue::Prologue;
 
-/// A program variable: its naga local (a pointer expression) and its type.
-#[derive(Clone, Copy)]
-pub(crate) struct Local {
-    pub(crate) pointer: Handle<Expression>,
-    pub(crate) ty: DataType,
-}
-
 /// Everything the translation of one program needs.
-pub(crate) struct Lowerer<'p> {
+pub(crate) struct Lowerer<'v, 'p> {
+    /// The program and what validation proved about it: every name is resolved from here.
+    pub(crate) evidence: &'v Validated<'p>,
     pub(crate) program: &'p Program,
-    pub(crate) module: &'p mut naga::Module,
+    pub(crate) module: &'v mut naga::Module,
     pub(crate) types: Types,
     pub(crate) fb: FunctionBuilder,
     pub(crate) globals: Vec<BufferGlobal>,
     pub(crate) prologue: Prologue,
-    pub(crate) scopes: Vec<Vec<(String, Local)>>,
+    /// The naga local (a pointer expression) of each program variable, by
+    /// [`vyre_foundation::validate::VarId`], once its declaration is lowered.
+    pub(crate) locals: Vec<Option<Handle<Expression>>>,
 }
 
 /// A lowered value and its IR type.
 pub(crate) type Value = (Handle<Expression>, DataType);
 
-impl Lowerer<'_> {
-    /// The innermost variable called `name`. Validation guarantees it exists.
-    pub(crate) fn lookup(&self, name: &str) -> Option<Local> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, l)| *l)
+impl Lowerer<'_, '_> {
+    /// The local of the variable `id`, declared earlier in the lowering.
+    pub(crate) fn local(&self, id: VarId) -> Result<Handle<Expression>, BackendError> {
+        self.locals
+            .get(id.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                BackendError::compile(
+                    "the wgpu lowering reached a variable before its declaration. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+                )
+            })
     }
 
-    fn buffer_index(&self, name: &str) -> usize {
-        self.program.buffer_index(name).unwrap_or(0)
+    /// Records the local of the variable `id`.
+    pub(crate) fn bind(&mut self, id: VarId, local: Handle<Expression>) {
+        let i = id.index();
+        if self.locals.len() <= i {
+            self.locals.resize(i + 1, None);
+        }
+        self.locals[i] = Some(local);
     }
 
     /// Lowers `expr` into `block`, in evaluation order.
-    pub(crate) fn expr(&mut self, block: &mut Block, expr: &Expr) -> Value {
-        match expr {
-            Expr::Lit(lit) => (self.literal(block, *lit), lit.ty()),
-            Expr::Var(name) => match self.lookup(name) {
-                Some(local) => (self.fb.load(block, local.pointer), local.ty),
-                // Unreachable for validated programs; a dangling name reads as zero rather than panic.
-                None => (self.zero(block, DataType::U32), DataType::U32),
-            },
-            Expr::Load { buffer, index } => {
-                let (index, index_ty) = self.expr(block, index);
-                let b = self.buffer_index(buffer);
-                let value = self.guarded_load(block, b, index, index_ty);
-                (value, self.program.buffers[b].element)
+    pub(crate) fn expr(&mut self, block: &mut Block, expr: &Expr) -> Result<Value, BackendError> {
+        let facts = self.evidence.expr(expr)?;
+        let ty = facts.ty;
+        let value = match expr {
+            Expr::Lit(lit) => self.literal(block, *lit),
+            Expr::Var(_) => {
+                let id = self.evidence.var_of(expr)?;
+                let pointer = self.local(id)?;
+                self.fb.load(block, pointer)
             }
-            Expr::BufLen(buffer) => (
-                self.prologue.lengths[self.buffer_index(buffer)],
-                DataType::U32,
-            ),
-            Expr::Builtin(b) => (self.builtin(*b), DataType::U32),
+            Expr::Load { index, .. } => {
+                let b = self.evidence.buffer_of(expr)?.index();
+                let (index, index_ty) = self.expr(block, index)?;
+                self.guarded_load(block, b, index, index_ty)
+            }
+            Expr::BufLen(_) => {
+                let b = self.evidence.buffer_of(expr)?.index();
+                self.prologue.lengths[b]
+            }
+            Expr::Builtin(b) => self.builtin(*b),
             Expr::Binary { op, lhs, rhs } => {
-                let l = self.expr(block, lhs);
-                let r = self.expr(block, rhs);
+                let l = self.expr(block, lhs)?;
+                let r = self.expr(block, rhs)?;
                 self.binary(block, *op, l, r)
             }
             Expr::Unary { op, arg } => {
-                let a = self.expr(block, arg);
+                let a = self.expr(block, arg)?;
                 self.unary(block, *op, a)
             }
             Expr::Select {
@@ -80,22 +88,21 @@ impl Lowerer<'_> {
                 on_true,
                 on_false,
             } => {
-                let (c, _) = self.expr(block, cond);
-                let (t, ty) = self.expr(block, on_true);
-                let (f, _) = self.expr(block, on_false);
-                (self.fb.select(block, c, t, f), ty)
+                let (c, _) = self.expr(block, cond)?;
+                let (t, _) = self.expr(block, on_true)?;
+                let (f, _) = self.expr(block, on_false)?;
+                self.fb.select(block, c, t, f)
             }
             Expr::Cast { to, arg } => {
-                let a = self.expr(block, arg);
-                (self.cast(block, a, *to), *to)
+                let a = self.expr(block, arg)?;
+                self.cast(block, a, *to)
             }
             Expr::Bitcast { to, arg } => {
-                let (a, from) = self.expr(block, arg);
+                let (a, from) = self.expr(block, arg)?;
                 if from == *to {
-                    return (a, from);
-                }
-                let kind = scalar_kind(*to);
-                (
+                    a
+                } else {
+                    let kind = scalar_kind(*to);
                     self.fb.expr(
                         block,
                         Expression::As {
@@ -103,31 +110,33 @@ impl Lowerer<'_> {
                             kind,
                             convert: None,
                         },
-                    ),
-                    *to,
-                )
+                    )
+                }
             }
             Expr::Fma { a, b, c } => {
-                let a = self.expr(block, a).0;
-                let b = self.expr(block, b).0;
-                let c = self.expr(block, c).0;
-                (self.fb.math(block, M::Fma, &[a, b, c]), DataType::F32)
+                let a = self.expr(block, a)?.0;
+                let b = self.expr(block, b)?.0;
+                let c = self.expr(block, c)?.0;
+                self.fb.math(block, M::Fma, &[a, b, c])
             }
             Expr::Atomic {
                 op,
-                buffer,
                 index,
                 expected,
                 value,
+                ..
             } => {
-                let (index, index_ty) = self.expr(block, index);
-                let expected = expected.as_deref().map(|e| self.expr(block, e).0);
-                let (value, _) = self.expr(block, value);
-                let b = self.buffer_index(buffer);
-                let old = self.guarded_atomic(block, *op, b, index, index_ty, expected, value);
-                (old, self.program.buffers[b].element)
+                let b = self.evidence.buffer_of(expr)?.index();
+                let (index, index_ty) = self.expr(block, index)?;
+                let expected = match expected.as_deref() {
+                    Some(e) => Some(self.expr(block, e)?.0),
+                    None => None,
+                };
+                let (value, _) = self.expr(block, value)?;
+                self.guarded_atomic(block, *op, b, index, index_ty, expected, value)
             }
-        }
+        };
+        Ok((value, ty))
     }
 
     fn builtin(&self, b: Builtin) -> Handle<Expression> {
@@ -164,11 +173,17 @@ impl Lowerer<'_> {
         self.fb.expr(block, Expression::Literal(literal))
     }
 
-    fn binary(&mut self, block: &mut Block, op: BinOp, (l, ty): Value, (r, rty): Value) -> Value {
+    fn binary(
+        &mut self,
+        block: &mut Block,
+        op: BinOp,
+        (l, ty): Value,
+        (r, _): Value,
+    ) -> Handle<Expression> {
         let simple = |fb: &mut FunctionBuilder, block: &mut Block, naga_op: B| {
             fb.binary(block, naga_op, l, r)
         };
-        let value = match op {
+        match op {
             BinOp::Add => simple(&mut self.fb, block, B::Add),
             BinOp::Sub => simple(&mut self.fb, block, B::Subtract),
             BinOp::Mul => simple(&mut self.fb, block, B::Multiply),
@@ -197,10 +212,7 @@ impl Lowerer<'_> {
             }
             BinOp::Min => self.fb.math(block, M::Min, &[l, r]),
             BinOp::Max => self.fb.math(block, M::Max, &[l, r]),
-        };
-        // Validation proved the operands acceptable; the operand type stands in only for an
-        // unvalidated caller, whose module naga then rejects.
-        (value, op.result_type(ty, rty).unwrap_or(ty))
+        }
     }
 
     /// Integer division and remainder with the divisor replaced by 1 where WGSL's rules would be
@@ -252,9 +264,9 @@ impl Lowerer<'_> {
         self.fb.binary(block, naga_op, l, divisor)
     }
 
-    fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Value {
+    fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Handle<Expression> {
         use naga::UnaryOperator as U;
-        let value = match op {
+        match op {
             UnOp::Neg => self.fb.expr(
                 block,
                 Expression::Unary {
@@ -294,8 +306,7 @@ impl Lowerer<'_> {
             UnOp::Round => self.fb.math(block, M::Round, &[a]),
             UnOp::Trunc => self.fb.math(block, M::Trunc, &[a]),
             UnOp::Fract => self.fb.math(block, M::Fract, &[a]),
-        };
-        (value, ty)
+        }
     }
 
     /// `abs`: identity on u32, wrapping on i32 (`abs(MIN) = MIN`), IEEE on f32.

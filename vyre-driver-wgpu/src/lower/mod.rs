@@ -26,7 +26,7 @@ mod prologue;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
 use vyre_driver::BackendError;
-use vyre_foundation::ir::Program;
+use vyre_foundation::validate::Validated;
 
 pub(crate) use packed::packed_stores;
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
@@ -70,12 +70,16 @@ pub(crate) struct Lowered {
 /// The entry point's name.
 pub(crate) const ENTRY: &str = "main";
 
-/// Lowers a validated program.
-pub(crate) fn lower(program: &Program, options: &LowerOptions) -> Result<Lowered, BackendError> {
+/// Lowers a validated program: every name comes resolved from its evidence.
+pub(crate) fn lower(
+    evidence: &Validated<'_>,
+    options: &LowerOptions,
+) -> Result<Lowered, BackendError> {
+    let program = evidence.program();
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, program, options)?;
+        globals::declare_buffers(&mut module, evidence, options)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
@@ -105,15 +109,16 @@ pub(crate) fn lower(program: &Program, options: &LowerOptions) -> Result<Lowered
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
     let mut lowerer = lowerer::Lowerer {
+        evidence,
         program,
         module: &mut module,
         types,
         fb,
         globals: buffers,
         prologue,
-        scopes: Vec::new(),
+        locals: vec![None; evidence.vars().len()],
     };
-    lowerer.body(&mut body, &program.body);
+    lowerer.body(&mut body, &program.body)?;
     lowerer.fb.flush(&mut body);
     let mut function = lowerer.fb.function;
     function.body = body;

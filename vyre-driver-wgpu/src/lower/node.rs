@@ -1,60 +1,47 @@
 //! The translation of statements.
 
 use naga::{BinaryOperator as B, Block, Statement};
+use vyre_driver::BackendError;
 use vyre_foundation::ir::{Expr, Node};
+use vyre_foundation::validate::VarId;
 
-use super::lowerer::{Local, Lowerer};
+use super::lowerer::Lowerer;
 
-impl Lowerer<'_> {
-    /// Lowers a body in a new scope.
-    pub(crate) fn body(&mut self, block: &mut Block, body: &[Node]) {
-        self.scopes.push(Vec::new());
-        for node in body {
-            self.node(block, node);
-        }
-        self.scopes.pop();
+impl Lowerer<'_, '_> {
+    /// Lowers a body.
+    pub(crate) fn body(&mut self, block: &mut Block, body: &[Node]) -> Result<(), BackendError> {
+        body.iter().try_for_each(|node| self.node(block, node))
     }
 
-    fn nested_body(&mut self, outer: &mut Block, body: &[Node]) -> Block {
+    fn nested_body(&mut self, outer: &mut Block, body: &[Node]) -> Result<Block, BackendError> {
         self.fb.flush(outer);
         let mut inner = Block::new();
-        self.body(&mut inner, body);
+        self.body(&mut inner, body)?;
         self.fb.flush(&mut inner);
-        inner
+        Ok(inner)
     }
 
-    fn node(&mut self, block: &mut Block, node: &Node) {
+    fn node(&mut self, block: &mut Block, node: &Node) -> Result<(), BackendError> {
         match node {
             Node::Let { name, value } => {
-                let (value, ty) = self.expr(block, value);
+                let id = self.evidence.node_var(node)?;
+                let (value, ty) = self.expr(block, value)?;
                 let pointer = self
                     .fb
                     .local(block, Some(name.clone()), self.types.value(ty));
                 self.fb.stmt(block, Statement::Store { pointer, value });
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.push((name.clone(), Local { pointer, ty }));
-                }
+                self.bind(id, pointer);
             }
-            Node::Assign { name, value } => {
-                let (value, _) = self.expr(block, value);
-                if let Some(local) = self.lookup(name) {
-                    self.fb.stmt(
-                        block,
-                        Statement::Store {
-                            pointer: local.pointer,
-                            value,
-                        },
-                    );
-                }
+            Node::Assign { value, .. } => {
+                let id = self.evidence.node_var(node)?;
+                let (value, _) = self.expr(block, value)?;
+                let pointer = self.local(id)?;
+                self.fb.stmt(block, Statement::Store { pointer, value });
             }
-            Node::Store {
-                buffer,
-                index,
-                value,
-            } => {
-                let (index, index_ty) = self.expr(block, index);
-                let (value, _) = self.expr(block, value);
-                let b = self.program.buffer_index(buffer).unwrap_or(0);
+            Node::Store { index, value, .. } => {
+                let b = self.evidence.node_buffer(node)?.index();
+                let (index, index_ty) = self.expr(block, index)?;
+                let (value, _) = self.expr(block, value)?;
                 self.guarded_store(block, b, index, index_ty, value);
             }
             Node::If {
@@ -62,9 +49,9 @@ impl Lowerer<'_> {
                 then,
                 otherwise,
             } => {
-                let (condition, _) = self.expr(block, cond);
-                let accept = self.nested_body(block, then);
-                let reject = self.nested_body(block, otherwise);
+                let (condition, _) = self.expr(block, cond)?;
+                let accept = self.nested_body(block, then)?;
+                let reject = self.nested_body(block, otherwise)?;
                 self.fb.stmt(
                     block,
                     Statement::If {
@@ -79,9 +66,12 @@ impl Lowerer<'_> {
                 from,
                 to,
                 body,
-            } => self.counted_loop(block, var, from, to, body),
+            } => {
+                let id = self.evidence.node_var(node)?;
+                self.counted_loop(block, id, var, from, to, body)?;
+            }
             Node::Block(body) => {
-                let inner = self.nested_body(block, body);
+                let inner = self.nested_body(block, body)?;
                 self.fb.stmt(block, Statement::Block(inner));
             }
             Node::Barrier => self.fb.stmt(
@@ -90,6 +80,7 @@ impl Lowerer<'_> {
             ),
             Node::Return => self.fb.stmt(block, Statement::Return { value: None }),
         }
+        Ok(())
     }
 
     /// `for var in from..to`: both bounds are evaluated once, before the loop, so the trip count is
@@ -97,13 +88,14 @@ impl Lowerer<'_> {
     fn counted_loop(
         &mut self,
         block: &mut Block,
+        id: VarId,
         var: &str,
         from: &Expr,
         to: &Expr,
         body: &[Node],
-    ) {
-        let (start, ty) = self.expr(block, from);
-        let (end, _) = self.expr(block, to);
+    ) -> Result<(), BackendError> {
+        let (start, ty) = self.expr(block, from)?;
+        let (end, _) = self.expr(block, to)?;
         let counter = self
             .fb
             .local(block, Some(var.to_owned()), self.types.value(ty));
@@ -128,15 +120,8 @@ impl Lowerer<'_> {
         self.fb.if_then(&mut loop_body, done, |fb, inner| {
             fb.stmt(inner, Statement::Break)
         });
-        self.scopes.push(vec![(
-            var.to_owned(),
-            Local {
-                pointer: counter,
-                ty,
-            },
-        )]);
-        self.body(&mut loop_body, body);
-        self.scopes.pop();
+        self.bind(id, counter);
+        self.body(&mut loop_body, body)?;
         self.fb.flush(&mut loop_body);
         let mut continuing = Block::new();
         let current = self.fb.load(&mut continuing, counter);
@@ -157,6 +142,7 @@ impl Lowerer<'_> {
                 break_if: None,
             },
         );
+        Ok(())
     }
 
     fn one_of(

@@ -13,11 +13,13 @@
 
 use std::collections::HashSet;
 
-use vyre_foundation::for_each_expr;
-use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Node, Program};
+use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Node};
+use vyre_foundation::validate::{Validated, VarId};
 
-/// The indices of the buffers `program` stores to, when it can run packed; `None` when it cannot.
-pub(crate) fn packed_stores(program: &Program) -> Option<Vec<usize>> {
+/// The indices of the buffers the program stores to, when it can run packed; `None` when it cannot
+/// (or when its evidence does not cover a store, which then keeps the always-correct coalesced form).
+pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
+    let program = evidence.program();
     if program.workgroup_size[1] != 1 || program.workgroup_size[2] != 1 {
         return None;
     }
@@ -28,33 +30,39 @@ pub(crate) fn packed_stores(program: &Program) -> Option<Vec<usize>> {
     {
         return None;
     }
-    let mut atomic = false;
-    for_each_expr(program, |e| atomic |= matches!(e, Expr::Atomic { .. }));
-    if atomic {
+    if evidence.buffer_uses().iter().any(|u| u.atomic) {
         return None;
     }
-    let aliases = gid_aliases(&program.body);
+    // Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never
+    // assigned. The walk visits every declaration before the statements that can name it.
+    let mut aliases: HashSet<VarId> = HashSet::new();
     let mut stored = Vec::new();
     let mut ok = true;
     walk(&program.body, &mut |node| match node {
         Node::Barrier => ok = false,
-        Node::Store { buffer, index, .. } => {
+        Node::Let { value, .. } => {
+            if is_gid_x(value)
+                && let Ok(id) = evidence.node_var(node)
+                && evidence.var(id).is_ok_and(|v| !v.assigned)
+            {
+                aliases.insert(id);
+            }
+        }
+        Node::Store { index, .. } => {
             let at_gid = match index {
-                Expr::Builtin(Builtin::GlobalId(Axis::X)) => true,
-                Expr::Var(name) => aliases.contains(name.as_str()),
-                _ => false,
+                Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
+                _ => is_gid_x(index),
             };
-            match program.buffer_index(buffer) {
-                Some(j) if at_gid => {
-                    if !stored.contains(&j) {
-                        stored.push(j);
+            match evidence.node_buffer(node) {
+                Ok(b) if at_gid => {
+                    if !stored.contains(&b.index()) {
+                        stored.push(b.index());
                     }
                 }
                 _ => ok = false,
             }
         }
-        Node::Let { .. }
-        | Node::Assign { .. }
+        Node::Assign { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::Block(_)
@@ -63,26 +71,8 @@ pub(crate) fn packed_stores(program: &Program) -> Option<Vec<usize>> {
     ok.then_some(stored)
 }
 
-/// Names that can only ever hold `gid.x`: every `let` of the name binds exactly `gid.x`, and no
-/// assignment or loop writes it.
-fn gid_aliases(body: &[Node]) -> HashSet<&str> {
-    let mut candidates = HashSet::new();
-    let mut spoiled = HashSet::new();
-    walk(body, &mut |node| match node {
-        Node::Let { name, value } => {
-            if matches!(value, Expr::Builtin(Builtin::GlobalId(Axis::X))) {
-                candidates.insert(name.as_str());
-            } else {
-                spoiled.insert(name.as_str());
-            }
-        }
-        Node::Assign { name, .. } | Node::Loop { var: name, .. } => {
-            spoiled.insert(name.as_str());
-        }
-        Node::Store { .. } | Node::If { .. } | Node::Block(_) | Node::Barrier | Node::Return => {}
-    });
-    candidates.retain(|n| !spoiled.contains(n));
-    candidates
+fn is_gid_x(expr: &Expr) -> bool {
+    matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
 }
 
 /// Calls `f` on every node, parents before children.
@@ -99,13 +89,20 @@ fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_foundation::ir::{BufferDecl, DataType};
+    use vyre_foundation::ir::{BufferDecl, DataType, Program};
+
+    fn packed(p: &Program) -> Option<Vec<usize>> {
+        match vyre_foundation::validate(p) {
+            Ok(evidence) => packed_stores(&evidence),
+            Err(e) => panic!("{p}\n{e}"),
+        }
+    }
 
     fn program(body: Vec<Node>) -> Program {
         Program::new(
             vec![
                 BufferDecl::read("input", 0, DataType::U32),
-                BufferDecl::output("out", 1, DataType::U32),
+                BufferDecl::output("out", 1, DataType::U32).with_count(64),
             ],
             [64, 1, 1],
             body,
@@ -125,23 +122,40 @@ mod tests {
                 )],
             ),
         ]);
-        assert_eq!(packed_stores(&p), Some(vec![1]));
+        assert_eq!(packed(&p), Some(vec![1]));
     }
 
     #[test]
     fn a_store_elsewhere_an_assigned_alias_or_a_barrier_prevents_packing() {
         let elsewhere = program(vec![Node::store("out", Expr::u32(0), Expr::u32(1))]);
-        assert_eq!(packed_stores(&elsewhere), None);
+        assert_eq!(packed(&elsewhere), None);
         let reassigned = program(vec![
             Node::let_bind("i", Expr::gid_x()),
             Node::assign("i", Expr::u32(0)),
             Node::store("out", Expr::var("i"), Expr::u32(1)),
         ]);
-        assert_eq!(packed_stores(&reassigned), None);
+        assert_eq!(packed(&reassigned), None);
         let barrier = program(vec![
             Node::barrier(),
             Node::store("out", Expr::gid_x(), Expr::u32(1)),
         ]);
-        assert_eq!(packed_stores(&barrier), None);
+        assert_eq!(packed(&barrier), None);
+    }
+
+    #[test]
+    fn a_name_reused_for_another_value_in_a_later_block_still_packs() {
+        // Two variables called `i`: the first only ever holds `gid.x`, the second never indexes a
+        // store. Names alone would count `i` as spoiled; the evidence tells them apart.
+        let p = program(vec![
+            Node::block(vec![
+                Node::let_bind("i", Expr::gid_x()),
+                Node::store("out", Expr::var("i"), Expr::u32(1)),
+            ]),
+            Node::block(vec![
+                Node::let_bind("i", Expr::u32(0)),
+                Node::assign("i", Expr::u32(2)),
+            ]),
+        ]);
+        assert_eq!(packed(&p), Some(vec![1]));
     }
 }

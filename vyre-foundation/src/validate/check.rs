@@ -9,30 +9,39 @@ mod statements;
 mod types;
 
 use crate::validate::errors::{ValidationError, ValidationErrorKind as K};
+use crate::validate::evidence::{
+    AddrTable, BufferUse, ExprFacts, NodeFacts, Resolved, Validated, VarFacts, address,
+};
 
 pub(crate) use scope::is_identifier;
 pub use types::expr_type;
 
-/// What the checker knows about one declared variable.
-#[derive(Clone, Copy, Debug)]
-struct VarInfo {
-    ty: DataType,
-    /// False once any assignment may give invocations of one workgroup different values.
-    uniform: bool,
-    loop_var: bool,
-}
-
-/// A typed expression: its type and whether it is the same for every invocation of a workgroup.
+/// A typed expression: its type, whether it is the same for every invocation of a workgroup, and
+/// what it names.
 #[derive(Clone, Copy, Debug)]
 struct Typed {
     ty: DataType,
     uniform: bool,
+    resolved: Resolved,
+}
+
+impl Typed {
+    /// A value that names no variable or buffer.
+    fn value(ty: DataType, uniform: bool) -> Self {
+        Self {
+            ty,
+            uniform,
+            resolved: Resolved::Nothing,
+        }
+    }
 }
 
 pub(crate) struct Checker<'p> {
     program: &'p Program,
-    /// Variables by declaration order; kept across fixpoint passes so uniformity facts accumulate.
-    vars: Vec<VarInfo>,
+    /// Variables by declaration order (a variable's [`crate::validate::VarId`] is its position);
+    /// kept across fixpoint passes so uniformity facts accumulate. `uniform` turns false once any
+    /// assignment may give invocations of one workgroup different values.
+    vars: Vec<VarFacts>,
     next_var: usize,
     scopes: Vec<Vec<(String, usize)>>,
     errors: Vec<ValidationError>,
@@ -44,6 +53,10 @@ pub(crate) struct Checker<'p> {
     /// already reported too deep (one report per expression, at its root).
     expr_root: usize,
     expr_too_deep: bool,
+    /// The evidence of the current pass (see `evidence`).
+    expr_facts: AddrTable<ExprFacts>,
+    node_facts: AddrTable<NodeFacts>,
+    uses: Vec<BufferUse>,
 }
 
 impl<'p> Checker<'p> {
@@ -59,13 +72,20 @@ impl<'p> Checker<'p> {
             path: String::new(),
             expr_root: 0,
             expr_too_deep: false,
+            expr_facts: AddrTable::new(),
+            node_facts: AddrTable::new(),
+            uses: vec![BufferUse::default(); program.buffers.len()],
         }
     }
 
-    /// Runs passes until the uniformity facts are stable, then returns the last pass's errors.
-    pub(crate) fn run(mut self) -> Vec<ValidationError> {
+    /// Runs passes until the uniformity facts are stable, then returns the last pass's errors and
+    /// evidence (complete only where there are no errors).
+    pub(crate) fn run(mut self) -> (Vec<ValidationError>, Validated<'p>) {
         loop {
             self.errors.clear();
+            self.expr_facts.clear();
+            self.node_facts.clear();
+            self.uses.fill(BufferUse::default());
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;
@@ -76,8 +96,39 @@ impl<'p> Checker<'p> {
             self.check_body(&self.program.body, None, 0);
             self.scopes.clear();
             if !self.changed {
-                return self.errors;
+                let evidence = Validated::new(
+                    self.program,
+                    self.expr_facts.finish(),
+                    self.node_facts.finish(),
+                    self.vars,
+                    self.uses,
+                );
+                return (self.errors, evidence);
             }
+        }
+    }
+
+    fn record_expr(&mut self, expr: &crate::ir::Expr, typed: Typed) {
+        let facts = ExprFacts {
+            ty: typed.ty,
+            uniform: typed.uniform,
+            resolved: typed.resolved,
+        };
+        self.expr_facts.push(address(expr), facts);
+    }
+
+    fn record_node(&mut self, node: &crate::ir::Node, resolved: Resolved, uniform_control: bool) {
+        let facts = NodeFacts {
+            resolved,
+            uniform_control,
+        };
+        self.node_facts.push(address(node), facts);
+    }
+
+    /// Notes a use of buffer `index`.
+    fn used(&mut self, index: usize, mark: impl FnOnce(&mut BufferUse)) {
+        if let Some(u) = self.uses.get_mut(index) {
+            mark(u);
         }
     }
 

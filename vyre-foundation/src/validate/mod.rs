@@ -5,9 +5,14 @@
 
 mod check;
 mod errors;
+mod evidence;
 
 pub use check::expr_type;
 pub use errors::{ValidationError, ValidationErrorKind, ValidationErrors};
+pub use evidence::{
+    BufferId, BufferUse, ExprFacts, MissingEvidence, NodeFacts, Resolved, Validated, VarFacts,
+    VarId,
+};
 
 /// The deepest expression nesting accepted; deeper expressions are rejected (never a stack overflow).
 pub const MAX_EXPR_DEPTH: usize = 512;
@@ -15,15 +20,40 @@ pub const MAX_EXPR_DEPTH: usize = 512;
 /// The deepest statement nesting (bodies inside bodies) accepted.
 pub const MAX_NODE_DEPTH: usize = 128;
 
-/// Checks `program` against every rule; returns all errors found.
+/// Checks `program` against every rule; returns what it proved, or all errors found.
+///
+/// The [`Validated`] form borrows the program and carries each expression's type, the variable and
+/// buffer every name resolves to, and the uniformity facts barriers need; backends compile from it.
 ///
 /// # Errors
 ///
 /// [`ValidationErrors`] with at least one error when the program is invalid.
-pub fn validate(program: &crate::ir::Program) -> Result<(), ValidationErrors> {
-    let errors = check::Checker::new(program).run();
+pub fn validate(program: &crate::ir::Program) -> Result<Validated<'_>, ValidationErrors> {
+    let (errors, evidence) = check::Checker::new(program).run();
     if errors.is_empty() {
-        Ok(())
+        Ok(evidence)
+    } else {
+        Err(ValidationErrors { errors })
+    }
+}
+
+/// [`validate`], except that barriers in non-uniform control flow are accepted.
+///
+/// For tests of a backend's own defences only (the reference interpreter detects invocations of one
+/// workgroup that reach different barriers, which no validated program can do): such a program
+/// has no meaning under `SEMANTICS.md`, and no backend may be given one outside such a test.
+///
+/// # Errors
+///
+/// [`ValidationErrors`] for every other rule broken.
+#[doc(hidden)]
+pub fn validate_allowing_divergent_barriers(
+    program: &crate::ir::Program,
+) -> Result<Validated<'_>, ValidationErrors> {
+    let (mut errors, evidence) = check::Checker::new(program).run();
+    errors.retain(|e| !matches!(e.kind, ValidationErrorKind::NonUniformBarrier { .. }));
+    if errors.is_empty() {
+        Ok(evidence)
     } else {
         Err(ValidationErrors { errors })
     }
@@ -44,7 +74,7 @@ pub fn validate_depth(program: &crate::ir::Program) -> Result<(), ValidationErro
     if within_depth_limits(program) {
         Ok(())
     } else {
-        validate(program)
+        validate(program).map(drop)
     }
 }
 

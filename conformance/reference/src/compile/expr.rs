@@ -2,11 +2,12 @@
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{AtomicOp, BinOp, DataType, Expr, Literal, UnOp};
+use vyre_foundation::validate::BufferId;
 
 use super::{Compiler, builtin_prefill, compile_error};
 use crate::inst::{AtomicKind, BinKind, Block, Inst, Prefill, Reg, UnKind};
 
-impl<'p> Compiler<'p> {
+impl<'p> Compiler<'_, 'p> {
     /// The register of a leaf (literal, variable, builtin, `buf_len`), which needs no instruction.
     fn leaf(&self, e: &Expr) -> Result<Option<(Reg, DataType)>, BackendError> {
         let prefilled = |p: Prefill, ty: DataType| {
@@ -18,17 +19,11 @@ impl<'p> Compiler<'p> {
         match e {
             Expr::Lit(lit) => prefilled(Prefill::Const(lit.to_bits()), lit_type(*lit)),
             Expr::Builtin(b) => prefilled(builtin_prefill(*b), DataType::U32),
-            Expr::BufLen(name) => {
-                let i = self
-                    .program
-                    .buffer_index(name)
-                    .ok_or_else(|| compile_error(format!("buffer `{name}` is not declared")))?;
-                prefilled(Prefill::BufLen(i), DataType::U32)
+            Expr::BufLen(_) => {
+                let id = self.evidence.buffer_of(e)?;
+                prefilled(Prefill::BufLen(id.index()), DataType::U32)
             }
-            Expr::Var(name) => self
-                .lookup(name)
-                .map(Some)
-                .ok_or_else(|| compile_error(format!("variable `{name}` is not in scope"))),
+            Expr::Var(_) => self.var(self.evidence.var_of(e)?).map(Some),
             Expr::Load { .. }
             | Expr::Binary { .. }
             | Expr::Unary { .. }
@@ -77,9 +72,10 @@ impl<'p> Compiler<'p> {
         out: &mut Block,
     ) -> Result<DataType, BackendError> {
         match e {
-            Expr::Load { buffer, index } => {
+            Expr::Load { index, .. } => {
+                let id = self.evidence.buffer_of(e)?;
                 let (index, index_ty) = self.expr(index, out)?;
-                let (buf, element) = self.buf_ref(buffer, index_ty)?;
+                let (buf, element) = self.buf_ref(id, index_ty)?;
                 out.insts.push(Inst::Load { dst, buf, index });
                 Ok(element)
             }
@@ -116,11 +112,14 @@ impl<'p> Compiler<'p> {
             }
             Expr::Atomic {
                 op,
-                buffer,
                 index,
                 expected,
                 value,
-            } => self.atomic(*op, buffer, index, expected.as_deref(), value, dst, out),
+                ..
+            } => {
+                let id = self.evidence.buffer_of(e)?;
+                self.atomic(*op, id, index, expected.as_deref(), value, dst, out)
+            }
             Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => {
                 Err(compile_error("a leaf expression reached op_into".into()))
             }
@@ -190,7 +189,7 @@ impl<'p> Compiler<'p> {
     fn atomic(
         &mut self,
         op: AtomicOp,
-        buffer: &'p str,
+        buffer: BufferId,
         index: &'p Expr,
         expected: Option<&'p Expr>,
         value: &'p Expr,

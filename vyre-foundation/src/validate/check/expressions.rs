@@ -5,6 +5,7 @@ use crate::validate::MAX_EXPR_DEPTH;
 use crate::validate::errors::ValidationErrorKind as K;
 
 use super::{Checker, Typed};
+use crate::validate::evidence::{BufferId, Resolved, VarId};
 
 impl Checker<'_> {
     /// Types an expression. `None` means an error was reported inside it.
@@ -27,16 +28,20 @@ impl Checker<'_> {
             );
             return None;
         }
-        let d = depth + 1;
+        let typed = self.type_expr(expr, depth + 1)?;
+        self.record_expr(expr, typed);
+        Some(typed)
+    }
+
+    /// Types `expr`, whose operands are at depth `d`.
+    fn type_expr(&mut self, expr: &Expr, d: usize) -> Option<Typed> {
         match expr {
-            Expr::Lit(lit) => Some(Typed {
-                ty: lit.ty(),
-                uniform: true,
-            }),
+            Expr::Lit(lit) => Some(Typed::value(lit.ty(), true)),
             Expr::Var(name) => match self.lookup(name) {
                 Some(id) => Some(Typed {
                     ty: self.vars[id].ty,
                     uniform: self.vars[id].uniform,
+                    resolved: Resolved::Var(VarId::new(id)),
                 }),
                 None => {
                     self.error(K::UnknownVariable { name: name.clone() });
@@ -45,21 +50,20 @@ impl Checker<'_> {
             },
             Expr::Load { buffer, index } => self.check_load(buffer, index, d),
             Expr::BufLen(buffer) => {
-                if self.program.buffer(buffer).is_none() {
+                let Some(index) = self.program.buffer_index(buffer) else {
                     self.error(K::UnknownBuffer {
                         name: buffer.clone(),
                     });
                     return None;
-                }
+                };
+                self.used(index, |u| u.length = true);
                 Some(Typed {
                     ty: DataType::U32,
                     uniform: true,
+                    resolved: Resolved::Buffer(BufferId::new(index)),
                 })
             }
-            Expr::Builtin(b) => Some(Typed {
-                ty: DataType::U32,
-                uniform: b.is_workgroup_uniform(),
-            }),
+            Expr::Builtin(b) => Some(Typed::value(DataType::U32, b.is_workgroup_uniform())),
             Expr::Binary { op, lhs, rhs } => {
                 let l = self.with_field("lhs", |c| c.check_expr(lhs, d));
                 let r = self.with_field("rhs", |c| c.check_expr(rhs, d));
@@ -72,10 +76,7 @@ impl Checker<'_> {
                     });
                     return None;
                 };
-                Some(Typed {
-                    ty,
-                    uniform: l.uniform && r.uniform,
-                })
+                Some(Typed::value(ty, l.uniform && r.uniform))
             }
             Expr::Unary { op, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
@@ -83,10 +84,7 @@ impl Checker<'_> {
                     self.error(K::UnaryOperandType { op: *op, arg: a.ty });
                     return None;
                 };
-                Some(Typed {
-                    ty,
-                    uniform: a.uniform,
-                })
+                Some(Typed::value(ty, a.uniform))
             }
             Expr::Select {
                 cond,
@@ -95,10 +93,7 @@ impl Checker<'_> {
             } => self.check_select(cond, on_true, on_false, d),
             Expr::Cast { to, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
-                Some(Typed {
-                    ty: *to,
-                    uniform: a.uniform,
-                })
+                Some(Typed::value(*to, a.uniform))
             }
             Expr::Bitcast { to, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
@@ -109,10 +104,7 @@ impl Checker<'_> {
                     });
                     return None;
                 }
-                Some(Typed {
-                    ty: *to,
-                    uniform: a.uniform,
-                })
+                Some(Typed::value(*to, a.uniform))
             }
             Expr::Fma { a, b, c } => self.check_fma(a, b, c, d),
             Expr::Atomic {
@@ -127,12 +119,15 @@ impl Checker<'_> {
 
     pub(super) fn check_load(&mut self, buffer: &str, index: &Expr, d: usize) -> Option<Typed> {
         let index = self.with_field("index", |c| c.check_expr(index, d));
-        let Some(decl) = self.program.buffer(buffer) else {
+        let Some(b) = self.program.buffer_index(buffer) else {
             self.error(K::UnknownBuffer {
                 name: buffer.to_owned(),
             });
             return None;
         };
+        let program = self.program;
+        let decl = &program.buffers[b];
+        self.used(b, |u| u.loaded = true);
         let index = index?;
         if !index.ty.is_integer() {
             self.with_field("index", |c| {
@@ -149,6 +144,7 @@ impl Checker<'_> {
         Some(Typed {
             ty: decl.element,
             uniform: readonly && index.uniform,
+            resolved: Resolved::Buffer(BufferId::new(b)),
         })
     }
 
@@ -174,10 +170,7 @@ impl Checker<'_> {
             });
             return None;
         }
-        Some(Typed {
-            ty: t.ty,
-            uniform: c.uniform && t.uniform && f.uniform,
-        })
+        Some(Typed::value(t.ty, c.uniform && t.uniform && f.uniform))
     }
 
     pub(super) fn check_fma(&mut self, a: &Expr, b: &Expr, c: &Expr, d: usize) -> Option<Typed> {
@@ -194,10 +187,7 @@ impl Checker<'_> {
                 None => ok = false,
             }
         }
-        ok.then_some(Typed {
-            ty: DataType::F32,
-            uniform,
-        })
+        ok.then_some(Typed::value(DataType::F32, uniform))
     }
 
     pub(super) fn check_atomic(
@@ -216,12 +206,15 @@ impl Checker<'_> {
             self.error(K::AtomicExpectedOperand { op });
             return None;
         }
-        let Some(decl) = self.program.buffer(buffer) else {
+        let Some(b) = self.program.buffer_index(buffer) else {
             self.error(K::UnknownBuffer {
                 name: buffer.to_owned(),
             });
             return None;
         };
+        let program = self.program;
+        let decl = &program.buffers[b];
+        self.used(b, |u| u.atomic = true);
         let element = decl.element;
         let mut ok = true;
         if !decl.access.is_writable() {
@@ -266,6 +259,7 @@ impl Checker<'_> {
         (ok && index.is_some() && value.is_some()).then_some(Typed {
             ty: element,
             uniform: false,
+            resolved: Resolved::Buffer(BufferId::new(b)),
         })
     }
 }

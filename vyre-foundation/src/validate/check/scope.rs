@@ -3,7 +3,8 @@
 use crate::ir::DataType;
 use crate::validate::errors::ValidationErrorKind as K;
 
-use super::{Checker, VarInfo};
+use super::Checker;
+use crate::validate::evidence::{VarFacts, VarId};
 
 impl Checker<'_> {
     pub(super) fn lookup(&self, name: &str) -> Option<usize> {
@@ -15,7 +16,14 @@ impl Checker<'_> {
             .map(|&(_, id)| id)
     }
 
-    pub(super) fn declare(&mut self, name: &str, ty: DataType, uniform: bool, loop_var: bool) {
+    /// Declares `name` in the innermost scope and returns its id.
+    pub(super) fn declare(
+        &mut self,
+        name: &str,
+        ty: DataType,
+        uniform: bool,
+        loop_var: bool,
+    ) -> VarId {
         if !is_identifier(name) {
             self.error(K::InvalidName {
                 name: name.to_owned(),
@@ -37,15 +45,17 @@ impl Checker<'_> {
                 self.changed = true;
             }
         } else {
-            self.vars.push(VarInfo {
+            self.vars.push(VarFacts {
                 ty,
                 uniform,
                 loop_var,
+                assigned: false,
             });
         }
         if let Some(scope) = self.scopes.last_mut() {
             scope.push((name.to_owned(), id));
         }
+        VarId::new(id)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::validate::MAX_NODE_DEPTH;
 use crate::validate::errors::ValidationErrorKind as K;
 
 use super::Checker;
+use crate::validate::evidence::{BufferId, Resolved, VarId};
 
 impl Checker<'_> {
     /// Checks a body. `nonuniform` says why control flow here may differ between invocations.
@@ -58,10 +59,11 @@ impl Checker<'_> {
         depth: usize,
     ) {
         let control = nonuniform.or(self.divergence);
-        match node {
+        let resolved = match node {
             Node::Let { name, value } => {
-                if let Some(t) = self.with_field("value", |c| c.check_expr(value, 0)) {
-                    self.declare(name, t.ty, t.uniform, false);
+                match self.with_field("value", |c| c.check_expr(value, 0)) {
+                    Some(t) => Resolved::Var(self.declare(name, t.ty, t.uniform, false)),
+                    None => Resolved::Nothing,
                 }
             }
             Node::Assign { name, value } => self.check_assign(name, value, control),
@@ -89,43 +91,59 @@ impl Checker<'_> {
                 };
                 self.scoped_body("then", then, inner, depth);
                 self.scoped_body("otherwise", otherwise, inner, depth);
+                Resolved::Nothing
             }
             Node::Loop {
                 var,
                 from,
                 to,
                 body,
-            } => self.check_loop(var, from, to, body, control, depth),
-            Node::Block(body) => self.scoped_body("block", body, control, depth),
+            } => Resolved::Var(self.check_loop(var, from, to, body, control, depth)),
+            Node::Block(body) => {
+                self.scoped_body("block", body, control, depth);
+                Resolved::Nothing
+            }
             Node::Barrier => {
                 if let Some(reason) = control {
                     self.error(K::NonUniformBarrier { reason });
                 }
+                Resolved::Nothing
             }
             Node::Return => {
                 if control.is_some() {
                     self.divergence
                         .get_or_insert("an earlier `return` runs for only some invocations");
                 }
+                Resolved::Nothing
             }
-        }
+        };
+        self.record_node(node, resolved, control.is_none());
     }
 
-    pub(super) fn check_assign(&mut self, name: &str, value: &Expr, control: Option<&'static str>) {
+    pub(super) fn check_assign(
+        &mut self,
+        name: &str,
+        value: &Expr,
+        control: Option<&'static str>,
+    ) -> Resolved {
         let value = self.with_field("value", |c| c.check_expr(value, 0));
         let Some(id) = self.lookup(name) else {
             self.error(K::UnknownVariable {
                 name: name.to_owned(),
             });
-            return;
+            return Resolved::Nothing;
         };
+        self.vars[id].assigned = true;
+        let resolved = Resolved::Var(VarId::new(id));
         let info = self.vars[id];
         if info.loop_var {
             self.error(K::AssignToLoopVariable {
                 name: name.to_owned(),
             });
         }
-        let Some(value) = value else { return };
+        let Some(value) = value else {
+            return resolved;
+        };
         if value.ty != info.ty {
             let kind = K::AssignTypeMismatch {
                 name: name.to_owned(),
@@ -138,17 +156,21 @@ impl Checker<'_> {
             self.vars[id].uniform = false;
             self.changed = true;
         }
+        resolved
     }
 
-    pub(super) fn check_store(&mut self, buffer: &str, index: &Expr, value: &Expr) {
+    pub(super) fn check_store(&mut self, buffer: &str, index: &Expr, value: &Expr) -> Resolved {
         let index = self.with_field("index", |c| c.check_expr(index, 0));
         let value = self.with_field("value", |c| c.check_expr(value, 0));
-        let Some(decl) = self.program.buffer(buffer) else {
+        let Some(b) = self.program.buffer_index(buffer) else {
             self.error(K::UnknownBuffer {
                 name: buffer.to_owned(),
             });
-            return;
+            return Resolved::Nothing;
         };
+        self.used(b, |u| u.stored = true);
+        let program = self.program;
+        let decl = &program.buffers[b];
         if !decl.access.is_writable() {
             let kind = K::StoreToReadOnly {
                 buffer: buffer.to_owned(),
@@ -176,8 +198,10 @@ impl Checker<'_> {
             };
             self.with_field("value", |c| c.error(kind));
         }
+        Resolved::Buffer(BufferId::new(b))
     }
 
+    /// Checks a counted loop and returns its variable's id.
     pub(super) fn check_loop(
         &mut self,
         var: &str,
@@ -186,7 +210,7 @@ impl Checker<'_> {
         body: &[Node],
         control: Option<&'static str>,
         depth: usize,
-    ) {
+    ) -> VarId {
         let from = self.with_field("from", |c| c.check_expr(from, 0));
         let to = self.with_field("to", |c| c.check_expr(to, 0));
         let (ty, bounds_uniform) = match (from, to) {
@@ -209,13 +233,15 @@ impl Checker<'_> {
         };
         let errors_before = self.errors.len();
         let divergence_before = self.divergence;
-        self.loop_body(var, ty, bounds_uniform, body, inner, depth);
+        let mut id = self.loop_body(var, ty, bounds_uniform, body, inner, depth);
         if divergence_before.is_none() && self.divergence.is_some() && inner.is_none() {
             // A `return` inside the body diverged some invocations, so the next iteration starts in
-            // non-uniform control flow: check the body again in that state.
+            // non-uniform control flow: check the body again in that state (its facts replace the
+            // first walk's).
             self.errors.truncate(errors_before);
-            self.loop_body(var, ty, bounds_uniform, body, self.divergence, depth);
+            id = self.loop_body(var, ty, bounds_uniform, body, self.divergence, depth);
         }
+        id
     }
 
     pub(super) fn loop_body(
@@ -226,10 +252,11 @@ impl Checker<'_> {
         body: &[Node],
         nonuniform: Option<&'static str>,
         depth: usize,
-    ) {
+    ) -> VarId {
         self.scopes.push(Vec::new());
-        self.declare(var, ty, uniform && nonuniform.is_none(), true);
+        let id = self.declare(var, ty, uniform && nonuniform.is_none(), true);
         self.with_field("body", |c| c.check_body(body, nonuniform, depth + 1));
         self.scopes.pop();
+        id
     }
 }
