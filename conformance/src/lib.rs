@@ -36,6 +36,7 @@ pub mod fuzz;
 pub mod r#gen;
 pub mod reliability;
 pub mod report;
+pub mod resident;
 pub mod suite;
 
 pub use report::{

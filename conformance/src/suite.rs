@@ -49,6 +49,29 @@ pub fn assert_area_conforms(backend: &dyn VyreBackend, area: &str) {
 }
 
 /// The catalogue areas `backend_tests!` makes a test of, in its order.
+/// The whole catalogue on `backend`; panics with the report's failures.
+pub fn assert_conforms(backend: &dyn VyreBackend) {
+    let options = CheckOptions {
+        areas: &[],
+        progress: None,
+    };
+    let report = check_backend_with(backend, &options);
+    eprintln!(
+        "catalogue on {}: {} of {} cases passed, {} dispatches, {} ms",
+        backend.id(),
+        report.passed(),
+        report.total(),
+        report.dispatches,
+        report.elapsed_ms
+    );
+    assert!(
+        report.total() > 0,
+        "no catalogue case ran on `{}`",
+        backend.id()
+    );
+    assert_report_passes(&report);
+}
+
 #[doc(hidden)]
 pub const AREA_TESTS: &[&str] = crate::backend_tests!(@areas @names);
 
@@ -113,6 +136,48 @@ macro_rules! backend_tests {
                 #[test]
                 fn timeout() {
                     $crate::suite::run_on(super::backend(), $crate::reliability::check_timeout);
+                }
+            }
+
+            mod resident {
+                #[test]
+                fn buffers() {
+                    $crate::suite::run_on(super::backend(), $crate::resident::check_buffers);
+                }
+
+                #[test]
+                fn dispatch_resident() {
+                    $crate::suite::run_on(super::backend(), $crate::resident::check_dispatch_resident);
+                }
+
+                #[test]
+                fn sequence() {
+                    $crate::suite::run_on(super::backend(), $crate::resident::check_sequence);
+                }
+
+                #[test]
+                fn errors() {
+                    $crate::suite::run_on(super::backend(), |b| {
+                        if let ::std::option::Option::Some(other) = super::backend() {
+                            $crate::resident::check_errors(b, &other);
+                        }
+                    });
+                }
+
+                #[test]
+                fn threads() {
+                    $crate::suite::run_on(super::backend(), $crate::resident::check_threads);
+                }
+
+                /// The catalogue through resident buffers, both modes.
+                #[test]
+                fn catalogue() {
+                    for mode in $crate::resident::ResidentMode::ALL {
+                        if let ::std::option::Option::Some(b) = super::backend() {
+                            let wrapped = $crate::resident::Resident::new(b, mode);
+                            $crate::suite::assert_conforms(&wrapped);
+                        }
+                    }
                 }
             }
         }

@@ -5,11 +5,15 @@
 
 mod grid;
 mod recovery;
+mod resident;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
 
-use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
+use vyre_driver::{
+    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, InstanceId,
+    PreparedStep, VyreBackend,
+};
 use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
@@ -36,6 +40,8 @@ struct Shared {
     counters: Counters,
     recovery: Mutex<()>,
     faults: Faults,
+    /// Marks the `DeviceBuffer`s this backend (and its clones) made.
+    owner: InstanceId,
     /// Held while the fields above are dropped (declared last so it outlives them): the instance,
     /// the device and the pooled buffers go one backend at a time (see `lifecycle`).
     teardown: TeardownTurn,
@@ -84,6 +90,7 @@ impl WgpuBackend {
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
                 faults: Faults::default(),
+                owner: InstanceId::fresh(),
                 teardown: TeardownTurn::default(),
             }),
         })
@@ -103,6 +110,16 @@ impl WgpuBackend {
         &self.shared.counters
     }
 
+    /// What a launch on the device `state` needs of this backend: its pool, counters and faults.
+    pub(crate) fn context<'a>(&'a self, state: &'a DeviceState) -> LaunchContext<'a> {
+        LaunchContext {
+            state,
+            pool: &self.shared.pool,
+            counters: &self.shared.counters,
+            faults: &self.shared.faults,
+        }
+    }
+
     /// Runs `job` on `compiled` on the device `state`, with this backend's pool, counters and faults.
     pub(crate) fn launch(
         &self,
@@ -110,13 +127,7 @@ impl WgpuBackend {
         compiled: &Compiled,
         job: Job<'_>,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let ctx = LaunchContext {
-            state,
-            pool: &self.shared.pool,
-            counters: &self.shared.counters,
-            faults: &self.shared.faults,
-        };
-        launch::run(ctx, compiled, job)
+        launch::run(self.context(state), compiled, job)
     }
 
     /// The adapter's name and type, e.g. `NVIDIA H200 (Vulkan, DiscreteGpu)`.
@@ -329,6 +340,31 @@ impl VyreBackend for WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         self.with_recovery(|| self.execute_once(program, plan, inputs, config))
+    }
+
+    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        self.create_resident(bytes)
+    }
+
+    fn write_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        self.write_resident(buffer, offset, data)
+    }
+
+    fn read_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        self.read_resident(buffer, range)
+    }
+
+    fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+        self.sequence(steps)
     }
 
     fn device_lost(&self) -> bool {

@@ -3,7 +3,7 @@
 use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
-use crate::{BackendError, DispatchConfig, DispatchPlan};
+use crate::{BackendError, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step};
 
 /// What a backend or its device can do. Limits a program exceeds give [`BackendError::LimitExceeded`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,6 +151,98 @@ pub trait VyreBackend: Send + Sync {
         )))
     }
 
+    /// A zero-filled buffer of `bytes` bytes on the backend's device.
+    ///
+    /// Provided for backends that cannot hold data: [`BackendError::Unsupported`]. Both in-tree
+    /// backends implement it.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::LimitExceeded`] past the device's largest buffer, [`BackendError::OutOfMemory`]
+    /// when the device refuses the memory.
+    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        let _ = bytes;
+        Err(no_resident(self.id()))
+    }
+
+    /// Writes `data` into `buffer` at byte `offset`; later dispatches and reads see it.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidConfig`] for a buffer of another backend or a range past its end;
+    /// [`BackendError::DeviceLost`] for a buffer whose device was lost since it was created.
+    fn write_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        let _ = (buffer, offset, data);
+        Err(no_resident(self.id()))
+    }
+
+    /// The bytes `range` of `buffer`, after every dispatch submitted before the call.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::write_buffer`].
+    fn read_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        let _ = (buffer, range);
+        Err(no_resident(self.id()))
+    }
+
+    /// Runs `program` once over buffers that stay on the device: one buffer per declared
+    /// non-workgroup buffer, in declaration order (every access, `output` and `read_write` included).
+    ///
+    /// The same meaning as [`VyreBackend::dispatch`]: `output` buffers start at zero in every
+    /// dispatch (the elements the program declares), `read_write` buffers keep their contents, a
+    /// declared count smaller than the buffer bounds the accesses, a runtime-sized buffer takes the
+    /// buffer's length in whole elements. Provided: one [`Step`] of
+    /// [`VyreBackend::dispatch_sequence`].
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch`]; [`BackendError::InputMismatch`] for the wrong number of
+    /// buffers or one smaller than its declared count, [`BackendError::InvalidConfig`] for a buffer
+    /// of another backend, [`BackendError::DeviceLost`] for a buffer whose device was lost.
+    fn dispatch_resident(
+        &self,
+        program: &Program,
+        buffers: &[&DeviceBuffer],
+        config: &DispatchConfig,
+    ) -> Result<(), BackendError> {
+        self.dispatch_sequence(&[Step::new(program, buffers, config)])
+    }
+
+    /// Runs `steps` in order over resident buffers, each step seeing the writes of the steps before
+    /// it (on wgpu: one command encoder and one submit). Nothing runs unless every step passes the
+    /// shared checks ([`crate::prepare_sequence`]).
+    ///
+    /// Provided: the checks, then [`VyreBackend::execute_sequence`].
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch_resident`], the message naming the step.
+    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
+        let prepared = crate::prepare_sequence(steps)?;
+        self.execute_sequence(&prepared)
+    }
+
+    /// The backend's own part of [`VyreBackend::dispatch_sequence`]: runs steps the shared checks
+    /// accepted. Provided for backends that cannot hold data: [`BackendError::Unsupported`].
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch_sequence`], less what the checks cover.
+    fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+        let _ = steps;
+        Err(no_resident(self.id()))
+    }
+
     /// True when the backend's device is lost and [`VyreBackend::try_recover`] is needed.
     fn device_lost(&self) -> bool {
         false
@@ -164,6 +256,12 @@ pub trait VyreBackend: Send + Sync {
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }
+}
+
+fn no_resident(backend: &str) -> BackendError {
+    BackendError::unsupported(format!(
+        "backend `{backend}` cannot hold data on its device. Fix: use `dispatch` with byte vectors, or a backend with resident buffers (wgpu, reference)."
+    ))
 }
 
 /// The checks every dispatch makes before a backend runs anything, in the one order all backends

@@ -109,6 +109,26 @@ impl From<ValidationErrors> for BackendError {
 }
 
 impl BackendError {
+    /// The same error, its message prefixed with `step {index} of the sequence: ` (an invalid
+    /// program's errors stay as they are). The variant never changes.
+    #[must_use]
+    pub fn in_step(self, index: usize) -> Self {
+        let prefix = |m: String| format!("step {index} of the sequence: {m}");
+        match self {
+            BackendError::InvalidProgram(e) => BackendError::InvalidProgram(e),
+            BackendError::InputMismatch(m) => BackendError::InputMismatch(prefix(m)),
+            BackendError::LimitExceeded(m) => BackendError::LimitExceeded(prefix(m)),
+            BackendError::Unsupported(m) => BackendError::Unsupported(prefix(m)),
+            BackendError::Compile(m) => BackendError::Compile(prefix(m)),
+            BackendError::NoDevice(m) => BackendError::NoDevice(prefix(m)),
+            BackendError::DeviceLost(m) => BackendError::DeviceLost(prefix(m)),
+            BackendError::OutOfMemory(m) => BackendError::OutOfMemory(prefix(m)),
+            BackendError::Timeout(m) => BackendError::Timeout(prefix(m)),
+            BackendError::InvalidConfig(m) => BackendError::InvalidConfig(prefix(m)),
+            BackendError::Other(m) => BackendError::Other(prefix(m)),
+        }
+    }
+
     /// True for [`BackendError::DeviceLost`], the one error recovery can act on. False for
     /// [`BackendError::NoDevice`]: a device that never existed cannot be recovered.
     #[must_use]

@@ -9,8 +9,12 @@ mod backend;
 mod config;
 mod error;
 mod plan;
+mod resident;
 
 pub use backend::{Capabilities, VyreBackend, prepare};
 pub use config::DispatchConfig;
 pub use error::BackendError;
 pub use plan::{DispatchPlan, ResolvedBuffer, derive_grid, plan_dispatch};
+pub use resident::{
+    DeviceBuffer, InstanceId, PreparedStep, Step, plan_resident, prepare_resident, prepare_sequence,
+};

@@ -11,7 +11,9 @@ use crate::{BackendError, DispatchConfig};
 pub struct ResolvedBuffer {
     /// The buffer's element count for this dispatch (what `buf_len` yields).
     pub element_count: u64,
-    /// For buffers that take input: the index of their byte vector in the caller's inputs.
+    /// For buffers that take input: the index of their byte vector in the caller's inputs. For a
+    /// resident dispatch ([`crate::plan_resident`]): the index of every non-workgroup buffer's
+    /// [`crate::DeviceBuffer`].
     pub input: Option<usize>,
 }
 
@@ -144,6 +146,15 @@ pub fn plan_dispatch(
             input: Some(index),
         });
     }
+    finish_plan(program, buffers, config)
+}
+
+/// The grid of a dispatch whose buffers are resolved, checked as [`plan_dispatch`] does.
+pub(crate) fn finish_plan(
+    program: &Program,
+    buffers: Vec<ResolvedBuffer>,
+    config: &DispatchConfig,
+) -> Result<DispatchPlan, BackendError> {
     let counts: Vec<u64> = buffers.iter().map(|b| b.element_count).collect();
     let grid = config.grid.unwrap_or_else(|| derive_grid(program, &counts));
     if grid.contains(&0) {

@@ -25,6 +25,7 @@ mod exec;
 mod inst;
 mod lanes;
 mod memory;
+mod resident;
 mod scalar;
 mod schedule;
 
@@ -33,7 +34,10 @@ mod tests;
 
 use std::sync::Arc;
 
-use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
+use vyre_driver::{
+    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep,
+    VyreBackend,
+};
 use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
@@ -68,9 +72,21 @@ use crate::schedule::Run;
 /// assert_eq!(words, [2, 3, 4, 0]);
 /// # Ok::<(), vyre_driver::BackendError>(())
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ReferenceBackend {
     cache: ProgramCache,
+    /// Resident buffers and the lock that makes each sequence, read and write one indivisible step,
+    /// as a device queue orders submissions.
+    resident: resident::Resident,
+}
+
+impl Default for ReferenceBackend {
+    fn default() -> Self {
+        Self {
+            cache: ProgramCache::default(),
+            resident: resident::Resident::new(),
+        }
+    }
 }
 
 /// The result of [`ReferenceBackend::dispatch_traced`].
@@ -138,6 +154,21 @@ fn run<const TRACE: bool>(
     config: &DispatchConfig,
 ) -> Result<TracedRun, BackendError> {
     let memory = Memory::new(program, plan, inputs)?;
+    let budget = run_on::<TRACE>(code, plan, &memory, config)?;
+    Ok(TracedRun {
+        outputs: memory.outputs(program),
+        ops_executed: budget.used(),
+        indeterminate: budget.indeterminate(),
+    })
+}
+
+/// Runs compiled `code` over `memory` as `plan` says; returns the spent budget.
+fn run_on<const TRACE: bool>(
+    code: &Compiled,
+    plan: &DispatchPlan,
+    memory: &Memory,
+    config: &DispatchConfig,
+) -> Result<Budget, BackendError> {
     let budget = Budget::new(config);
     // `buf_len` yields a u32; the planner keeps every element count within one, and a count past it
     // must be an error rather than a truncated length that would move the bounds guards.
@@ -153,7 +184,7 @@ fn run<const TRACE: bool>(
         })?;
     let job = Run {
         code,
-        memory: &memory,
+        memory,
         budget: &budget,
         grid: plan.grid,
         buf_lens: &buf_lens,
@@ -162,11 +193,7 @@ fn run<const TRACE: bool>(
     if budget.stopped() {
         return Err(budget.take_error());
     }
-    Ok(TracedRun {
-        outputs: memory.outputs(program),
-        ops_executed: budget.used(),
-        indeterminate: budget.indeterminate(),
-    })
+    Ok(budget)
 }
 
 impl VyreBackend for ReferenceBackend {
@@ -187,5 +214,33 @@ impl VyreBackend for ReferenceBackend {
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let code = self.compiled(program)?;
         run::<false>(&code, program.program(), plan, inputs, config).map(|r| r.outputs)
+    }
+
+    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        self.resident.create(bytes)
+    }
+
+    fn write_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        self.resident.write(buffer, offset, data)
+    }
+
+    fn read_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        self.resident.read(buffer, range)
+    }
+
+    fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+        self.resident.sequence(steps, |step, memory| {
+            let code = self.compiled(&step.program)?;
+            run_on::<false>(&code, &step.plan, memory, step.config).map(drop)
+        })
     }
 }

@@ -99,7 +99,7 @@ pub(super) fn encode(
 }
 
 /// Records the copy of `range` of `source` (`bytes` long) into a new staging buffer.
-fn copy_out(
+pub(super) fn copy_out(
     ctx: LaunchContext<'_>,
     encoder: &mut wgpu::CommandEncoder,
     source: &wgpu::Buffer,

@@ -126,7 +126,7 @@ fn usage_for(kind: BindingKind) -> wgpu::BufferUsages {
 }
 
 /// A read-only storage buffer holding `words` (at least one word: wgpu binds no empty buffer).
-fn words_buffer(
+pub(super) fn words_buffer(
     ctx: LaunchContext<'_>,
     words: &[u32],
 ) -> Result<(wgpu::Buffer, u64), BackendError> {

@@ -1,0 +1,160 @@
+//! `WgpuBackend`'s resident buffers: creating, writing and reading `DeviceBuffer`s and running
+//! sequences over them (the launches themselves are in `launch::resident`).
+
+use std::ops::Range;
+use std::time::Duration;
+
+use vyre_driver::{BackendError, DeviceBuffer, PreparedStep, VyreBackend};
+use vyre_foundation::ir::BufferAccess;
+
+use super::{WgpuBackend, fold_grid};
+use crate::device::DeviceState;
+use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, device_bytes};
+use crate::lower::{self, LowerOptions};
+
+impl WgpuBackend {
+    /// The wgpu side of `buffer`, checked to be this backend's and to live on the current device.
+    fn resident<'b>(
+        &self,
+        buffer: &'b DeviceBuffer,
+        state: &DeviceState,
+    ) -> Result<&'b WgpuBuffer, BackendError> {
+        let held = buffer.storage_of::<WgpuBuffer>(self.shared.owner, "wgpu")?;
+        if held.generation != state.generation || state.is_lost() {
+            return Err(BackendError::device_lost(format!(
+                "a {}-byte DeviceBuffer was created on a device that has since been lost, and its contents were lost with it. Fix: create the buffer again and write its data anew (the backend itself has recovered, or recovers on the next call).",
+                buffer.len()
+            )));
+        }
+        Ok(held)
+    }
+
+    pub(super) fn create_resident(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        self.with_recovery(|| {
+            let state = self.state()?;
+            let buffer = launch::create_resident(self.context(&state), bytes)?;
+            Ok(DeviceBuffer::new(
+                self.shared.owner,
+                bytes,
+                WgpuBuffer {
+                    buffer,
+                    generation: state.generation,
+                },
+            ))
+        })
+    }
+
+    pub(super) fn write_resident(
+        &self,
+        buffer: &DeviceBuffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        let state = self.state()?;
+        let held = self.resident(buffer, &state)?;
+        let end = offset.saturating_add(data.len() as u64);
+        buffer.check_range(&(offset..end), "writing")?;
+        let ctx = self.context(&state);
+        if offset.is_multiple_of(4) && data.len().is_multiple_of(4) {
+            launch::write_aligned(ctx, &held.buffer, offset, data);
+            return Ok(());
+        }
+        // wgpu writes whole words: read the words the range touches, patch them, write them back.
+        let start = offset / 4 * 4;
+        let stop = end.next_multiple_of(4);
+        let allocated = launch::allocated_bytes(buffer.len()).unwrap_or(stop);
+        let mut words = launch::read_resident(ctx, &held.buffer, allocated, start..stop, None)?;
+        let at = usize::try_from(offset - start).unwrap_or(0);
+        words[at..at + data.len()].copy_from_slice(data);
+        launch::write_aligned(ctx, &held.buffer, start, &words);
+        Ok(())
+    }
+
+    pub(super) fn read_resident(
+        &self,
+        buffer: &DeviceBuffer,
+        range: Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        let state = self.state()?;
+        let held = self.resident(buffer, &state)?;
+        buffer.check_range(&range, "reading")?;
+        let allocated = launch::allocated_bytes(buffer.len()).unwrap_or(range.end);
+        launch::read_resident(self.context(&state), &held.buffer, allocated, range, None)
+    }
+
+    pub(super) fn sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+        if steps.is_empty() {
+            return Ok(());
+        }
+        if self.device_lost() {
+            // The buffers below will report their loss; recovering first keeps the backend usable.
+            self.try_recover()?;
+        }
+        let state = self.state()?;
+        let mut launches = Vec::with_capacity(steps.len());
+        // The sequence may take as long as its steps together; unbounded if any step is.
+        let mut timeout = Some(Duration::ZERO);
+        for (i, step) in steps.iter().enumerate() {
+            launches.push(self.plan_step(&state, step).map_err(|e| e.in_step(i))?);
+            timeout = timeout.zip(step.config.timeout).map(|(a, b)| a + b);
+        }
+        launch::run_sequence(self.context(&state), &launches, timeout)
+    }
+
+    fn plan_step<'s>(
+        &self,
+        state: &DeviceState,
+        step: &PreparedStep<'s>,
+    ) -> Result<ResidentLaunch<'s>, BackendError> {
+        let plan = &step.plan;
+        let (physical, direct) = fold_grid(
+            plan.grid,
+            1,
+            state.limits.max_compute_workgroups_per_dimension,
+        )?;
+        let compiled = self.compiled_validated(
+            &step.program,
+            LowerOptions {
+                coalesced: false,
+                direct,
+                packed: false,
+            },
+        )?;
+        let program = step.program.program();
+        let mut bound = Vec::with_capacity(compiled.bindings.len());
+        for b in &compiled.bindings {
+            let decl = &program.buffers[b.buffer_index];
+            let resolved = plan.buffers[b.buffer_index];
+            let Some(k) = resolved.input else {
+                return Err(BackendError::new(
+                    "a bound buffer has no DeviceBuffer in its plan. Fix: report this vyre bug with the program text.",
+                ));
+            };
+            let buffer = step.buffers[k];
+            let held = self.resident(buffer, state)?;
+            let bytes = device_bytes(b.kind, resolved.element_count)
+                .ok_or_else(|| launch::size_overflow(&format!("buffer `{}`", decl.name)))?;
+            let max = match b.kind {
+                lower::BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
+                _ => state.limits.max_storage_buffer_binding_size,
+            };
+            if bytes > max {
+                return Err(BackendError::limit_exceeded(format!(
+                    "buffer `{}` binds {bytes} bytes; this device binds at most {max}. Fix: split the data over several buffers and dispatches.",
+                    decl.name
+                )));
+            }
+            bound.push(Bound {
+                buffer: &held.buffer,
+                bytes,
+                clear: decl.access == BufferAccess::Output,
+            });
+        }
+        Ok(ResidentLaunch {
+            compiled,
+            bound,
+            params: lower::plan_params(plan, 1, 0)?,
+            physical_grid: physical,
+        })
+    }
+}

@@ -1,0 +1,208 @@
+//! Launches over buffers that stay on the device: creating, writing and reading them, and running a
+//! sequence of dispatches over them in one encoder and one submit.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use vyre_driver::BackendError;
+
+use super::encode::copy_out;
+use super::upload::words_buffer;
+use super::{LaunchContext, poisoned, readback, submit};
+use crate::pipeline::Compiled;
+use crate::stats::bump;
+
+/// What a `DeviceBuffer` of the wgpu backend holds: the device buffer and the device generation it
+/// was created on (a buffer of a lost device holds nothing any more).
+#[derive(Debug)]
+pub(crate) struct WgpuBuffer {
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) generation: u64,
+}
+
+/// The usages of every resident buffer: bound as storage or uniform, copied in and out.
+pub(crate) const RESIDENT_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::UNIFORM)
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// The bytes a resident buffer of `bytes` allocates: whole 16-byte rows (a uniform binding reads
+/// `vec4`s), at least one.
+pub(crate) fn allocated_bytes(bytes: u64) -> Option<u64> {
+    bytes.max(1).checked_next_multiple_of(16)
+}
+
+/// A new zero-filled buffer of `bytes` bytes (wgpu zero-initialises new buffers).
+pub(crate) fn create(ctx: LaunchContext<'_>, bytes: u64) -> Result<wgpu::Buffer, BackendError> {
+    let state = ctx.state;
+    let size = allocated_bytes(bytes)
+        .filter(|&s| s <= state.limits.max_buffer_size)
+        .ok_or_else(|| {
+            BackendError::limit_exceeded(format!(
+                "a buffer of {bytes} bytes exceeds this device's largest buffer of {} bytes. Fix: split the data over several buffers.",
+                state.limits.max_buffer_size
+            ))
+        })?;
+    let device = &state.device;
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("vyre resident"),
+        size,
+        usage: RESIDENT_USAGE,
+        mapped_at_creation: false,
+    });
+    bump(&ctx.counters.buffers_created, 1);
+    let oom_error = pollster::block_on(oom.pop());
+    let validation_error = pollster::block_on(validation.pop());
+    if (oom_error.is_some() || validation_error.is_some()) && state.confirm_lost() {
+        return Err(state.lost_error("while creating a buffer"));
+    }
+    if let Some(e) = oom_error {
+        return Err(BackendError::out_of_memory(format!(
+            "the device has no memory for a {bytes}-byte buffer: {e}. Fix: drop buffers no longer needed, or use smaller ones."
+        )));
+    }
+    if let Some(e) = validation_error {
+        return Err(BackendError::new(format!(
+            "wgpu refused a {bytes}-byte buffer: {e}. Fix: this is a vyre bug unless a device limit was exceeded; report it."
+        )));
+    }
+    Ok(buffer)
+}
+
+/// Writes `data` at the word-aligned `offset` (the caller aligns: `offset` and `data.len()` are
+/// multiples of 4). The write reaches the device before the next submission.
+pub(crate) fn write_aligned(
+    ctx: LaunchContext<'_>,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    data: &[u8],
+) {
+    if !data.is_empty() {
+        ctx.state.queue.write_buffer(buffer, offset, data);
+    }
+}
+
+/// The bytes `range` of `buffer` (`bytes` long), after every submission before this one.
+pub(crate) fn read(
+    ctx: LaunchContext<'_>,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+    range: std::ops::Range<u64>,
+    timeout: Option<Duration>,
+) -> Result<Vec<u8>, BackendError> {
+    let state = ctx.state;
+    if state.is_lost() {
+        return Err(state.lost_error("before the read"));
+    }
+    if range.is_empty() {
+        return Ok(Vec::new());
+    }
+    let scopes = submit::Scopes::push(&state.device);
+    let mut encoder = state
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("vyre read"),
+        });
+    let staging = vec![copy_out(ctx, &mut encoder, buffer, bytes, &range)?];
+    let submission = submit::submit(ctx, scopes, encoder.finish())?;
+    let slots = readback::map(&staging);
+    submit::wait(state, submission, &slots, timeout)?;
+    let mut outputs = readback::read(state, &staging, &slots)?;
+    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
+    readback::give_back(&mut pool, state.generation, staging);
+    Ok(outputs.pop().unwrap_or_default())
+}
+
+/// One bound program buffer of a resident launch: the device buffer and the bytes bound.
+pub(crate) struct Bound<'a> {
+    pub(crate) buffer: &'a wgpu::Buffer,
+    pub(crate) bytes: u64,
+    /// True for `output` buffers: cleared to zero before the launch.
+    pub(crate) clear: bool,
+}
+
+/// One launch of a sequence.
+pub(crate) struct ResidentLaunch<'a> {
+    pub(crate) compiled: Arc<Compiled>,
+    /// In the pipeline's binding order.
+    pub(crate) bound: Vec<Bound<'a>>,
+    pub(crate) params: Vec<u32>,
+    pub(crate) physical_grid: [u32; 3],
+}
+
+/// Runs `launches` in order in one encoder and one submit, then waits for them.
+pub(crate) fn run_sequence(
+    ctx: LaunchContext<'_>,
+    launches: &[ResidentLaunch<'_>],
+    timeout: Option<Duration>,
+) -> Result<(), BackendError> {
+    let state = ctx.state;
+    if state.is_lost() {
+        return Err(state.lost_error("detected before the sequence"));
+    }
+    let device = &state.device;
+    let scopes = submit::Scopes::push(device);
+    let mut params = Vec::with_capacity(launches.len());
+    for launch in launches {
+        params.push(words_buffer(ctx, &launch.params)?);
+    }
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("vyre sequence"),
+    });
+    for (launch, (params, params_len)) in launches.iter().zip(&params) {
+        let compiled = &launch.compiled;
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
+            .bindings
+            .iter()
+            .zip(&launch.bound)
+            .map(|(b, bound)| entry(b.binding, bound.buffer, bound.bytes))
+            .collect();
+        let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre resident buffers"),
+            layout: &compiled.user_layout,
+            entries: &entries,
+        });
+        let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre internal"),
+            layout: &compiled.internal_layout,
+            entries: &[entry(0, params, *params_len)],
+        });
+        for bound in &launch.bound {
+            if bound.clear {
+                encoder.clear_buffer(bound.buffer, 0, Some(bound.bytes));
+            }
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("vyre step"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&compiled.pipeline);
+        pass.set_bind_group(0, &user_group, &[]);
+        pass.set_bind_group(1, &internal_group, &[]);
+        let [x, y, z] = launch.physical_grid;
+        pass.dispatch_workgroups(x, y, z);
+        drop(pass);
+        bump(&ctx.counters.dispatch_calls, 1);
+    }
+    let submission = submit::submit(ctx, scopes, encoder.finish())?;
+    let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
+    let waited = submit::wait(state, submission, &no_maps, timeout);
+    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
+    for (buffer, _) in params {
+        pool.give(buffer, state.generation);
+    }
+    waited
+}
+
+fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(bytes),
+        }),
+    }
+}

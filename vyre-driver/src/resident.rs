@@ -1,0 +1,287 @@
+//! Data that stays on the device: [`DeviceBuffer`], the [`Step`]s of a sequence, and the checks
+//! every backend makes before it runs one ([`prepare_resident`]).
+
+use std::any::Any;
+use std::num::NonZeroU64;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
+use vyre_foundation::validate::Validated;
+
+use crate::plan::{ResolvedBuffer, finish_plan};
+use crate::{BackendError, DispatchConfig, DispatchPlan};
+
+/// Which backend instance made a [`DeviceBuffer`]: every backend instance that can hold data takes a
+/// fresh one, so a buffer handed to another instance is recognised and refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InstanceId(NonZeroU64);
+
+impl InstanceId {
+    /// An id no other instance in this process has.
+    #[must_use]
+    pub fn fresh() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        // 2^64 instances cannot be created in one process; saturating keeps this total anyway.
+        Self(NonZeroU64::new(id).unwrap_or(NonZeroU64::MAX))
+    }
+}
+
+/// A buffer that lives on a backend's device, made by [`crate::VyreBackend::create_buffer`].
+///
+/// A shared handle: cloning is cheap, every clone names the same memory, and the memory is freed
+/// when the last clone drops. `Send + Sync`, so threads may share buffers (the backend orders the
+/// work that touches them).
+///
+/// Backend authors build one with [`DeviceBuffer::new`] around their own storage and get it back with
+/// [`DeviceBuffer::storage`]; users only ever see [`DeviceBuffer::len`].
+#[derive(Clone)]
+pub struct DeviceBuffer {
+    len: u64,
+    owner: InstanceId,
+    storage: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len)
+            .field("owner", &self.owner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeviceBuffer {
+    /// A buffer of `len` bytes held in `storage` by the backend instance `owner` (for backend
+    /// implementations).
+    pub fn new(owner: InstanceId, len: u64, storage: impl Any + Send + Sync) -> Self {
+        Self {
+            len,
+            owner,
+            storage: Arc::new(storage),
+        }
+    }
+
+    /// The buffer's length in bytes.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for a buffer of zero bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The backend instance that made the buffer.
+    #[must_use]
+    pub fn owner(&self) -> InstanceId {
+        self.owner
+    }
+
+    /// The backend's storage behind the buffer, when it is a `T` (for backend implementations).
+    #[must_use]
+    pub fn storage<T: Any>(&self) -> Option<&T> {
+        self.storage.downcast_ref()
+    }
+
+    /// True when `self` and `other` are clones of one buffer.
+    #[must_use]
+    pub fn same_buffer(&self, other: &DeviceBuffer) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// The storage of a buffer that must belong to `owner`, as a `T` (for backend implementations).
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidConfig`] for a buffer of another backend instance.
+    pub fn storage_of<T: Any>(&self, owner: InstanceId, backend: &str) -> Result<&T, BackendError> {
+        match self.storage() {
+            Some(storage) if self.owner == owner => Ok(storage),
+            _ => Err(BackendError::invalid_config(format!(
+                "a {}-byte DeviceBuffer made by another backend instance was passed to this `{backend}` backend. Fix: create the buffer with the backend that dispatches on it, or copy its data over with read_buffer and write_buffer.",
+                self.len
+            ))),
+        }
+    }
+
+    /// Checks that `range` lies within the buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidConfig`] for a range that ends past the buffer or starts after it ends.
+    pub fn check_range(&self, range: &Range<u64>, what: &str) -> Result<(), BackendError> {
+        if range.start <= range.end && range.end <= self.len {
+            Ok(())
+        } else {
+            Err(BackendError::invalid_config(format!(
+                "{what} bytes {range:?} of a {}-byte buffer: outside it. Fix: keep the range within 0..{}.",
+                self.len, self.len
+            )))
+        }
+    }
+}
+
+/// One dispatch of a [`crate::VyreBackend::dispatch_sequence`]: a program, one buffer per declared
+/// non-workgroup buffer (in declaration order, every access), and its configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Step<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// One buffer per declared buffer that is not `workgroup`, in declaration order.
+    pub buffers: &'a [&'a DeviceBuffer],
+    /// How the step runs (grid, timeout, fuel).
+    pub config: &'a DispatchConfig,
+}
+
+impl<'a> Step<'a> {
+    /// A step running `program` over `buffers` with `config`.
+    #[must_use]
+    pub fn new(
+        program: &'a Program,
+        buffers: &'a [&'a DeviceBuffer],
+        config: &'a DispatchConfig,
+    ) -> Self {
+        Self {
+            program,
+            buffers,
+            config,
+        }
+    }
+}
+
+/// A step the shared checks accepted: its validated program, its plan (each bound buffer's
+/// `input` is the index of its [`DeviceBuffer`] in `buffers`), its buffers and configuration.
+#[derive(Debug)]
+pub struct PreparedStep<'a> {
+    /// The validated program.
+    pub program: Validated<'a>,
+    /// The checked shape of the dispatch.
+    pub plan: DispatchPlan,
+    /// The step's buffers, as given.
+    pub buffers: &'a [&'a DeviceBuffer],
+    /// The step's configuration.
+    pub config: &'a DispatchConfig,
+}
+
+/// The checks of a resident dispatch, in the order every backend shares: the program is validated,
+/// then the buffers are checked against it (their number; each at least its declared count; a
+/// runtime-sized one a whole, non-zero number of elements within a `u32` index) and the grid planned.
+///
+/// # Errors
+///
+/// [`BackendError::InvalidProgram`] for an invalid program, [`BackendError::InputMismatch`] for
+/// buffers that do not fit it, [`crate::plan_dispatch`]'s grid errors.
+pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, BackendError> {
+    let program = step.program;
+    let validated = vyre_foundation::validate(program)?;
+    let plan = plan_resident(program, step.buffers, step.config)?;
+    Ok(PreparedStep {
+        program: validated,
+        plan,
+        buffers: step.buffers,
+        config: step.config,
+    })
+}
+
+/// [`prepare_resident`] for every step, before any runs.
+///
+/// # Errors
+///
+/// The first step's error, prefixed with the step's position.
+pub fn prepare_sequence<'a>(steps: &[Step<'a>]) -> Result<Vec<PreparedStep<'a>>, BackendError> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| prepare_resident(step).map_err(|e| e.in_step(i)))
+        .collect()
+}
+
+/// The plan of a resident dispatch of `program` over `buffers` (see [`prepare_resident`]).
+///
+/// # Errors
+///
+/// As [`prepare_resident`], less validation.
+pub fn plan_resident(
+    program: &Program,
+    buffers: &[&DeviceBuffer],
+    config: &DispatchConfig,
+) -> Result<DispatchPlan, BackendError> {
+    let bound: Vec<&BufferDecl> = program
+        .buffers
+        .iter()
+        .filter(|b| b.access != BufferAccess::Workgroup)
+        .collect();
+    if buffers.len() != bound.len() {
+        let names: Vec<&str> = bound.iter().map(|b| b.name.as_str()).collect();
+        return Err(BackendError::input_mismatch(format!(
+            "the program declares {} buffer(s) other than workgroup ones ({}) but {} DeviceBuffer(s) were passed. Fix: pass one buffer per declared non-workgroup buffer, in declaration order, outputs and read_write ones included.",
+            bound.len(),
+            names.join(", "),
+            buffers.len()
+        )));
+    }
+    // One buffer under two names is only sound when neither is written: a GPU forbids a buffer
+    // bound writable twice, or writable and read-only, in one dispatch.
+    for (i, a) in buffers.iter().enumerate() {
+        for (j, b) in buffers.iter().enumerate().skip(i + 1) {
+            if a.same_buffer(b) && (bound[i].access.is_writable() || bound[j].access.is_writable())
+            {
+                return Err(BackendError::invalid_config(format!(
+                    "one DeviceBuffer is passed for both `{}` and `{}`, and the program may write one of them. Fix: pass distinct buffers (copy the data with read_buffer and write_buffer if both need it).",
+                    bound[i].name, bound[j].name
+                )));
+            }
+        }
+    }
+    let mut next = 0;
+    let mut resolved = Vec::with_capacity(program.buffers.len());
+    for decl in &program.buffers {
+        if decl.access == BufferAccess::Workgroup {
+            resolved.push(ResolvedBuffer {
+                element_count: u64::from(decl.count),
+                input: None,
+            });
+            continue;
+        }
+        let index = next;
+        next += 1;
+        let len = buffers[index].len();
+        let size = decl.element.size_bytes() as u64;
+        let element_count = if decl.count == 0 {
+            let elements = len / size;
+            if elements == 0 {
+                return Err(BackendError::input_mismatch(format!(
+                    "buffer {index} for runtime-sized `{}` holds {len} bytes, not one {size}-byte element. Fix: create it with at least {size} bytes.",
+                    decl.name
+                )));
+            }
+            if elements > u64::from(u32::MAX) {
+                return Err(BackendError::limit_exceeded(format!(
+                    "buffer {index} for `{}` holds {elements} elements, more than a u32 index reaches. Fix: split the data over several buffers.",
+                    decl.name
+                )));
+            }
+            elements
+        } else {
+            // A u32 count times a 4-byte element cannot overflow a u64.
+            let needed = u64::from(decl.count) * size;
+            if len < needed {
+                return Err(BackendError::input_mismatch(format!(
+                    "buffer {index} for `{}` holds {len} bytes but the program declares {} elements ({needed} bytes). Fix: create the buffer with at least {needed} bytes, or declare a smaller count.",
+                    decl.name, decl.count
+                )));
+            }
+            u64::from(decl.count)
+        };
+        resolved.push(ResolvedBuffer {
+            element_count,
+            input: Some(index),
+        });
+    }
+    finish_plan(program, resolved, config)
+}
