@@ -18,7 +18,7 @@ use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
-use crate::device::{self, DeviceState};
+use crate::device::{self, AdapterOptions, DeviceState};
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
@@ -34,6 +34,8 @@ pub(crate) use grid::fold_grid;
 
 struct Shared {
     instance: wgpu::Instance,
+    /// How the adapter was chosen (recovery chooses again the same way).
+    options: AdapterOptions,
     state: RwLock<Arc<DeviceState>>,
     cache: Mutex<PipelineCache>,
     pool: Mutex<BufferPool>,
@@ -77,13 +79,80 @@ impl WgpuBackend {
     /// [`BackendError::NoDevice`] when no adapter or device is available, with a `Fix:` saying how to
     /// get one (never [`BackendError::DeviceLost`], so a recovery loop does not retry forever).
     pub fn acquire() -> Result<Self, BackendError> {
+        Self::acquire_with(&AdapterOptions::default())
+    }
+
+    /// Opens the best adapter as `options` say (power preference, a name filter).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, wgpu};
+    ///
+    /// let options = AdapterOptions::new().with_power_preference(wgpu::PowerPreference::LowPower);
+    /// match WgpuBackend::acquire_with(&options) {
+    ///     Ok(backend) => println!("running on {}", backend.adapter_name()),
+    ///     Err(e) => println!("no adapter here: {e}"),
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`WgpuBackend::acquire`].
+    pub fn acquire_with(options: &AdapterOptions) -> Result<Self, BackendError> {
         let _turn = Turn::take();
         let instance = device::new_instance();
-        let adapter = device::pick_adapter(&instance)?;
+        let adapter = device::pick_adapter(&instance, options)?;
         let state = device::open(adapter, 0)?;
-        Ok(Self {
+        Ok(Self::with_state(instance, options.clone(), state))
+    }
+
+    /// A backend on a device the application opened itself, so vyre's dispatches and the
+    /// application's own passes share it (and its buffers: see [`WgpuBackend::import_buffer`] and
+    /// [`WgpuBackend::wgpu_buffer`]). Caches and pools work as usual. vyre installs its own
+    /// device-lost callback and uncaptured-error handler on `device`. After a loss of this device
+    /// vyre does not open another behind the application's back: calls report
+    /// [`BackendError::DeviceLost`], saying to hand over a new device.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{WgpuBackend, wgpu};
+    ///
+    /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    /// let Ok(adapter) = pollster::block_on(instance.request_adapter(&Default::default())) else {
+    ///     return Ok(()); // no adapter on this machine
+    /// };
+    /// let (device, queue) =
+    ///     pollster::block_on(adapter.request_device(&Default::default())).expect("a device");
+    /// let backend = WgpuBackend::from_device(adapter, device, queue)?;
+    /// println!("vyre shares {}", backend.adapter_name());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::NoDevice`] for a GL adapter, whose WGSL translation breaks vyre's integer
+    /// rules.
+    pub fn from_device(
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Result<Self, BackendError> {
+        let info = adapter.get_info();
+        if info.backend == wgpu::Backend::Gl {
+            return Err(BackendError::no_device(format!(
+                "adapter {} runs on wgpu's GL backend, which breaks WGSL's integer rules. Fix: open the device on Vulkan, Metal or DX12.",
+                device::describe(&info)
+            )));
+        }
+        let _turn = Turn::take();
+        let instance = device::new_instance();
+        let state = device::adopt(adapter, device, queue);
+        Ok(Self::with_state(instance, AdapterOptions::default(), state))
+    }
+
+    fn with_state(instance: wgpu::Instance, options: AdapterOptions, state: DeviceState) -> Self {
+        Self {
             shared: Arc::new(Shared {
                 instance,
+                options,
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
                 pool: Mutex::new(BufferPool::default()),
@@ -93,7 +162,7 @@ impl WgpuBackend {
                 owner: InstanceId::fresh(),
                 teardown: TeardownTurn::default(),
             }),
-        })
+        }
     }
 
     /// The device dispatches run on now.
@@ -136,6 +205,16 @@ impl WgpuBackend {
         self.state()
             .map(|s| device::describe(&s.info))
             .unwrap_or_default()
+    }
+
+    /// The wgpu device dispatches run on now, to create buffers for [`WgpuBackend::import_buffer`]
+    /// or to record the application's own work on it.
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub fn wgpu_device(&self) -> Result<wgpu::Device, BackendError> {
+        Ok(self.state()?.device.clone())
     }
 
     /// The adapter's full information.

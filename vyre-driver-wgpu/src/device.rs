@@ -24,6 +24,8 @@ pub(crate) struct DeviceState {
     pub(crate) uncaptured: Arc<Mutex<Option<String>>>,
     /// Bumped for every new device; pipelines record the generation they were made for.
     pub(crate) generation: u64,
+    /// False for a device the application handed over ([`adopt`]): vyre never replaces it.
+    pub(crate) owned: bool,
     /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
@@ -60,10 +62,51 @@ fn no_adapter(detail: &str) -> BackendError {
     ))
 }
 
-/// Picks the best trusted adapter: discrete > integrated > virtual > CPU, filtered by `VYRE_WGPU_ADAPTER`.
-pub(crate) fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, BackendError> {
+/// Which adapter [`crate::WgpuBackend::acquire_with`] opens.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AdapterOptions {
+    /// `HighPerformance` (the default) ranks discrete GPUs first, `LowPower` integrated ones; CPU
+    /// drivers such as lavapipe come last either way.
+    pub power_preference: wgpu::PowerPreference,
+    /// Only adapters whose name contains this (case-insensitive). `None` reads `VYRE_WGPU_ADAPTER`.
+    pub name: Option<String>,
+}
+
+impl AdapterOptions {
+    /// The default options: the fastest adapter, filtered by `VYRE_WGPU_ADAPTER` if set.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Prefers low-power (integrated) adapters or high-performance (discrete) ones.
+    #[must_use]
+    pub fn with_power_preference(mut self, preference: wgpu::PowerPreference) -> Self {
+        self.power_preference = preference;
+        self
+    }
+
+    /// Only adapters whose name contains `name` (case-insensitive).
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+/// Picks the best trusted adapter: discrete > integrated > virtual > CPU (integrated first for
+/// `LowPower`), filtered by the options' name or `VYRE_WGPU_ADAPTER`.
+pub(crate) fn pick_adapter(
+    instance: &wgpu::Instance,
+    options: &AdapterOptions,
+) -> Result<wgpu::Adapter, BackendError> {
     let adapters = pollster::block_on(instance.enumerate_adapters(trusted_backends()));
-    let filter = std::env::var(ADAPTER_ENV).ok().map(|s| s.to_lowercase());
+    let filter = options
+        .name
+        .clone()
+        .or_else(|| std::env::var(ADAPTER_ENV).ok())
+        .map(|s| s.to_lowercase());
     let mut candidates: Vec<wgpu::Adapter> = adapters
         .into_iter()
         .filter(|a| a.get_info().backend != wgpu::Backend::Gl)
@@ -72,7 +115,12 @@ pub(crate) fn pick_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter, B
             None => true,
         })
         .collect();
-    candidates.sort_by_key(|a| rank(&a.get_info()));
+    let low_power = options.power_preference == wgpu::PowerPreference::LowPower;
+    candidates.sort_by_key(|a| match rank(&a.get_info()) {
+        0 if low_power => 1,
+        1 if low_power => 0,
+        r => r,
+    });
     candidates.into_iter().next().ok_or_else(|| match filter {
         Some(f) => no_adapter(&format!("no adapter's name contains {f:?}")),
         None => no_adapter("wgpu found no Vulkan, Metal or DX12 adapter"),
@@ -105,6 +153,28 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
             describe(&info)
         ))
     })?;
+    Ok(install(adapter, device, queue, generation, true))
+}
+
+/// Takes over a device the application opened: vyre's loss and error handlers replace the ones it
+/// had; vyre never replaces the device itself.
+pub(crate) fn adopt(
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+) -> DeviceState {
+    install(adapter, device, queue, 0, false)
+}
+
+fn install(
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    generation: u64,
+    owned: bool,
+) -> DeviceState {
+    let info = adapter.get_info();
+    let limits = device.limits();
     let lost = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&lost);
     device.set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));
@@ -115,7 +185,7 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
             *slot = Some(error.to_string());
         }
     }));
-    Ok(DeviceState {
+    DeviceState {
         adapter,
         device,
         queue,
@@ -124,8 +194,9 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
         lost,
         uncaptured,
         generation,
+        owned,
         teardown: TeardownTurn::default(),
-    })
+    }
 }
 
 impl DeviceState {

@@ -39,11 +39,13 @@ mod stats;
 pub mod testing;
 
 pub use backend::WgpuBackend;
-pub use device::ADAPTER_ENV;
+pub use device::{ADAPTER_ENV, AdapterOptions};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;
 pub use stats::WgpuStats;
+/// The wgpu this backend is built on, for applications that share their device or buffers with it.
+pub use wgpu;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;

@@ -3,8 +3,8 @@
 //! `tests/suite.rs` through `backend_tests!`.
 
 use vyre_driver::{DispatchConfig, VyreBackend};
-use vyre_driver_wgpu::WgpuBackend;
 use vyre_driver_wgpu::testing::backend_or_skip;
+use vyre_driver_wgpu::{WgpuBackend, wgpu};
 use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
 fn words(bytes: &[u8]) -> Vec<u32> {
@@ -156,5 +156,86 @@ fn buffers_of_two_backends_are_told_apart() {
     let error = two
         .read_buffer(&buffer, 0..8)
         .expect_err("another backend's buffer");
+    assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
+}
+
+/// Data flows between vyre and the application's own wgpu work on one device: the application's
+/// buffer is imported and read by a vyre dispatch, and vyre's output is copied out by the
+/// application's own encoder and mapped.
+#[test]
+fn a_shared_device_passes_buffers_both_ways() {
+    let Some(acquired) = backend_or_skip("shared device") else {
+        return;
+    };
+    // The application opens its own device on the same adapter and hands it over.
+    let info = acquired.adapter_info().expect("info");
+    drop(acquired);
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let adapter = adapters
+        .into_iter()
+        .find(|a| a.get_info().name == info.name && a.get_info().backend == info.backend)
+        .expect("the same adapter");
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+            .expect("a device");
+    let backend =
+        WgpuBackend::from_device(adapter, device.clone(), queue.clone()).expect("from_device");
+    let input = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("app input"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(
+        &input,
+        0,
+        &[10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40, 0, 0, 0],
+    );
+    let imported = backend.import_buffer(input).expect("import");
+    assert_eq!(imported.len(), 16);
+    let out = backend.create_buffer(16).expect("create");
+    backend
+        .dispatch_resident(&add_one(4), &[&imported, &out], &DispatchConfig::default())
+        .expect("dispatch over the application's buffer");
+    // Reading the imported buffer back needs COPY_SRC, which it lacks: a clear error.
+    let error = backend
+        .read_buffer(&imported, 0..16)
+        .expect_err("no COPY_SRC");
+    assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
+
+    let raw_out = backend.wgpu_buffer(&out).expect("vyre's buffer");
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("app readback"),
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    encoder.copy_buffer_to_buffer(&raw_out, 0, &staging, 0, 16);
+    queue.submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let got = words(&staging.slice(..).get_mapped_range().expect("mapped"));
+    assert_eq!(got, [11, 21, 31, 41]);
+
+    let other = backend_or_skip("shared device").expect("a second backend");
+    assert!(
+        other.wgpu_buffer(&out).is_none(),
+        "another backend's buffer"
+    );
+    let no_storage = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 16,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let error = backend
+        .import_buffer(no_storage)
+        .expect_err("no STORAGE usage");
     assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
 }

@@ -26,10 +26,49 @@
 //! # Ok::<(), vyre::BackendError>(())
 //! ```
 //!
+//! # Data that stays on the device
+//!
+//! [`VyreBackend::create_buffer`] makes a [`DeviceBuffer`] that lives on the backend's device;
+//! [`VyreBackend::dispatch_resident`] runs a program over such buffers (one per declared
+//! non-workgroup buffer, in declaration order) and [`VyreBackend::dispatch_sequence`] runs several
+//! [`Step`]s in order, each seeing the writes of the steps before (on wgpu: one submit). Nothing is
+//! copied back until [`VyreBackend::read_buffer`]; [`VyreBackendExt`] adds typed forms.
+//!
+//! ```
+//! use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+//! use vyre::{DispatchConfig, Step, VyreBackend, VyreBackendExt};
+//!
+//! // `dst[i] = src[i] * 2 + 1`, run twice over data that never leaves the device.
+//! let double = Program::new(
+//!     vec![
+//!         BufferDecl::read("src", 0, DataType::U32).with_count(4),
+//!         BufferDecl::output("dst", 1, DataType::U32).with_count(4),
+//!     ],
+//!     [64, 1, 1],
+//!     vec![Node::store(
+//!         "dst",
+//!         Expr::gid_x(),
+//!         Expr::add(Expr::mul(Expr::load("src", Expr::gid_x()), Expr::u32(2)), Expr::u32(1)),
+//!     )],
+//! );
+//! let backend = vyre::backend(vyre::Choice::Auto)?;
+//! let a = backend.create_buffer_from(&[1u32, 2, 3, 4])?;
+//! let b = backend.create_buffer_for::<u32>(4)?;
+//! let config = DispatchConfig::default();
+//! backend.dispatch_sequence(&[
+//!     Step::new(&double, &[&a, &b], &config),
+//!     Step::new(&double, &[&b, &a], &config),
+//! ])?;
+//! assert_eq!(backend.read_buffer_as::<u32>(&a)?, [7, 11, 15, 19]);
+//! # Ok::<(), vyre::BackendError>(())
+//! ```
+//!
 //! With `default-features = false` vyre builds no GPU code at all: the reference is the only backend,
 //! and `Choice::Named("wgpu")` is [`BackendError::Unsupported`] with a `Fix:`. Either way a user builds
 //! only the IR, the driver contract and the backends; the conformance suite (`vyre-conformance`),
 //! which checks a backend against the reference, is a separate crate for tests.
+
+mod typed;
 
 /// The IR: programs, buffers, expressions, statements.
 pub mod ir {
@@ -42,7 +81,10 @@ pub mod ir {
 mod select;
 
 pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, select};
-pub use vyre_driver::{BackendError, Capabilities, DispatchConfig, DispatchPlan, VyreBackend};
+pub use typed::VyreBackendExt;
+pub use vyre_driver::{
+    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, Step, VyreBackend,
+};
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{
     Validated, ValidationError, ValidationErrorKind, ValidationErrors,

@@ -37,12 +37,18 @@ impl WgpuBackend {
         if !old.is_lost() {
             return Ok(());
         }
+        if !old.owned {
+            return Err(BackendError::device_lost(format!(
+                "the device {} the application handed to vyre was lost, and vyre does not replace a device it did not create. Fix: open a new device and build a new backend with `WgpuBackend::from_device`.",
+                device::describe(&old.info)
+            )));
+        }
         // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
         let _turn = Turn::take();
         // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
         let fresh = device::open(old.adapter.clone(), old.generation + 1)
             .or_else(|_| {
-                let adapter = device::pick_adapter(&shared.instance)?;
+                let adapter = device::pick_adapter(&shared.instance, &shared.options)?;
                 device::open(adapter, old.generation + 1)
             })
             .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;

@@ -33,12 +33,14 @@ impl WgpuBackend {
         self.with_recovery(|| {
             let state = self.state()?;
             let buffer = launch::create_resident(self.context(&state), bytes)?;
+            let allocated = buffer.size();
             Ok(DeviceBuffer::new(
                 self.shared.owner,
                 bytes,
                 WgpuBuffer {
                     buffer,
                     generation: state.generation,
+                    allocated,
                 },
             ))
         })
@@ -54,6 +56,7 @@ impl WgpuBackend {
         let held = self.resident(buffer, &state)?;
         let end = offset.saturating_add(data.len() as u64);
         buffer.check_range(&(offset..end), "writing")?;
+        needs(held, wgpu::BufferUsages::COPY_DST, "written")?;
         let ctx = self.context(&state);
         if offset.is_multiple_of(4) && data.len().is_multiple_of(4) {
             launch::write_aligned(ctx, &held.buffer, offset, data);
@@ -62,8 +65,19 @@ impl WgpuBackend {
         // wgpu writes whole words: read the words the range touches, patch them, write them back.
         let start = offset / 4 * 4;
         let stop = end.next_multiple_of(4);
-        let allocated = launch::allocated_bytes(buffer.len()).unwrap_or(stop);
-        let mut words = launch::read_resident(ctx, &held.buffer, allocated, start..stop, None)?;
+        needs(
+            held,
+            wgpu::BufferUsages::COPY_SRC,
+            "written at an unaligned offset",
+        )?;
+        if stop > held.allocated {
+            return Err(BackendError::invalid_config(format!(
+                "a write ending at byte {end} of an imported {}-byte buffer needs whole words up to byte {stop}. Fix: write whole 4-byte words at the end of an imported buffer.",
+                held.allocated
+            )));
+        }
+        let mut words =
+            launch::read_resident(ctx, &held.buffer, held.allocated, start..stop, None)?;
         let at = usize::try_from(offset - start).unwrap_or(0);
         words[at..at + data.len()].copy_from_slice(data);
         launch::write_aligned(ctx, &held.buffer, start, &words);
@@ -78,8 +92,82 @@ impl WgpuBackend {
         let state = self.state()?;
         let held = self.resident(buffer, &state)?;
         buffer.check_range(&range, "reading")?;
-        let allocated = launch::allocated_bytes(buffer.len()).unwrap_or(range.end);
-        launch::read_resident(self.context(&state), &held.buffer, allocated, range, None)
+        needs(held, wgpu::BufferUsages::COPY_SRC, "read")?;
+        launch::read_resident(
+            self.context(&state),
+            &held.buffer,
+            held.allocated,
+            range,
+            None,
+        )
+    }
+
+    /// The wgpu buffer behind `buffer`, for the application's own passes; `None` for a buffer of
+    /// another backend or of a device lost since.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let buffer = backend.create_buffer(64)?;
+    /// let raw = backend.wgpu_buffer(&buffer).expect("a buffer of this backend");
+    /// assert!(raw.size() >= 64);
+    /// assert!(raw.usage().contains(vyre_driver_wgpu::wgpu::BufferUsages::STORAGE));
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    #[must_use]
+    pub fn wgpu_buffer(&self, buffer: &DeviceBuffer) -> Option<wgpu::Buffer> {
+        let state = self.state().ok()?;
+        self.resident(buffer, &state)
+            .ok()
+            .map(|held| held.buffer.clone())
+    }
+
+    /// A `DeviceBuffer` over a buffer the application made on this backend's device, so vyre
+    /// dispatches can read and write it in place. It must have `STORAGE` usage; reading it back
+    /// needs `COPY_SRC`, writing (and being an `output`, which is cleared) `COPY_DST`, binding it
+    /// as a `uniform` buffer `UNIFORM`. Its length is the buffer's size.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::{WgpuBackend, wgpu};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let device = backend.wgpu_device().expect("the device");
+    /// let raw = device.create_buffer(&wgpu::BufferDescriptor {
+    ///     label: Some("app data"),
+    ///     size: 256,
+    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    ///     mapped_at_creation: false,
+    /// });
+    /// let buffer = backend.import_buffer(raw)?;
+    /// backend.write_buffer(&buffer, 0, &[1, 2, 3, 4])?;
+    /// assert_eq!(backend.read_buffer(&buffer, 0..4)?, [1, 2, 3, 4]);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidConfig`] for a buffer without `STORAGE` usage.
+    pub fn import_buffer(&self, buffer: wgpu::Buffer) -> Result<DeviceBuffer, BackendError> {
+        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(BackendError::invalid_config(format!(
+                "an imported buffer needs STORAGE usage; this one has {:?}. Fix: create it with `wgpu::BufferUsages::STORAGE` (and COPY_SRC / COPY_DST to read or write it through vyre).",
+                buffer.usage()
+            )));
+        }
+        let state = self.state()?;
+        let size = buffer.size();
+        Ok(DeviceBuffer::new(
+            self.shared.owner,
+            size,
+            WgpuBuffer {
+                buffer,
+                generation: state.generation,
+                allocated: size,
+            },
+        ))
     }
 
     pub(super) fn sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
@@ -144,10 +232,25 @@ impl WgpuBackend {
                     decl.name
                 )));
             }
+            let usage = match b.kind {
+                lower::BindingKind::Uniform => wgpu::BufferUsages::UNIFORM,
+                _ => wgpu::BufferUsages::STORAGE,
+            };
+            needs(held, usage, "bound this way")?;
+            let output = decl.access == BufferAccess::Output;
+            if output {
+                needs(held, wgpu::BufferUsages::COPY_DST, "cleared as an output")?;
+            }
+            if bytes > held.allocated {
+                return Err(BackendError::input_mismatch(format!(
+                    "buffer `{}` binds {bytes} bytes but its imported wgpu buffer has {}. Fix: import a buffer of at least {bytes} bytes (uniform buffers bind whole 16-byte rows).",
+                    decl.name, held.allocated
+                )));
+            }
             bound.push(Bound {
                 buffer: &held.buffer,
                 bytes,
-                clear: decl.access == BufferAccess::Output,
+                clear: output,
             });
         }
         Ok(ResidentLaunch {
@@ -156,5 +259,17 @@ impl WgpuBackend {
             params: lower::plan_params(plan, 1, 0)?,
             physical_grid: physical,
         })
+    }
+}
+
+/// Checks that an imported buffer has `usage` (vyre's own buffers have every usage it needs).
+fn needs(held: &WgpuBuffer, usage: wgpu::BufferUsages, what: &str) -> Result<(), BackendError> {
+    if held.buffer.usage().contains(usage) {
+        Ok(())
+    } else {
+        Err(BackendError::invalid_config(format!(
+            "a DeviceBuffer imported with usage {:?} is {what}, which needs {usage:?}. Fix: create the wgpu buffer with that usage too.",
+            held.buffer.usage()
+        )))
     }
 }

@@ -30,8 +30,8 @@ pub(crate) use fault::FaultPoint;
 pub(crate) use fault::Faults;
 pub(crate) use job::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
 pub(crate) use resident::{
-    Bound, ResidentLaunch, WgpuBuffer, allocated_bytes, create as create_resident,
-    read as read_resident, run_sequence, write_aligned,
+    Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
+    run_sequence, write_aligned,
 };
 
 /// What a launch runs on: the device, the pool its buffers come from and go back to, the counters it

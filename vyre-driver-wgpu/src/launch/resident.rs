@@ -18,6 +18,8 @@ use crate::stats::bump;
 pub(crate) struct WgpuBuffer {
     pub(crate) buffer: wgpu::Buffer,
     pub(crate) generation: u64,
+    /// The device buffer's size (at least the `DeviceBuffer`'s length: vyre rounds its own up).
+    pub(crate) allocated: u64,
 }
 
 /// The usages of every resident buffer: bound as storage or uniform, copied in and out.
