@@ -80,6 +80,26 @@ fn wgpu_agrees_with_the_reference_on_random_programs() {
     assert_eq!(summary.programs, cases);
 }
 
+/// The fuzzer's programs through resident buffers: each run split into a sequence (copies in, the
+/// program, copies out) on wgpu, and through `dispatch_resident` on the reference.
+#[test]
+fn resident_runs_agree_with_the_reference_on_random_programs() {
+    use vyre_conformance::resident::{Resident, ResidentMode};
+    let reference = ReferenceBackend::new();
+    let on_reference = Resident::new(ReferenceBackend::new(), ResidentMode::Direct);
+    let summary = fuzz::run(&options(300, 5), &reference, &on_reference, &|_| {});
+    assert_no_mismatch(&summary);
+    assert_eq!(summary.programs, 300);
+    let Some(wgpu) = wgpu_or_skip("resident_runs_agree_with_the_reference_on_random_programs")
+    else {
+        return;
+    };
+    let sequenced = Resident::new(wgpu, ResidentMode::Sequence);
+    let summary = fuzz::run(&options(500, 6), &reference, &sequenced, &|_| {});
+    assert_no_mismatch(&summary);
+    assert_eq!(summary.programs, 500);
+}
+
 /// Backends may reject but never panic on a valid program, whatever it does (races included).
 fn run_without_panic(
     backend: &dyn VyreBackend,

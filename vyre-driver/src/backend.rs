@@ -283,3 +283,80 @@ pub fn prepare<'p>(
     let plan = crate::plan_dispatch(program, &lens, config)?;
     Ok((validated, plan))
 }
+
+/// A boxed backend is a backend: every method forwards, so wrappers (such as the conformance
+/// crate's resident mode) take `Box<dyn VyreBackend>` as readily as a concrete backend.
+impl<B: VyreBackend + ?Sized> VyreBackend for Box<B> {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
+    }
+
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        (**self).dispatch(program, inputs, config)
+    }
+
+    fn execute(
+        &self,
+        program: &Validated<'_>,
+        plan: &DispatchPlan,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        (**self).execute(program, plan, inputs, config)
+    }
+
+    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        (**self).create_buffer(bytes)
+    }
+
+    fn write_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), BackendError> {
+        (**self).write_buffer(buffer, offset, data)
+    }
+
+    fn read_buffer(
+        &self,
+        buffer: &DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        (**self).read_buffer(buffer, range)
+    }
+
+    fn dispatch_resident(
+        &self,
+        program: &Program,
+        buffers: &[&DeviceBuffer],
+        config: &DispatchConfig,
+    ) -> Result<(), BackendError> {
+        (**self).dispatch_resident(program, buffers, config)
+    }
+
+    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
+        (**self).dispatch_sequence(steps)
+    }
+
+    fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+        (**self).execute_sequence(steps)
+    }
+
+    fn device_lost(&self) -> bool {
+        (**self).device_lost()
+    }
+
+    fn try_recover(&self) -> Result<(), BackendError> {
+        (**self).try_recover()
+    }
+}

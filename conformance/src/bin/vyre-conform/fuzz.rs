@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use vyre::{Choice, select};
+use vyre::{Choice, VyreBackend, select};
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress};
+use vyre_conformance::resident::{Resident, ResidentMode};
 
 /// Options of `fuzz`.
 pub(crate) struct FuzzArgs {
@@ -16,6 +17,8 @@ pub(crate) struct FuzzArgs {
     minutes: Option<u64>,
     save: Option<PathBuf>,
     quiet: bool,
+    /// Run the candidate through its resident buffers (`resident` or `sequence`).
+    resident: Option<ResidentMode>,
 }
 
 pub(crate) fn parse(args: &[String]) -> Result<FuzzArgs, String> {
@@ -26,6 +29,7 @@ pub(crate) fn parse(args: &[String]) -> Result<FuzzArgs, String> {
         minutes: None,
         save: None,
         quiet: false,
+        resident: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -45,6 +49,12 @@ pub(crate) fn parse(args: &[String]) -> Result<FuzzArgs, String> {
             "--backend" => out.backend = value("--backend")?,
             "--save" => out.save = Some(PathBuf::from(value("--save")?)),
             "--quiet" => out.quiet = true,
+            "--resident" => {
+                let mode = value("--resident")?;
+                out.resident = Some(ResidentMode::from_name(&mode).ok_or_else(|| {
+                    format!("`--resident {mode}` is no mode. Fix: pass `resident` or `sequence`.")
+                })?);
+            }
             other => {
                 return Err(format!(
                     "unknown fuzz option `{other}`. Fix: see `vyre-conform --help`."
@@ -64,6 +74,10 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         }
     };
     eprintln!("vyre-conform fuzz: {}", picked.reason);
+    let candidate: Box<dyn VyreBackend> = match args.resident {
+        Some(mode) => Box::new(Resident::new(picked.backend, mode)),
+        None => picked.backend,
+    };
     let options = FuzzOptions {
         cases: args.cases,
         seed: args.seed,
@@ -81,7 +95,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         }
     };
     let reference = ReferenceBackend::new();
-    let summary = fuzz::run(&options, &reference, picked.backend.as_ref(), &progress);
+    let summary = fuzz::run(&options, &reference, candidate.as_ref(), &progress);
     #[allow(clippy::print_stdout)]
     {
         println!(

@@ -40,6 +40,7 @@ options:
   -h, --help       this text
 
 vyre-conform fuzz [--cases N] [--seed S] [--minutes M] [--backend NAME] [--save DIR] [--quiet]
+                  [--resident resident|sequence]
   random valid programs run on the reference and on NAME (default wgpu); mismatches are shrunk,
   printed, and saved as regression cases under DIR
 ";
