@@ -359,10 +359,14 @@ impl WgpuBackend {
                 packed: false,
             },
         )?;
+        let workgroup_x = evidence.program().workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
+            let overwritten = compiled.fully_written.contains(&b.buffer_index)
+                && lower::covers(plan.grid[0], workgroup_x, resolved.element_count);
             let init = match resolved.input {
                 Some(i) => Init::Bytes(Cow::Borrowed(inputs[i].as_slice())),
+                None if overwritten => Init::Overwritten,
                 None => Init::Zero,
             };
             Ok(BufferSpec {

@@ -19,6 +19,9 @@ pub(crate) struct Compiled {
     /// The buffers the program stores to when it may run packed (see `lower::packed`), found from
     /// its evidence when it was compiled.
     pub(crate) packed_stores: Option<Vec<usize>>,
+    /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid
+    /// covers them need not zero them first.
+    pub(crate) fully_written: Vec<usize>,
     pub(crate) options: LowerOptions,
     pub(crate) generation: u64,
     pub(crate) bindings: Vec<LoweredBinding>,
@@ -202,6 +205,7 @@ pub(crate) fn compile(
     Ok(Compiled {
         program: program.clone(),
         packed_stores: lower::packed_stores(evidence),
+        fully_written: lower::fully_written_outputs(evidence),
         options,
         generation: state.generation,
         bindings: lowered.bindings,

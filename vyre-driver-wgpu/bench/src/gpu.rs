@@ -17,6 +17,8 @@ pub(crate) const WORKGROUP: u32 = 256;
 
 /// One wgpu device with its queue, limits and timestamp support.
 pub(crate) struct Gpu {
+    /// The adapter the device was opened on.
+    pub(crate) adapter: wgpu::Adapter,
     /// The device.
     pub(crate) device: wgpu::Device,
     /// Its queue.
@@ -76,9 +78,10 @@ impl Gpu {
         }));
         let timestamp_period_ns = timestamps.then(|| f64::from(queue.get_timestamp_period()));
         Ok(Self {
+            info: adapter.get_info(),
+            adapter,
             device,
             queue,
-            info: adapter.get_info(),
             limits,
             timestamp_period_ns,
             errors,

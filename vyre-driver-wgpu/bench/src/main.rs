@@ -45,10 +45,13 @@ pub(crate) struct Options {
     pub(crate) json: Option<PathBuf>,
     /// Print every vyre program (its text form) instead of measuring.
     pub(crate) show_programs: bool,
+    /// Build the vyre backend on the raw side's own device (`WgpuBackend::from_device`), so both
+    /// sides share one device instead of alternating two.
+    pub(crate) same_device: bool,
 }
 
-const USAGE: &str = "usage: vyre-bench [--quick] [--show-programs] [--only NAME[,NAME...]] [--max-bytes BYTES[K|M|G]] [--reps N] [--spin SECONDS] [--json PATH]
-workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile";
+const USAGE: &str = "usage: vyre-bench [--quick] [--same-device] [--show-programs] [--only NAME[,NAME...]] [--max-bytes BYTES[K|M|G]] [--reps N] [--spin SECONDS] [--json PATH]
+workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain";
 
 /// Parses `args` (without the program name).
 pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
@@ -61,6 +64,7 @@ pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
         spin: if quick { 0.05 } else { 0.5 },
         json: None,
         show_programs: false,
+        same_device: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -72,6 +76,7 @@ pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
         match arg.as_str() {
             "--quick" => {}
             "--show-programs" => options.show_programs = true,
+            "--same-device" => options.same_device = true,
             "--only" => {
                 options.workloads = value()?
                     .split(',')
@@ -163,7 +168,16 @@ fn run(options: &Options) -> BenchResult<()> {
             "no (device-time rows stay empty)"
         }
     );
-    let backend = match vyre_driver_wgpu::WgpuBackend::acquire() {
+    let backend = if options.same_device {
+        vyre_driver_wgpu::WgpuBackend::from_device(
+            gpu.adapter.clone(),
+            gpu.device.clone(),
+            gpu.queue.clone(),
+        )
+    } else {
+        vyre_driver_wgpu::WgpuBackend::acquire()
+    };
+    let backend = match backend {
         Ok(backend) => {
             eprintln!("vyre backend on {}", backend.adapter_name());
             Some(backend)

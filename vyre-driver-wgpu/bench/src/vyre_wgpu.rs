@@ -69,6 +69,16 @@ impl EmittedKernel {
         })
     }
 
+    /// Records this kernel's dispatch into `encoder`, in a pass of its own.
+    pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        pass.set_pipeline(&self.kernel.pipeline);
+        pass.set_bind_group(0, &self.user, &[]);
+        pass.set_bind_group(1, &self.internal, &[]);
+        let [x, y, z] = self.grid;
+        pass.dispatch_workgroups(x, y, z);
+    }
+
     /// Device time of `reps` back-to-back dispatches after `spin` seconds of clock warm-up.
     pub(crate) fn device_times(
         &self,

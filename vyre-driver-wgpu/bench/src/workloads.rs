@@ -23,17 +23,20 @@ pub(crate) enum Workload {
     Coalesced,
     /// Program to pipeline, cold and cached.
     Compile,
+    /// Ten elementwise kernels over resident data in one `dispatch_sequence`.
+    Chain,
 }
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 6] = [
+    pub(crate) const ALL: [Workload; 7] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
         Workload::Reduction,
         Workload::Coalesced,
         Workload::Compile,
+        Workload::Chain,
     ];
 
     /// The name used on the command line and in the report.
@@ -45,6 +48,7 @@ impl Workload {
             Workload::Reduction => "reduction",
             Workload::Coalesced => "coalesced",
             Workload::Compile => "compile",
+            Workload::Chain => "chain",
         }
     }
 
@@ -338,6 +342,26 @@ pub(crate) fn reduction_program() -> Program {
     )
 }
 
+/// Step `k` of the resident chain: `dst[i] = src[i] * 3 + k` over `n` u32.
+pub(crate) fn chain_step_program(n: u32, k: u32) -> Program {
+    let i = Expr::gid_x();
+    Program::wrapped(
+        vec![
+            BufferDecl::read("src", 0, DataType::U32).with_count(n),
+            BufferDecl::output("dst", 1, DataType::U32).with_count(n),
+        ],
+        [WORKGROUP, 1, 1],
+        vec![Node::store(
+            "dst",
+            i.clone(),
+            Expr::add(Expr::mul(Expr::load("src", i), Expr::u32(3)), Expr::u32(k)),
+        )],
+    )
+}
+
+/// The steps of the resident chain.
+pub(crate) const CHAIN_STEPS: u32 = 10;
+
 /// The item sizes of the coalesced sweep.
 pub(crate) const COALESCED_ITEMS: [usize; 3] = [1, 100, 10_000];
 
@@ -361,6 +385,7 @@ pub(crate) fn programs() -> Vec<(&'static str, Program)> {
         ("fused chain", chain_program(1024, CHAIN_SALT)),
         ("reduction", reduction_program()),
         ("coalesced item", item_program()),
+        ("chain step", chain_step_program(1024, 1)),
     ]
 }
 

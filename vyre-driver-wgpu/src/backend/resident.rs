@@ -237,7 +237,14 @@ impl WgpuBackend {
                 _ => wgpu::BufferUsages::STORAGE,
             };
             needs(held, usage, "bound this way")?;
-            let output = decl.access == BufferAccess::Output;
+            // An output the program writes in full over this grid needs no clear.
+            let overwritten = compiled.fully_written.contains(&b.buffer_index)
+                && lower::covers(
+                    plan.grid[0],
+                    program.workgroup_size[0],
+                    resolved.element_count,
+                );
+            let output = decl.access == BufferAccess::Output && !overwritten;
             if output {
                 needs(held, wgpu::BufferUsages::COPY_DST, "cleared as an output")?;
             }

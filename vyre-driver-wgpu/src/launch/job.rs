@@ -18,6 +18,9 @@ pub(crate) enum Init<'a> {
     Bytes(Cow<'a, [u8]>),
     /// All zeros (outputs).
     Zero,
+    /// Whatever the buffer held: the program overwrites every byte the launch can read back before
+    /// anything reads it (see `lower::coverage`), so neither a clear nor an upload is needed.
+    Overwritten,
 }
 
 /// One bound buffer of a launch, in the pipeline's binding order.

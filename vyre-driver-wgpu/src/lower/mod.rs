@@ -15,6 +15,7 @@
 //! of invocations each item runs.
 
 mod access;
+mod coverage;
 mod func;
 mod globals;
 mod lowerer;
@@ -28,6 +29,7 @@ use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage
 use vyre_driver::BackendError;
 use vyre_foundation::validate::Validated;
 
+pub(crate) use coverage::{covers, fully_written_outputs};
 pub(crate) use packed::packed_stores;
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
 

@@ -18,6 +18,7 @@ use crate::vyre::VyreCase;
 use crate::vyre_wgpu;
 use crate::workloads::{self, MIB, Workload};
 
+mod chain;
 mod launches;
 mod streaming;
 
@@ -140,6 +141,7 @@ impl<'g> Suite<'g> {
             Workload::Reduction => self.reduction(),
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
+            Workload::Chain => self.chain(),
         }
     }
 
