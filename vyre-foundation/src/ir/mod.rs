@@ -12,6 +12,7 @@ mod node;
 mod ops;
 mod program;
 mod types;
+mod wire;
 
 pub use buffer::BufferDecl;
 pub use builtin::{Axis, Builtin};
@@ -22,3 +23,4 @@ pub use node::Node;
 pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, UnClass, UnOp};
 pub use program::{MAX_WORKGROUP_INVOCATIONS, Program};
 pub use types::{BufferAccess, DataType};
+pub use wire::{WIRE_MAGIC, WIRE_VERSION, WireError, WireErrorKind};
