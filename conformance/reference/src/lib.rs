@@ -119,12 +119,12 @@ impl ReferenceBackend {
         // rejected before it is fingerprinted, or it overflows the stack.
         vyre_foundation::validate::validate_depth(program)?;
         let key = program.fingerprint();
-        if let Some(code) = self.cache.get(key) {
+        if let Some(code) = self.cache.get(key, program) {
             return Ok(code);
         }
         vyre_foundation::validate(program)?;
         let code = Arc::new(compile::compile(program)?);
-        self.cache.insert(key, Arc::clone(&code));
+        self.cache.insert(key, program, Arc::clone(&code));
         Ok(code)
     }
 }

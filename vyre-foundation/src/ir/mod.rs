@@ -17,7 +17,7 @@ mod wire;
 pub use buffer::BufferDecl;
 pub use builtin::{Axis, Builtin};
 pub use expr::Expr;
-pub use fingerprint::{Fingerprint, StableHasher};
+pub use fingerprint::Fingerprint;
 pub use literal::Literal;
 pub use node::Node;
 pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, UnClass, UnOp};
