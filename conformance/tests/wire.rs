@@ -53,12 +53,12 @@ enum Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     let at = any::<usize>();
     prop_oneof![
-        (at.clone(), 0..8u8).prop_map(|(i, bit)| Mutation::FlipBit(i, bit)),
-        (at.clone(), any::<u8>()).prop_map(|(i, b)| Mutation::Overwrite(i, b)),
-        (at.clone(), any::<u8>()).prop_map(|(i, b)| Mutation::Insert(i, b)),
-        at.clone().prop_map(Mutation::Delete),
-        at.clone().prop_map(Mutation::Truncate),
-        (at.clone(), at, 1..6usize).prop_map(|(a, b, n)| Mutation::Splice(a, b, n)),
+        (at, 0..8u8).prop_map(|(i, bit)| Mutation::FlipBit(i, bit)),
+        (at, any::<u8>()).prop_map(|(i, b)| Mutation::Overwrite(i, b)),
+        (at, any::<u8>()).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        at.prop_map(Mutation::Delete),
+        at.prop_map(Mutation::Truncate),
+        (at, at, 1..6usize).prop_map(|(a, b, n)| Mutation::Splice(a, b, n)),
     ]
 }
 
