@@ -10,6 +10,7 @@ use crate::ir::Program;
 /// changes fingerprints (caches keyed by them miss once). It is not a cryptographic hash: two
 /// different programs can collide, so a cache must still compare the programs on a hit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Fingerprint(pub u128);
 
 impl std::fmt::Display for Fingerprint {

@@ -26,6 +26,7 @@ macro_rules! operators {
     ) => {
         $(#[$enum_meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[repr(u8)]
         $vis enum $Enum {
             $( $(#[$meta])* $Variant = $tag, )*
