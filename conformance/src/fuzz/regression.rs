@@ -1,7 +1,8 @@
 //! Regression cases: minimal failing cases saved as JSON files and replayed by the test suite.
 //!
-//! A file holds the program (in the JSON form of [`ProgramJson`], plus its text form for people),
-//! the input bytes as hex, the grid, a note saying what failed, and the recipe when there is one.
+//! A file (JSON, version 2) holds the program in its text form, one line per string, the input bytes
+//! as hex, the grid, a note saying what failed, and the recipe when there is one. `FUZZING.md` says
+//! why text.
 
 use std::path::{Path, PathBuf};
 
@@ -36,16 +37,34 @@ pub struct Regression {
     pub recipe: Option<Recipe>,
 }
 
+/// Version 2: the program in its text form, one line per string (readable in a bug report, and
+/// parsed back with `str::parse::<Program>`).
 #[derive(Serialize, Deserialize)]
 struct RegressionFile {
     version: u32,
     note: String,
-    text: Vec<String>,
-    program: ProgramJson,
+    program: Vec<String>,
     inputs: Vec<String>,
     grid: Option<[u32; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     recipe: Option<Recipe>,
+}
+
+/// Version 1, read only to convert the files saved before version 2: the program in
+/// [`ProgramJson`]'s JSON mirror of the IR.
+#[derive(Deserialize)]
+struct RegressionFileV1 {
+    note: String,
+    program: ProgramJson,
+    inputs: Vec<String>,
+    grid: Option<[u32; 3]>,
+    #[serde(default)]
+    recipe: Option<Recipe>,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    version: u32,
 }
 
 impl Regression {
@@ -53,16 +72,15 @@ impl Regression {
     #[must_use]
     pub fn to_json(&self) -> String {
         let file = RegressionFile {
-            version: 1,
+            version: 2,
             note: self.note.clone(),
-            text: self
+            program: self
                 .case
                 .program
                 .to_string()
                 .lines()
                 .map(str::to_owned)
                 .collect(),
-            program: ProgramJson::from_program(&self.case.program),
             inputs: self.case.inputs.iter().map(|b| hex(b)).collect(),
             grid: self.case.config.grid,
             recipe: self.recipe.clone(),
@@ -77,12 +95,41 @@ impl Regression {
     /// A message saying what is malformed, ending with a `Fix:`.
     pub fn from_json(json: &str) -> Result<Self, String> {
         let fix = "Fix: restore the file from version control, or delete it.";
-        let file: RegressionFile =
-            serde_json::from_str(json).map_err(|e| format!("not a regression case: {e}. {fix}"))?;
-        let program = file
-            .program
-            .to_program()
-            .map_err(|e| format!("{e}. {fix}"))?;
+        let bad = |e: serde_json::Error| format!("not a regression case: {e}. {fix}");
+        let version: Version = serde_json::from_str(json).map_err(bad)?;
+        // Version 1 carried the program in the JSON mirror of the IR, version 2 in its text form.
+        let (file, program) = match version.version {
+            1 => {
+                let old: RegressionFileV1 = serde_json::from_str(json).map_err(bad)?;
+                let program = old
+                    .program
+                    .to_program()
+                    .map_err(|e| format!("{e}. {fix}"))?;
+                let file = RegressionFile {
+                    version: 1,
+                    note: old.note,
+                    program: Vec::new(),
+                    inputs: old.inputs,
+                    grid: old.grid,
+                    recipe: old.recipe,
+                };
+                (file, program)
+            }
+            2 => {
+                let file: RegressionFile = serde_json::from_str(json).map_err(bad)?;
+                let program: vyre_foundation::ir::Program = file
+                    .program
+                    .join("\n")
+                    .parse()
+                    .map_err(|e| format!("the program text: {e}"))?;
+                (file, program)
+            }
+            v => {
+                return Err(format!(
+                    "regression file version {v} is not 1 or 2. Fix: update vyre-conformance, or delete the file."
+                ));
+            }
+        };
         let inputs = file
             .inputs
             .iter()
