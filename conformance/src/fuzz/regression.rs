@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use vyre_driver::DispatchConfig;
 
-use crate::fuzz::serial::ProgramJson;
+use crate::fuzz::program_text::ProgramJson;
 use crate::r#gen::{GeneratedCase, Recipe};
 
 /// The environment variable naming the repository's root, for binaries run away from the checkout
@@ -43,22 +43,10 @@ pub struct Regression {
 struct RegressionFile {
     version: u32,
     note: String,
-    program: Vec<String>,
-    inputs: Vec<String>,
-    grid: Option<[u32; 3]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    recipe: Option<Recipe>,
-}
-
-/// Version 1, read only to convert the files saved before version 2: the program in
-/// [`ProgramJson`]'s JSON mirror of the IR.
-#[derive(Deserialize)]
-struct RegressionFileV1 {
-    note: String,
     program: ProgramJson,
     inputs: Vec<String>,
     grid: Option<[u32; 3]>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     recipe: Option<Recipe>,
 }
 
@@ -74,13 +62,7 @@ impl Regression {
         let file = RegressionFile {
             version: 2,
             note: self.note.clone(),
-            program: self
-                .case
-                .program
-                .to_string()
-                .lines()
-                .map(str::to_owned)
-                .collect(),
+            program: ProgramJson::from_program(&self.case.program),
             inputs: self.case.inputs.iter().map(|b| hex(b)).collect(),
             grid: self.case.config.grid,
             recipe: self.recipe.clone(),
@@ -97,39 +79,15 @@ impl Regression {
         let fix = "Fix: restore the file from version control, or delete it.";
         let bad = |e: serde_json::Error| format!("not a regression case: {e}. {fix}");
         let version: Version = serde_json::from_str(json).map_err(bad)?;
-        // Version 1 carried the program in the JSON mirror of the IR, version 2 in its text form.
-        let (file, program) = match version.version {
-            1 => {
-                let old: RegressionFileV1 = serde_json::from_str(json).map_err(bad)?;
-                let program = old
-                    .program
-                    .to_program()
-                    .map_err(|e| format!("{e}. {fix}"))?;
-                let file = RegressionFile {
-                    version: 1,
-                    note: old.note,
-                    program: Vec::new(),
-                    inputs: old.inputs,
-                    grid: old.grid,
-                    recipe: old.recipe,
-                };
-                (file, program)
-            }
-            2 => {
-                let file: RegressionFile = serde_json::from_str(json).map_err(bad)?;
-                let program: vyre_foundation::ir::Program = file
-                    .program
-                    .join("\n")
-                    .parse()
-                    .map_err(|e| format!("the program text: {e}"))?;
-                (file, program)
-            }
-            v => {
-                return Err(format!(
-                    "regression file version {v} is not 1 or 2. Fix: update vyre-conformance, or delete the file."
-                ));
-            }
-        };
+        if version.version != 2 {
+            return Err(format!(
+                "regression file version {} is not 2 (version 1 kept the program in a JSON mirror of the IR). \
+                 Fix: convert a version-1 file with tests/convert_regressions.rs of vyre commit 36ef261, or delete it.",
+                version.version
+            ));
+        }
+        let file: RegressionFile = serde_json::from_str(json).map_err(bad)?;
+        let program = file.program.to_program()?;
         let inputs = file
             .inputs
             .iter()
