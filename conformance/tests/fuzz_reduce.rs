@@ -1,5 +1,5 @@
 //! The reducer and the regression format on their own: reduction on synthetic predicates, and the
-//! JSON form of programs round-tripping every generated and raw program.
+//! JSON (text) form of programs round-tripping every generated and raw program.
 
 use proptest::prelude::*;
 use vyre_conformance::fuzz::{self, ProgramJson, Regression};

@@ -3,7 +3,7 @@
 mod common;
 
 use common::add_one_program;
-use vyre_foundation::ir::{BufferAccess, BufferDecl, DataType, Expr, Node, Program};
+use vyre_foundation::ir::{AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program};
 
 #[test]
 fn the_same_program_built_two_ways_has_the_same_fingerprint() {
@@ -53,18 +53,97 @@ fn the_same_program_built_two_ways_has_the_same_fingerprint() {
     );
 }
 
-#[test]
-fn the_fingerprint_is_pinned() {
-    // Pinned so the cache key cannot drift between runs, processes or releases unnoticed. If this
-    // changes on purpose (the IR changed), update the value and say why in the commit.
-    assert_eq!(
-        add_one_program(1).fingerprint().to_string(),
-        PINNED_ADD_ONE,
-        "the fingerprint of the seed program changed"
-    );
+/// Fixed programs covering every part of the wire format that a fingerprint hashes.
+fn pinned_programs() -> Vec<(&'static str, Program)> {
+    let with = |body: Vec<Node>| Program::new(vec![], [1, 1, 1], body);
+    vec![
+        ("add_one(1)", add_one_program(1)),
+        ("add_one(1024)", add_one_program(1024)),
+        ("empty", with(vec![])),
+        (
+            "floats",
+            with(vec![
+                Node::let_bind("z", Expr::f32(-0.0)),
+                Node::let_bind(
+                    "n",
+                    Expr::Lit(vyre_foundation::ir::Literal::F32(0x7fc0_0001)),
+                ),
+                Node::let_bind(
+                    "s",
+                    Expr::sqrt(Expr::fma(Expr::var("z"), Expr::f32(1.5), Expr::f32(1e-40))),
+                ),
+            ]),
+        ),
+        (
+            "reduction",
+            Program::new(
+                vec![
+                    BufferDecl::read("a", 0, DataType::U32).with_count(64),
+                    BufferDecl::output("o", 1, DataType::U32).with_count(1),
+                    BufferDecl::workgroup("wg", 64, DataType::U32),
+                ],
+                [64, 1, 1],
+                vec![
+                    Node::store("wg", Expr::local_x(), Expr::load("a", Expr::gid_x())),
+                    Node::barrier(),
+                    Node::loop_for(
+                        "step",
+                        Expr::u32(0),
+                        Expr::u32(6),
+                        vec![Node::if_then_else(
+                            Expr::eq(Expr::local_x(), Expr::u32(0)),
+                            vec![Node::block(vec![Node::return_()])],
+                            vec![Node::barrier()],
+                        )],
+                    ),
+                ],
+            ),
+        ),
+        (
+            "atomics",
+            Program::new(
+                vec![BufferDecl::read_write("rw", 3, DataType::I32).with_count(4)],
+                [8, 2, 1],
+                vec![
+                    Node::let_bind(
+                        "old",
+                        Expr::atomic(AtomicOp::Max, "rw", Expr::u32(1), Expr::i32(-5)),
+                    ),
+                    Node::assign(
+                        "old",
+                        Expr::atomic_compare_exchange(
+                            "rw",
+                            Expr::buf_len("rw"),
+                            Expr::var("old"),
+                            Expr::cast(DataType::I32, Expr::num_workgroups_z()),
+                        ),
+                    ),
+                ],
+            ),
+        ),
+    ]
 }
 
-const PINNED_ADD_ONE: &str = "ecc9d06821d9cc3e124ad70b056895f5";
+#[test]
+fn the_fingerprints_are_pinned() {
+    // Pinned so the cache key cannot drift between runs, processes or releases unnoticed. The value
+    // is XXH3-128 of the wire bytes, so it changes only with the wire format (WIRE.md): if this
+    // fails on purpose, bump WIRE_VERSION, update the values and say why in the commit.
+    let got: Vec<String> = pinned_programs()
+        .iter()
+        .map(|(name, p)| format!("{name}: {}", p.fingerprint()))
+        .collect();
+    assert_eq!(got, PINNED, "a pinned fingerprint changed");
+}
+
+const PINNED: [&str; 6] = [
+    "add_one(1): 09133535b09bd150b912481cc51d1ff2",
+    "add_one(1024): c8507e5d3e097c9970b26ef08523598e",
+    "empty: e8ed370d127fc54993a800a5a59bcbee",
+    "floats: 9eaf9520a9ac05d8611c18e75b79556a",
+    "reduction: 00073bdd875199313c2474694dade948",
+    "atomics: 51dc280bed06479cad0b8e2f3094372b",
+];
 
 /// Every way of changing one field of the seed program.
 fn one_field_changes() -> Vec<(&'static str, Program)> {
@@ -178,4 +257,15 @@ fn names_are_not_confused_by_concatenation() {
         )
     };
     assert_ne!(p("ab", "c").fingerprint(), p("a", "bc").fingerprint());
+}
+
+#[test]
+fn a_program_too_deep_to_validate_still_has_a_fingerprint() {
+    // The fingerprint hashes the iteratively written wire bytes, so it needs no depth check first.
+    let mut e = Expr::u32(1);
+    for _ in 0..200_000 {
+        e = Expr::bit_not(e);
+    }
+    let deep = Program::new(vec![], [1, 1, 1], vec![Node::let_bind("x", e)]);
+    assert_eq!(deep.fingerprint(), deep.fingerprint());
 }

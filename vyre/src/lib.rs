@@ -74,7 +74,8 @@ mod typed;
 pub mod ir {
     pub use vyre_foundation::ir::{
         AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Fingerprint,
-        Literal, Node, Program, UnOp,
+        Literal, Node, ParseError, ParseErrorKind, Program, UnOp, WIRE_MAGIC, WIRE_VERSION,
+        WireError, WireErrorKind,
     };
 }
 

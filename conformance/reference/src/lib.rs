@@ -135,12 +135,13 @@ impl ReferenceBackend {
     /// The compiled form of a validated program, compiled from its evidence on first use.
     fn compiled(&self, evidence: &Validated<'_>) -> Result<Arc<Compiled>, BackendError> {
         // Validation bounded the nesting, so fingerprinting (which recurses) is safe.
-        let key = evidence.program().fingerprint();
-        if let Some(code) = self.cache.get(key) {
+        let program = evidence.program();
+        let key = program.fingerprint();
+        if let Some(code) = self.cache.get(key, program) {
             return Ok(code);
         }
         let code = Arc::new(compile::compile(evidence)?);
-        self.cache.insert(key, Arc::clone(&code));
+        self.cache.insert(key, program, Arc::clone(&code));
         Ok(code)
     }
 }

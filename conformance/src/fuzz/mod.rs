@@ -20,9 +20,9 @@
 
 mod compare;
 mod judge;
+mod program_text;
 mod reduce;
 mod regression;
-mod serial;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -36,9 +36,9 @@ use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, recipe};
 
 pub use compare::{FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, first_difference, floats_agree};
 pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
+pub use program_text::ProgramJson;
 pub use reduce::{cost, reduce};
 pub use regression::{REPO_ENV, Regression, checked_in_dir};
-pub use serial::ProgramJson;
 
 /// What [`run`] does.
 #[derive(Clone, Debug)]

@@ -1,14 +1,15 @@
 //! Regression cases: minimal failing cases saved as JSON files and replayed by the test suite.
 //!
-//! A file holds the program (in the JSON form of [`ProgramJson`], plus its text form for people),
-//! the input bytes as hex, the grid, a note saying what failed, and the recipe when there is one.
+//! A file (JSON, version 2) holds the program in its text form, one line per string, the input bytes
+//! as hex, the grid, a note saying what failed, and the recipe when there is one. `FUZZING.md` says
+//! why text.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use vyre_driver::DispatchConfig;
 
-use crate::fuzz::serial::ProgramJson;
+use crate::fuzz::program_text::ProgramJson;
 use crate::r#gen::{GeneratedCase, Recipe};
 
 /// The environment variable naming the repository's root, for binaries run away from the checkout
@@ -36,11 +37,12 @@ pub struct Regression {
     pub recipe: Option<Recipe>,
 }
 
+/// Version 2: the program in its text form, one line per string (readable in a bug report, and
+/// parsed back with `str::parse::<Program>`).
 #[derive(Serialize, Deserialize)]
 struct RegressionFile {
     version: u32,
     note: String,
-    text: Vec<String>,
     program: ProgramJson,
     inputs: Vec<String>,
     grid: Option<[u32; 3]>,
@@ -48,20 +50,18 @@ struct RegressionFile {
     recipe: Option<Recipe>,
 }
 
+#[derive(Deserialize)]
+struct Version {
+    version: u32,
+}
+
 impl Regression {
     /// The case as pretty JSON.
     #[must_use]
     pub fn to_json(&self) -> String {
         let file = RegressionFile {
-            version: 1,
+            version: 2,
             note: self.note.clone(),
-            text: self
-                .case
-                .program
-                .to_string()
-                .lines()
-                .map(str::to_owned)
-                .collect(),
             program: ProgramJson::from_program(&self.case.program),
             inputs: self.case.inputs.iter().map(|b| hex(b)).collect(),
             grid: self.case.config.grid,
@@ -77,12 +77,17 @@ impl Regression {
     /// A message saying what is malformed, ending with a `Fix:`.
     pub fn from_json(json: &str) -> Result<Self, String> {
         let fix = "Fix: restore the file from version control, or delete it.";
-        let file: RegressionFile =
-            serde_json::from_str(json).map_err(|e| format!("not a regression case: {e}. {fix}"))?;
-        let program = file
-            .program
-            .to_program()
-            .map_err(|e| format!("{e}. {fix}"))?;
+        let bad = |e: serde_json::Error| format!("not a regression case: {e}. {fix}");
+        let version: Version = serde_json::from_str(json).map_err(bad)?;
+        if version.version != 2 {
+            return Err(format!(
+                "regression file version {} is not 2 (version 1 kept the program in a JSON mirror of the IR). \
+                 Fix: convert a version-1 file with tests/convert_regressions.rs of vyre commit 36ef261, or delete it.",
+                version.version
+            ));
+        }
+        let file: RegressionFile = serde_json::from_str(json).map_err(bad)?;
+        let program = file.program.to_program()?;
         let inputs = file
             .inputs
             .iter()

@@ -13,6 +13,7 @@ use crate::ir::{BufferAccess, DataType};
 /// *runtime-sized*: the element count is the caller's byte length divided by the element size. Output,
 /// uniform and workgroup buffers need a declared count.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BufferDecl {
     /// The name expressions use to refer to the buffer.
     pub name: String,

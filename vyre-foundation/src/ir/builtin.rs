@@ -2,6 +2,7 @@
 
 /// One of the three axes of an invocation id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Axis {
     /// The first axis.
     X,
@@ -35,6 +36,7 @@ impl Axis {
 
 /// An invocation id component; every builtin is a `u32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Builtin {
     /// `global_invocation_id`: `workgroup_id * workgroup_size + local_invocation_id`.
     GlobalId(Axis),

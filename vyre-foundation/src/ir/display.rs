@@ -10,10 +10,64 @@
 //!   return;
 //! }
 //! ```
+//!
+//! The text is exact: `str::parse::<Program>` (`ir/parse/`) reads it back to the same program, field
+//! for field. That is why a few things print in a particular way:
+//!
+//! - Every binary operation is parenthesised, so no precedence is needed to read it.
+//! - A float literal prints the shortest decimal that reads back to the same bits (`-0.0f`, `1e-40f`);
+//!   infinities and NaNs print their bits, `f32_bits(0x7fc00000)`.
+//! - Negating a literal prints `-(1i)`, since `-1i` is the literal minus one.
+//! - A name that is not a plain identifier, or is one of [`KEYWORDS`], prints quoted with escapes:
+//!   `"9z"`, `"let"`, `""`.
+//! - A workgroup buffer's binding is ignored by the IR but kept by the text: it prints
+//!   `@binding(n)` when it is not 0.
 
 use std::fmt::{self, Write};
 
-use crate::ir::{BufferAccess, BufferDecl, Expr, Literal, Node, Program};
+use crate::ir::{BufferAccess, BufferDecl, Expr, Literal, Node, Program, UnOp};
+
+/// Words the text form gives a meaning of their own wherever a name may stand, so a name spelled
+/// like one of them prints quoted. Function-like words (`len`, `min`, `u32`...) are not among them:
+/// a name is never followed by `(`, so `min(a, b)` and a variable `min` cannot be confused.
+pub(crate) const KEYWORDS: [&str; 16] = [
+    "program", "buffer", "let", "if", "else", "for", "in", "barrier", "return", "true", "false",
+    "bitcast", "gid", "lid", "wid", "nwg",
+];
+
+/// True when `name` prints as it is: an ASCII identifier that is not a keyword.
+pub(crate) fn is_plain_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&name)
+}
+
+/// A buffer or variable name as the text form writes it.
+struct Name<'a>(&'a str);
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if is_plain_name(self.0) {
+            return f.write_str(self.0);
+        }
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\t' => f.write_str("\\t")?,
+                '\r' => f.write_str("\\r")?,
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
 
 impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -37,15 +91,19 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expr::Lit(lit) => write!(f, "{lit}"),
-            Expr::Var(name) => f.write_str(name),
-            Expr::Load { buffer, index } => write!(f, "{buffer}[{index}]"),
-            Expr::BufLen(buffer) => write!(f, "len({buffer})"),
+            Expr::Var(name) => write!(f, "{}", Name(name)),
+            Expr::Load { buffer, index } => write!(f, "{}[{index}]", Name(buffer)),
+            Expr::BufLen(buffer) => write!(f, "len({})", Name(buffer)),
             Expr::Builtin(b) => f.write_str(&b.name()),
             Expr::Binary { op, lhs, rhs } => match op.symbol() {
                 Some(sym) => write!(f, "({lhs} {sym} {rhs})"),
                 None => write!(f, "{}({lhs}, {rhs})", op.name()),
             },
             Expr::Unary { op, arg } => match op.symbol() {
+                // `-1i` is a literal; the negation of one is `-(1i)`.
+                Some(sym) if *op == UnOp::Neg && matches!(**arg, Expr::Lit(_)) => {
+                    write!(f, "{sym}({arg})")
+                }
                 Some(sym) => write!(f, "{sym}{arg}"),
                 None => write!(f, "{}({arg})", op.name()),
             },
@@ -64,10 +122,13 @@ impl fmt::Display for Expr {
                 expected,
                 value,
             } => match expected {
-                Some(expected) => {
-                    write!(f, "{}({buffer}[{index}], {expected}, {value})", op.name())
-                }
-                None => write!(f, "{}({buffer}[{index}], {value})", op.name()),
+                Some(expected) => write!(
+                    f,
+                    "{}({}[{index}], {expected}, {value})",
+                    op.name(),
+                    Name(buffer)
+                ),
+                None => write!(f, "{}({}[{index}], {value})", op.name(), Name(buffer)),
             },
         }
     }
@@ -75,13 +136,19 @@ impl fmt::Display for Expr {
 
 impl fmt::Display for BufferDecl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "buffer {}: {} {}", self.name, self.access, self.element)?;
+        write!(
+            f,
+            "buffer {}: {} {}",
+            Name(&self.name),
+            self.access,
+            self.element
+        )?;
         if self.count == 0 {
             f.write_str("[]")?;
         } else {
             write!(f, "[{}]", self.count)?;
         }
-        if self.access != BufferAccess::Workgroup {
+        if self.access != BufferAccess::Workgroup || self.binding != 0 {
             write!(f, " @binding({})", self.binding)?;
         }
         if let Some(range) = &self.output_byte_range {
@@ -107,13 +174,13 @@ fn indent(out: &mut String, depth: usize) {
 fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
     indent(out, depth);
     match node {
-        Node::Let { name, value } => writeln!(out, "let {name} = {value};"),
-        Node::Assign { name, value } => writeln!(out, "{name} = {value};"),
+        Node::Let { name, value } => writeln!(out, "let {} = {value};", Name(name)),
+        Node::Assign { name, value } => writeln!(out, "{} = {value};", Name(name)),
         Node::Store {
             buffer,
             index,
             value,
-        } => writeln!(out, "{buffer}[{index}] = {value};"),
+        } => writeln!(out, "{}[{index}] = {value};", Name(buffer)),
         Node::If {
             cond,
             then,
@@ -135,7 +202,7 @@ fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
             to,
             body,
         } => {
-            writeln!(out, "for {var} in {from}..{to} {{")?;
+            writeln!(out, "for {} in {from}..{to} {{", Name(var))?;
             write_body(out, body, depth + 1)?;
             indent(out, depth);
             writeln!(out, "}}")

@@ -9,6 +9,7 @@ use crate::ir::{AtomicOp, BinOp, Builtin, DataType, Literal, UnOp};
 
 /// A pure expression (atomics excepted, see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Expr {
     /// A literal.
     Lit(Literal),

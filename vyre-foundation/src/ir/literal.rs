@@ -4,6 +4,7 @@ use crate::ir::DataType;
 
 /// A literal value. Floats are kept as their bits so literals hash and compare exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Literal {
     /// A boolean.
     Bool(bool),

@@ -4,6 +4,7 @@ use crate::ir::Expr;
 
 /// A statement. Bodies are plain vectors of nodes; `let` bindings are scoped to the body they appear in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Node {
     /// Declares a mutable variable, visible in the rest of the enclosing body. Its type is the value's.
     Let {

@@ -1,29 +1,35 @@
 //! The operator enums and their one table.
 //!
 //! Each operator is defined exactly once, in the `operators!` invocations below: its variant, its
-//! doc, its name in the text form, its symbol (where the text form writes it as one) and its
-//! [`BinClass`]/[`UnClass`]. `ALL`, `name`, `symbol` and `class` are generated from that one list, and
+//! wire tag (its discriminant, the byte `WIRE.md` writes for it), its doc, its name in the text form,
+//! its symbol (where the text form writes it as one) and its [`BinClass`]/[`UnClass`]. `ALL`, `name`,
+//! `symbol`, `class` and the wire tags are generated from that one list, and
 //! the operand and result types follow from the class, so the validator, `Display`, the generators
 //! and the conformance catalogue all read the same table instead of retyping it.
 
 use crate::ir::DataType;
 
 /// Defines an operator enum with its table. Every variant is listed once, so a new operator cannot
-/// be added without its name, symbol and class.
+/// be added without its wire tag, name, symbol and class.
+///
+/// The wire tag is the variant's explicit discriminant, so two operators given the same tag do not
+/// compile (E0081). Tags are never reused or renumbered: a saved program names its operators by them.
 macro_rules! operators {
     (
         $(#[$enum_meta:meta])*
         $vis:vis enum $Enum:ident : $Class:ident {
             $(
                 $(#[$meta:meta])*
-                $Variant:ident => $name:literal, $symbol:expr, $class:ident;
+                $Variant:ident = $tag:literal => $name:literal, $symbol:expr, $class:ident;
             )*
         }
     ) => {
         $(#[$enum_meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[repr(u8)]
         $vis enum $Enum {
-            $( $(#[$meta])* $Variant, )*
+            $( $(#[$meta])* $Variant = $tag, )*
         }
 
         impl $Enum {
@@ -47,6 +53,21 @@ macro_rules! operators {
             #[must_use]
             pub const fn class(self) -> $Class {
                 match self { $( $Enum::$Variant => $Class::$class, )* }
+            }
+
+            /// The byte the wire format writes for this operator.
+            #[must_use]
+            pub(crate) const fn wire_tag(self) -> u8 {
+                self as u8
+            }
+
+            /// The operator whose wire tag is `tag`, if there is one.
+            #[must_use]
+            pub(crate) const fn from_wire_tag(tag: u8) -> Option<Self> {
+                match tag {
+                    $( $tag => Some($Enum::$Variant), )*
+                    _ => None,
+                }
             }
 
             /// The operators of one class, in declaration order.
@@ -78,45 +99,45 @@ operators! {
     /// Binary operators. See `SEMANTICS.md` for their exact meaning.
     pub enum BinOp: BinClass {
         /// Wrapping addition (integers), IEEE addition (f32).
-        Add => "add", Some("+"), Arithmetic;
+        Add = 0 => "add", Some("+"), Arithmetic;
         /// Wrapping subtraction (integers), IEEE subtraction (f32).
-        Sub => "sub", Some("-"), Arithmetic;
+        Sub = 1 => "sub", Some("-"), Arithmetic;
         /// Wrapping multiplication (integers), IEEE multiplication (f32).
-        Mul => "mul", Some("*"), Arithmetic;
+        Mul = 2 => "mul", Some("*"), Arithmetic;
         /// Truncating division; `x / 0 = x`, `MIN / -1 = MIN`.
-        Div => "div", Some("/"), Arithmetic;
+        Div = 3 => "div", Some("/"), Arithmetic;
         /// Truncating remainder; `x % 0 = 0`, `MIN % -1 = 0`.
-        Rem => "rem", Some("%"), Arithmetic;
+        Rem = 4 => "rem", Some("%"), Arithmetic;
         /// Bitwise and (integers).
-        BitAnd => "bit_and", Some("&"), Bitwise;
+        BitAnd = 5 => "bit_and", Some("&"), Bitwise;
         /// Bitwise or (integers).
-        BitOr => "bit_or", Some("|"), Bitwise;
+        BitOr = 6 => "bit_or", Some("|"), Bitwise;
         /// Bitwise exclusive or (integers).
-        BitXor => "bit_xor", Some("^"), Bitwise;
+        BitXor = 7 => "bit_xor", Some("^"), Bitwise;
         /// Left shift by `rhs mod 32` (integer lhs, `u32` rhs).
-        Shl => "shl", Some("<<"), Shift;
+        Shl = 8 => "shl", Some("<<"), Shift;
         /// Right shift by `rhs mod 32`, arithmetic for `i32` (integer lhs, `u32` rhs).
-        Shr => "shr", Some(">>"), Shift;
+        Shr = 9 => "shr", Some(">>"), Shift;
         /// Equality.
-        Eq => "eq", Some("=="), Equality;
+        Eq = 10 => "eq", Some("=="), Equality;
         /// Inequality.
-        Ne => "ne", Some("!="), Equality;
+        Ne = 11 => "ne", Some("!="), Equality;
         /// Less than (numeric).
-        Lt => "lt", Some("<"), Ordering;
+        Lt = 12 => "lt", Some("<"), Ordering;
         /// Less than or equal (numeric).
-        Le => "le", Some("<="), Ordering;
+        Le = 13 => "le", Some("<="), Ordering;
         /// Greater than (numeric).
-        Gt => "gt", Some(">"), Ordering;
+        Gt = 14 => "gt", Some(">"), Ordering;
         /// Greater than or equal (numeric).
-        Ge => "ge", Some(">="), Ordering;
+        Ge = 15 => "ge", Some(">="), Ordering;
         /// Logical and of two bools (both sides always evaluated).
-        And => "and", Some("&&"), Logical;
+        And = 16 => "and", Some("&&"), Logical;
         /// Logical or of two bools (both sides always evaluated).
-        Or => "or", Some("||"), Logical;
+        Or = 17 => "or", Some("||"), Logical;
         /// Minimum (numeric).
-        Min => "min", None, Arithmetic;
+        Min = 18 => "min", None, Arithmetic;
         /// Maximum (numeric).
-        Max => "max", None, Arithmetic;
+        Max = 19 => "max", None, Arithmetic;
     }
 }
 
@@ -165,47 +186,47 @@ operators! {
     /// Unary operators. See `SEMANTICS.md` for their exact meaning.
     pub enum UnOp: UnClass {
         /// Negation (`i32` wrapping, `f32`).
-        Neg => "neg", Some("-"), Negation;
+        Neg = 0 => "neg", Some("-"), Negation;
         /// Bitwise complement (integers).
-        BitNot => "bit_not", Some("~"), Bits;
+        BitNot = 1 => "bit_not", Some("~"), Bits;
         /// Logical not (bool).
-        Not => "not", Some("!"), Logical;
+        Not = 2 => "not", Some("!"), Logical;
         /// Absolute value (`abs(i32::MIN) = i32::MIN`; identity on `u32`).
-        Abs => "abs", None, Magnitude;
+        Abs = 3 => "abs", None, Magnitude;
         /// Number of set bits (integers).
-        Popcount => "popcount", None, Bits;
+        Popcount = 4 => "popcount", None, Bits;
         /// Leading zero bits, 32 for 0 (integers).
-        Clz => "clz", None, Bits;
+        Clz = 5 => "clz", None, Bits;
         /// Trailing zero bits, 32 for 0 (integers).
-        Ctz => "ctz", None, Bits;
+        Ctz = 6 => "ctz", None, Bits;
         /// Bit reversal (integers).
-        ReverseBits => "reverse_bits", None, Bits;
+        ReverseBits = 7 => "reverse_bits", None, Bits;
         /// Square root (f32).
-        Sqrt => "sqrt", None, Transcendental;
+        Sqrt = 8 => "sqrt", None, Transcendental;
         /// `1 / sqrt(x)` (f32).
-        InverseSqrt => "inverse_sqrt", None, Transcendental;
+        InverseSqrt = 9 => "inverse_sqrt", None, Transcendental;
         /// `e^x` (f32).
-        Exp => "exp", None, Transcendental;
+        Exp = 10 => "exp", None, Transcendental;
         /// `2^x` (f32).
-        Exp2 => "exp2", None, Transcendental;
+        Exp2 = 11 => "exp2", None, Transcendental;
         /// Natural logarithm (f32).
-        Log => "log", None, Transcendental;
+        Log = 12 => "log", None, Transcendental;
         /// Base-2 logarithm (f32).
-        Log2 => "log2", None, Transcendental;
+        Log2 = 13 => "log2", None, Transcendental;
         /// Sine (f32).
-        Sin => "sin", None, Transcendental;
+        Sin = 14 => "sin", None, Transcendental;
         /// Cosine (f32).
-        Cos => "cos", None, Transcendental;
+        Cos = 15 => "cos", None, Transcendental;
         /// Round towards negative infinity (f32).
-        Floor => "floor", None, Rounding;
+        Floor = 16 => "floor", None, Rounding;
         /// Round towards positive infinity (f32).
-        Ceil => "ceil", None, Rounding;
+        Ceil = 17 => "ceil", None, Rounding;
         /// Round to nearest, ties to even (f32).
-        Round => "round", None, Rounding;
+        Round = 18 => "round", None, Rounding;
         /// Round towards zero (f32).
-        Trunc => "trunc", None, Rounding;
+        Trunc = 19 => "trunc", None, Rounding;
         /// `x - floor(x)` (f32).
-        Fract => "fract", None, Rounding;
+        Fract = 20 => "fract", None, Rounding;
     }
 }
 
@@ -244,23 +265,23 @@ operators! {
     /// Atomic read-modify-write operations on `u32`/`i32` storage or workgroup buffers.
     pub enum AtomicOp: AtomicClass {
         /// Wrapping add.
-        Add => "atomic_add", None, ReadModifyWrite;
+        Add = 0 => "atomic_add", None, ReadModifyWrite;
         /// Wrapping subtract.
-        Sub => "atomic_sub", None, ReadModifyWrite;
+        Sub = 1 => "atomic_sub", None, ReadModifyWrite;
         /// Minimum.
-        Min => "atomic_min", None, ReadModifyWrite;
+        Min = 2 => "atomic_min", None, ReadModifyWrite;
         /// Maximum.
-        Max => "atomic_max", None, ReadModifyWrite;
+        Max = 3 => "atomic_max", None, ReadModifyWrite;
         /// Bitwise and.
-        And => "atomic_and", None, ReadModifyWrite;
+        And = 4 => "atomic_and", None, ReadModifyWrite;
         /// Bitwise or.
-        Or => "atomic_or", None, ReadModifyWrite;
+        Or = 5 => "atomic_or", None, ReadModifyWrite;
         /// Bitwise exclusive or.
-        Xor => "atomic_xor", None, ReadModifyWrite;
+        Xor = 6 => "atomic_xor", None, ReadModifyWrite;
         /// Unconditional exchange.
-        Exchange => "atomic_exchange", None, ReadModifyWrite;
+        Exchange = 7 => "atomic_exchange", None, ReadModifyWrite;
         /// Store `value` only if the current value equals `expected`.
-        CompareExchange => "atomic_compare_exchange", None, CompareExchange;
+        CompareExchange = 8 => "atomic_compare_exchange", None, CompareExchange;
     }
 }
 

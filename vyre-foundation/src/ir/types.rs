@@ -10,6 +10,7 @@ use std::fmt;
 /// Deliberately exhaustive (no `#[non_exhaustive]`): every backend matches on it without a wildcard
 /// arm, so a new type fails to compile in every lowering until it is handled there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DataType {
     /// A boolean.
     Bool,
@@ -65,6 +66,7 @@ impl fmt::Display for DataType {
 
 /// How a program may use a buffer, and where its contents come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BufferAccess {
     /// Storage the program only reads. The caller passes its bytes.
     Read,

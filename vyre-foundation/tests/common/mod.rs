@@ -2,7 +2,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+use vyre_foundation::ir::{
+    AtomicOp, Axis, BinOp, BufferDecl, Builtin, DataType, Expr, Literal, Node, Program, UnOp,
+};
 
 /// The upstream seed's `add_one_program`, built exactly as its test builds it.
 pub fn add_one_program(words: u32) -> Program {
@@ -45,4 +47,73 @@ pub fn with_body(body: Vec<Node>) -> Program {
         [64, 1, 1],
         body,
     )
+}
+
+/// Every expression and statement form, every builtin, every literal type, every operator.
+pub fn every_form() -> Program {
+    let mut body = vec![
+        Node::let_bind("b", Expr::bool(true)),
+        Node::let_bind("u", Expr::u32(u32::MAX)),
+        Node::let_bind("i", Expr::i32(i32::MIN)),
+        Node::let_bind("f", Expr::f32(-0.0)),
+        Node::let_bind("nan", Expr::Lit(Literal::F32(0x7fc0_0001))),
+        Node::assign("u", Expr::buf_len("a")),
+        Node::store("o", Expr::load("a", Expr::var("u")), Expr::var("u")),
+        Node::let_bind(
+            "s",
+            Expr::select(Expr::var("b"), Expr::var("f"), Expr::f32(1.5)),
+        ),
+        Node::let_bind(
+            "m",
+            Expr::fma(Expr::var("f"), Expr::f32(2.0), Expr::f32(1e-40)),
+        ),
+        Node::let_bind("c", Expr::cast(DataType::I32, Expr::var("f"))),
+        Node::let_bind("bc", Expr::bitcast(DataType::F32, Expr::var("u"))),
+        Node::let_bind(
+            "cx",
+            Expr::atomic_compare_exchange("rw", Expr::u32(0), Expr::i32(1), Expr::i32(2)),
+        ),
+        Node::if_then_else(
+            Expr::var("b"),
+            vec![Node::barrier()],
+            vec![Node::block(vec![Node::return_()])],
+        ),
+        Node::loop_for("k", Expr::u32(0), Expr::u32(4), vec![Node::barrier()]),
+    ];
+    for axis in [Axis::X, Axis::Y, Axis::Z] {
+        for b in [
+            Builtin::GlobalId(axis),
+            Builtin::LocalId(axis),
+            Builtin::WorkgroupId(axis),
+            Builtin::NumWorkgroups(axis),
+        ] {
+            body.push(Node::let_bind(b.name().replace('.', "_"), Expr::Builtin(b)));
+        }
+    }
+    for op in BinOp::ALL {
+        body.push(Node::let_bind(
+            op.name(),
+            Expr::binary(*op, Expr::var("u"), Expr::i32(-3)),
+        ));
+    }
+    for op in UnOp::ALL {
+        body.push(Node::let_bind(op.name(), Expr::unary(*op, Expr::var("f"))));
+    }
+    for op in AtomicOp::ALL {
+        body.push(Node::let_bind(
+            op.name(),
+            Expr::atomic(*op, "rw", Expr::u32(1), Expr::i32(7)),
+        ));
+    }
+    let mut program = with_body(body);
+    program.buffers.push(
+        BufferDecl::output("late", 9, DataType::Bool)
+            .with_count(3)
+            .with_output_byte_range(usize::MAX - 1..usize::MAX),
+    );
+    // A workgroup buffer ignores its binding, but the wire keeps it like every other field.
+    let mut shared = BufferDecl::workgroup("wgb", 8, DataType::I32);
+    shared.binding = 77;
+    program.buffers.push(shared);
+    program
 }

@@ -1,0 +1,195 @@
+//! Writing a program in the wire format (`WIRE.md`).
+//!
+//! The walk is iterative, with explicit stacks, so that encoding (and with it
+//! [`Program::fingerprint`](crate::ir::Program::fingerprint)) never recurses once per nesting level:
+//! a hand-built program nested far deeper than the validator allows still encodes without
+//! overflowing the stack. Such bytes are then refused by the decoder, which keeps the validator's
+//! depth limits.
+
+use crate::ir::wire::tags::{BuiltinTag, ExprTag, LiteralTag, NONE, NodeTag, SOME};
+use crate::ir::wire::{WIRE_MAGIC, WIRE_VERSION};
+use crate::ir::{BufferDecl, Builtin, Expr, Literal, Node, Program};
+
+/// The output being written, with the primitive encodings of `WIRE.md`.
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn byte(&mut self, b: u8) {
+        self.out.push(b);
+    }
+
+    /// Unsigned LEB128: seven bits per byte, low bits first, the high bit set on every byte but the
+    /// last. Always the shortest form.
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.out.push((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        self.out.push(v as u8);
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.varint(u64::from(v));
+    }
+
+    fn len(&mut self, n: usize) {
+        // A usize always fits a u64 on the platforms Rust supports.
+        self.varint(n as u64);
+    }
+
+    fn str(&mut self, s: &str) {
+        self.len(s.len());
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    fn literal(&mut self, lit: Literal) {
+        self.byte(LiteralTag::of(&lit).wire_tag());
+        match lit {
+            Literal::Bool(b) => self.byte(u8::from(b)),
+            Literal::U32(v) => self.u32(v),
+            // Zigzag, so that small negative numbers stay one byte: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
+            Literal::I32(v) => self.u32(((v << 1) ^ (v >> 31)) as u32),
+            Literal::F32(bits) => self.out.extend_from_slice(&bits.to_le_bytes()),
+        }
+    }
+
+    fn builtin(&mut self, b: Builtin) {
+        self.byte(BuiltinTag::of(&b).wire_tag());
+        let axis = match b {
+            Builtin::GlobalId(a)
+            | Builtin::LocalId(a)
+            | Builtin::WorkgroupId(a)
+            | Builtin::NumWorkgroups(a) => a,
+        };
+        self.byte(axis.wire_tag());
+    }
+
+    fn buffer(&mut self, b: &BufferDecl) {
+        self.str(&b.name);
+        self.u32(b.binding);
+        self.byte(b.access.wire_tag());
+        self.byte(b.element.wire_tag());
+        self.u32(b.count);
+        match &b.output_byte_range {
+            None => self.byte(NONE),
+            Some(range) => {
+                self.byte(SOME);
+                self.len(range.start);
+                self.len(range.end);
+            }
+        }
+    }
+
+    /// An expression in prefix order: each node's tag and own fields, then its children in
+    /// evaluation order.
+    fn expr(&mut self, root: &Expr) {
+        let mut stack: Vec<&Expr> = vec![root];
+        while let Some(e) = stack.pop() {
+            self.expr_head(e);
+            let first_child = stack.len();
+            stack.extend(e.children());
+            stack[first_child..].reverse();
+        }
+    }
+
+    /// The tag and the non-expression fields of `e`.
+    fn expr_head(&mut self, e: &Expr) {
+        self.byte(ExprTag::of(e).wire_tag());
+        match e {
+            Expr::Lit(lit) => self.literal(*lit),
+            Expr::Var(name) | Expr::BufLen(name) | Expr::Load { buffer: name, .. } => {
+                self.str(name);
+            }
+            Expr::Builtin(b) => self.builtin(*b),
+            Expr::Binary { op, .. } => self.byte(op.wire_tag()),
+            Expr::Unary { op, .. } => self.byte(op.wire_tag()),
+            Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => self.byte(to.wire_tag()),
+            Expr::Select { .. } | Expr::Fma { .. } => {}
+            Expr::Atomic {
+                op,
+                buffer,
+                expected,
+                ..
+            } => {
+                self.byte(op.wire_tag());
+                self.str(buffer);
+                self.byte(if expected.is_some() { SOME } else { NONE });
+            }
+        }
+    }
+
+    /// A body: its statement count, then each statement.
+    fn body(&mut self, root: &[Node]) {
+        enum Work<'a> {
+            Body(&'a [Node]),
+            Node(&'a Node),
+        }
+        let mut stack = vec![Work::Body(root)];
+        while let Some(work) = stack.pop() {
+            let node = match work {
+                Work::Body(nodes) => {
+                    self.len(nodes.len());
+                    stack.extend(nodes.iter().rev().map(Work::Node));
+                    continue;
+                }
+                Work::Node(node) => node,
+            };
+            self.byte(NodeTag::of(node).wire_tag());
+            match node {
+                Node::Let { name, value } | Node::Assign { name, value } => {
+                    self.str(name);
+                    self.expr(value);
+                }
+                Node::Store {
+                    buffer,
+                    index,
+                    value,
+                } => {
+                    self.str(buffer);
+                    self.expr(index);
+                    self.expr(value);
+                }
+                Node::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    self.expr(cond);
+                    stack.push(Work::Body(otherwise));
+                    stack.push(Work::Body(then));
+                }
+                Node::Loop {
+                    var,
+                    from,
+                    to,
+                    body,
+                } => {
+                    self.str(var);
+                    self.expr(from);
+                    self.expr(to);
+                    stack.push(Work::Body(body));
+                }
+                Node::Block(body) => stack.push(Work::Body(body)),
+                Node::Barrier | Node::Return => {}
+            }
+        }
+    }
+}
+
+/// The wire bytes of `program`.
+pub(super) fn encode(program: &Program) -> Vec<u8> {
+    let mut w = Writer { out: Vec::new() };
+    w.out.extend_from_slice(&WIRE_MAGIC);
+    w.out.extend_from_slice(&WIRE_VERSION.to_le_bytes());
+    for d in program.workgroup_size {
+        w.u32(d);
+    }
+    w.len(program.buffers.len());
+    for b in &program.buffers {
+        w.buffer(b);
+    }
+    w.body(&program.body);
+    w.out
+}
