@@ -47,6 +47,16 @@
 //! println!("{program}");
 //! ```
 //!
+//! ## Saving and loading
+//!
+//! A program travels in two forms, both exact (they read back to the same program, field for field):
+//! [`Program::to_bytes`](ir::Program::to_bytes) / [`Program::from_bytes`](ir::Program::from_bytes),
+//! compact versioned bytes specified in `WIRE.md` (and hashed by
+//! [`Program::fingerprint`](ir::Program::fingerprint)), and the text form that `Display` prints and
+//! `str::parse::<Program>` reads. Malformed input of either kind is an error
+//! ([`WireError`](ir::WireError), [`ParseError`](ir::ParseError)), never a panic. With the `serde`
+//! feature the IR types also implement `Serialize` and `Deserialize`.
+//!
 //! ## Validation
 //!
 //! [`validate`] checks names, types, buffer declarations, writability, atomics, the uniformity of
