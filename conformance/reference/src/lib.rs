@@ -134,7 +134,8 @@ impl ReferenceBackend {
 
     /// The compiled form of a validated program, compiled from its evidence on first use.
     fn compiled(&self, evidence: &Validated<'_>) -> Result<Arc<Compiled>, BackendError> {
-        // Validation bounded the nesting, so fingerprinting (which recurses) is safe.
+        // The fingerprint hashes the wire bytes; the cache then compares whole programs (whose derived
+        // equality recurses), which validation bounded the nesting of.
         let program = evidence.program();
         let key = program.fingerprint();
         if let Some(code) = self.cache.get(key, program) {
