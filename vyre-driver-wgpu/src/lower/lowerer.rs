@@ -25,6 +25,10 @@ pub(crate) struct Lowerer<'v, 'p> {
     /// The naga local (a pointer expression) of each program variable, by
     /// [`vyre_foundation::validate::VarId`], once its declaration is lowered.
     pub(crate) locals: Vec<Option<Handle<Expression>>>,
+    /// The memory scope of every barrier (see `barrier`).
+    pub(crate) barrier: naga::Barrier,
+    /// The proofs that let an access go unguarded (see `bounds`).
+    pub(crate) bounds: super::bounds::Bounds,
 }
 
 /// A lowered value and its IR type.
@@ -66,8 +70,15 @@ impl Lowerer<'_, '_> {
             }
             Expr::Load { index, .. } => {
                 let b = self.evidence.buffer_of(expr)?.index();
+                let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
-                self.guarded_load(block, b, index, index_ty)
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_load(block, target)
             }
             Expr::BufLen(_) => {
                 let b = self.evidence.buffer_of(expr)?.index();
@@ -127,13 +138,20 @@ impl Lowerer<'_, '_> {
                 ..
             } => {
                 let b = self.evidence.buffer_of(expr)?.index();
+                let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let expected = match expected.as_deref() {
                     Some(e) => Some(self.expr(block, e)?.0),
                     None => None,
                 };
                 let (value, _) = self.expr(block, value)?;
-                self.guarded_atomic(block, *op, b, index, index_ty, expected, value)
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_atomic(block, *op, target, expected, value)
             }
         };
         Ok((value, ty))

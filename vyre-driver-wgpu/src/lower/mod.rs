@@ -15,12 +15,15 @@
 //! of invocations each item runs.
 
 mod access;
+mod barrier;
+mod bounds;
 mod func;
 mod globals;
 mod lowerer;
 mod node;
 mod packed;
 mod params;
+mod planted;
 mod prologue;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -30,6 +33,9 @@ use vyre_foundation::validate::Validated;
 
 pub(crate) use packed::packed_stores;
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
+pub use planted::Miscompile;
+#[cfg(feature = "planted-miscompiles")]
+pub use planted::plant_miscompile;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -108,6 +114,13 @@ pub(crate) fn lower(
         items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
+    // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
+    // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
+    let bounds = bounds::Bounds::new(
+        prologue.fixed.clone(),
+        !options.coalesced,
+        program.workgroup_size,
+    );
     let mut lowerer = lowerer::Lowerer {
         evidence,
         program,
@@ -117,6 +130,8 @@ pub(crate) fn lower(
         globals: buffers,
         prologue,
         locals: vec![None; evidence.vars().len()],
+        barrier: barrier::barrier_scope(evidence),
+        bounds,
     };
     lowerer.body(&mut body, &program.body)?;
     lowerer.fb.flush(&mut body);
