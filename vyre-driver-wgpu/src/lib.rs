@@ -43,6 +43,11 @@ pub use device::{ADAPTER_ENV, AdapterOptions};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;
+#[doc(hidden)]
+pub use lower::Miscompile;
+#[doc(hidden)]
+#[cfg(feature = "planted-miscompiles")]
+pub use lower::plant_miscompile;
 pub use stats::WgpuStats;
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;

@@ -455,6 +455,80 @@ fn barriers_and_workgroup_memory() {
 }
 
 #[test]
+fn vectorised_elementwise_with_tails() {
+    // Four elements per invocation: `a` and `out` (counts multiples of 4, accessed only at `gid.x`)
+    // become `array<vec4<u32>>`; the runtime-sized `any` stays scalar. The fast path loads each row
+    // once, runs the body on four lanes and writes `out`'s row back; the tail loop runs the body per
+    // existing element with every access guarded. `out` is stored only conditionally, so its row is
+    // loaded first.
+    let i = || Expr::var("i");
+    let program = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(64),
+            BufferDecl::read("any", 1, DataType::U32),
+            BufferDecl::output("out", 2, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::let_bind("x", Expr::add(Expr::load("a", i()), Expr::load("any", i()))),
+            Node::if_then(
+                Expr::ne(Expr::var("x"), Expr::u32(0)),
+                vec![Node::store("out", i(), Expr::var("x"))],
+            ),
+        ],
+    );
+    check("vectorised_elementwise", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn guards_proven_away() {
+    // Proven in bounds, so unguarded: `data[i]` under `i < buf_len(data)`, `out[i]` under `i < 64`
+    // (the declared count), `table[k]` for a loop variable below 16, a literal index, and `lid`
+    // into a workgroup buffer of the workgroup's size. `out[gid.x + 1]` keeps its guard.
+    let i = || Expr::var("i");
+    let program = Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::read("table", 1, DataType::U32).with_count(16),
+            BufferDecl::output("out", 2, DataType::U32).with_count(64),
+            BufferDecl::workgroup("scratch", 64, DataType::U32),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::let_bind("acc", Expr::load("table", Expr::u32(15))),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::u32(16),
+                vec![Node::assign(
+                    "acc",
+                    Expr::add(Expr::var("acc"), Expr::load("table", Expr::var("k"))),
+                )],
+            ),
+            Node::store("scratch", Expr::local_x(), Expr::var("acc")),
+            Node::if_then(
+                Expr::lt(i(), Expr::buf_len("data")),
+                vec![Node::if_then(
+                    Expr::lt(i(), Expr::u32(64)),
+                    vec![Node::store(
+                        "out",
+                        i(),
+                        Expr::add(
+                            Expr::load("data", i()),
+                            Expr::load("scratch", Expr::local_x()),
+                        ),
+                    )],
+                )],
+            ),
+            Node::store("out", Expr::add(i(), Expr::u32(1)), Expr::u32(0)),
+        ],
+    );
+    check("guards_proven_away", LaunchForm::Direct, &program);
+}
+
+#[test]
 fn atomics() {
     // Every atomic operation on a storage buffer, a strong compare-exchange, and an atomic in
     // workgroup memory; each yields the old value, and a plain load of an atomic buffer is atomic.

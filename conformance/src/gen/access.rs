@@ -130,6 +130,10 @@ impl Ctx {
         }
         match self.indexing(info) {
             Indexing::Own(id) => own_slot(ch, self, id, info.slots, depth),
+            // Elementwise programs load read-only buffers at the invocation's own element too.
+            Indexing::Wild if self.features.has(Feature::Elementwise) && ch.one_in(2) => {
+                Expr::var(TID)
+            }
             Indexing::Wild => {
                 let len = Expr::buf_len(info.decl.name.as_str());
                 match ch.below(if wild { 4 } else { 1 }) {

@@ -44,11 +44,16 @@ pub enum Feature {
     Returns,
     /// Indices that are out of bounds on purpose.
     WildIndices,
+    /// Elementwise programs: a one-dimensional grid, `tid` is exactly `gid.x`, one slot per
+    /// invocation, own-slot buffers shorter and longer than the grid, loads at `tid`, and no
+    /// workgroup memory, atomics or returns (what the wgpu lowering vectorises, tails included).
+    /// With it on, every other case (by a shape word) takes this form.
+    Elementwise,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 20] = [
+    pub const ALL: [Feature; 21] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -69,6 +74,7 @@ impl Feature {
         Feature::Atomics,
         Feature::Returns,
         Feature::WildIndices,
+        Feature::Elementwise,
     ];
 
     const fn bit(self) -> u32 {

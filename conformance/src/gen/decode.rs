@@ -9,7 +9,7 @@ use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Node, Program};
 
 use crate::r#gen::layout::{BufInfo, Shape, decode_buffers};
-use crate::r#gen::{Features, GenConfig, Recipe, inputs};
+use crate::r#gen::{Feature, Features, GenConfig, Recipe, inputs};
 
 /// A decoded case: a program, one byte vector per input buffer, and the dispatch configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,6 +199,14 @@ impl Ctx {
 
     /// `let tid = linear global id; let ltid = linear local id;`, which own-slot indices build on.
     fn prelude(&mut self, shape: &Shape) {
+        if shape.elementwise {
+            // One dimension: the linear ids are the x builtins themselves.
+            self.emit(Node::let_bind(TID, Expr::gid_x()));
+            self.emit(Node::let_bind(LTID, Expr::local_x()));
+            self.declare(TID.into(), DataType::U32, false);
+            self.declare(LTID.into(), DataType::U32, false);
+            return;
+        }
         let [wx, wy, _] = shape.workgroup;
         let b = |builtin: Builtin| Expr::Builtin(builtin);
         use vyre_foundation::ir::Axis::{X, Y, Z};
@@ -231,8 +239,20 @@ impl Ctx {
 /// Decodes `recipe` under `config`: the same recipe and configuration always give the same case.
 #[must_use]
 pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
-    let features = config.case_features(recipe.features);
-    let shape = Shape::decode(&recipe.shape, config);
+    let mut features = config.case_features(recipe.features);
+    // Elementwise shapes narrow what a program may do, so even with the feature on only every other
+    // case takes one (a shape word the elementwise shape does not otherwise read decides).
+    let coin = recipe.shape.get(5).copied().unwrap_or(0) % 2 == 0;
+    if !coin {
+        features = features.without(Feature::Elementwise);
+    }
+    if features.has(Feature::Elementwise) {
+        features = features
+            .without(Feature::Workgroup)
+            .without(Feature::Atomics)
+            .without(Feature::Returns);
+    }
+    let shape = Shape::decode(&recipe.shape, config, features.has(Feature::Elementwise));
     let buffers = decode_buffers(&recipe.buffers, &shape, features, config);
     let mut ctx = Ctx::new(config, features, buffers);
     ctx.prelude(&shape);

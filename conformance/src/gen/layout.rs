@@ -89,11 +89,26 @@ pub(crate) struct Shape {
     pub(crate) grid: [u32; 3],
     pub(crate) slots: u32,
     pub(crate) out_type: DataType,
+    /// One-dimensional, one slot, `tid = gid.x` (`Feature::Elementwise`).
+    pub(crate) elementwise: bool,
+    /// Elementwise shapes: picks how own-slot buffers' lengths relate to the grid.
+    pub(crate) length_word: u32,
 }
 
 impl Shape {
-    pub(crate) fn decode(words: &[u32], config: &GenConfig) -> Self {
+    pub(crate) fn decode(words: &[u32], config: &GenConfig, elementwise: bool) -> Self {
         let word = |i: usize| words.get(i).copied().unwrap_or(0);
+        if elementwise {
+            let x = |limit: u32, w: u32| 1 + w % limit.max(1);
+            return Shape {
+                workgroup: [x(config.max_workgroup_invocations, word(0)), 1, 1],
+                grid: [x(config.max_workgroups, word(3)), 1, 1],
+                slots: 1,
+                out_type: TYPES[word(7) as usize % TYPES.len()],
+                elementwise: true,
+                length_word: word(6),
+            };
+        }
         Shape {
             workgroup: split3(
                 config.max_workgroup_invocations,
@@ -102,6 +117,8 @@ impl Shape {
             grid: split3(config.max_workgroups, [word(3), word(4), word(5)]),
             slots: 1 + word(6) % 3,
             out_type: TYPES[word(7) as usize % TYPES.len()],
+            elementwise: false,
+            length_word: 0,
         }
     }
 
@@ -226,7 +243,11 @@ fn own_storage(
 ) -> BufInfo {
     let slots = shape.slots;
     let total = shape.invocations() * slots;
-    let count = total - short.min(total - 1);
+    let count = if shape.elementwise {
+        elementwise_count(total, shape.length_word.wrapping_add(short))
+    } else {
+        total - short.min(total - 1)
+    };
     let decl = match access {
         BufferAccess::ReadWrite => BufferDecl::read_write(name, 0, elem),
         _ => BufferDecl::output(name, 0, elem),
@@ -236,6 +257,19 @@ fn own_storage(
         role: Role::OwnStorage,
         slots,
         input_elements: 0,
+    }
+}
+
+/// An elementwise buffer's length against the grid's `total` invocations: a whole number of groups
+/// of four at, below or above the grid's end, or the grid's own length.
+fn elementwise_count(total: u32, word: u32) -> u32 {
+    let up = total.div_ceil(4) * 4;
+    match word % 5 {
+        0 => up,
+        1 => (total / 4 * 4).max(4),
+        2 => up + 4,
+        3 => up + 8,
+        _ => total,
     }
 }
 

@@ -65,8 +65,24 @@ impl Ctx {
         let info = &self.buffers[target];
         let index = self.index(ch, info, SHALLOW);
         let value = self.expr(ch, info.decl.element, self.config.max_expr_depth);
-        let node = Node::store(info.decl.name.as_str(), index, value);
-        self.emit(node);
+        let name = info.decl.name.clone();
+        let count = info.decl.count;
+        let node = Node::store(name.as_str(), index.clone(), value);
+        // Sometimes guarded by a bound on its index, as hand-written kernels are: `buf_len` or a
+        // literal one below, at or one past the declared count (what the wgpu lowering's in-bounds
+        // proofs must get exactly right).
+        // Only on `tid`, a `u32`: the bound compares in `u32`.
+        let at_tid = matches!(&index, Expr::Var(name) if name == crate::r#gen::decode::TID);
+        let guard = self.features.has(Feature::Ifs) && at_tid;
+        if guard && ch.next_word() % 3 == 1 {
+            let bound = match (ch.next_word() % 4, count) {
+                (0, _) | (_, 0) => Expr::buf_len(name.as_str()),
+                (k, n) => Expr::u32((n + k).saturating_sub(2)),
+            };
+            self.emit(Node::if_then(Expr::lt(index, bound), vec![node]));
+        } else {
+            self.emit(node);
+        }
     }
 
     fn let_stmt(&mut self, ch: &mut Choices<'_>) {

@@ -1,5 +1,6 @@
 //! Guarded buffer accesses: every load, store and atomic checks its index against the buffer's length
-//! for this dispatch (or this item) in the generated code itself, as `SEMANTICS.md` section 3 requires.
+//! for this dispatch (or this item) in the generated code itself, as `SEMANTICS.md` section 3 requires,
+//! unless `bounds` proved the index in bounds for every dispatch of the module.
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, Literal, ScalarKind, Statement};
 use vyre_foundation::ir::{AtomicOp, DataType};
@@ -7,10 +8,20 @@ use vyre_foundation::ir::{AtomicOp, DataType};
 use super::globals::Layout;
 use super::lowerer::Lowerer;
 
+/// One access: the buffer, the lowered index and its type, and whether it is proven in bounds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub(crate) buffer: usize,
+    pub(crate) index: Handle<Expression>,
+    pub(crate) index_ty: DataType,
+    pub(crate) proven: bool,
+}
+
 /// A bounds-checked element address.
 pub(crate) struct Address {
-    /// The index as u32 (an i32 index below zero wraps past every length).
-    pub(crate) in_bounds: Handle<Expression>,
+    /// `index < length` (the index as u32: an i32 index below zero wraps past every length), or
+    /// `None` where the index is proven in bounds.
+    pub(crate) in_bounds: Option<Handle<Expression>>,
     /// A pointer to the element, or to element 0 of the slice when out of bounds (never dereferenced
     /// for stores and atomics; its value is discarded for loads).
     pub(crate) pointer: Handle<Expression>,
@@ -39,18 +50,20 @@ impl Lowerer<'_, '_> {
     }
 
     /// Computes the guarded address of `buffer[index]`.
-    pub(crate) fn address(
-        &mut self,
-        block: &mut Block,
-        buffer: usize,
-        index: Handle<Expression>,
-        ty: DataType,
-    ) -> Address {
-        let index = self.index_u32(block, index, ty);
-        let len = self.prologue.lengths[buffer];
-        let in_bounds = self.fb.binary(block, B::Less, index, len);
-        let zero = self.fb.u32(block, 0);
-        let clamped = self.fb.select(block, in_bounds, index, zero);
+    pub(crate) fn address(&mut self, block: &mut Block, target: Target) -> Address {
+        let buffer = target.buffer;
+        let index = self.index_u32(block, target.index, target.index_ty);
+        let (in_bounds, clamped) = if target.proven {
+            (None, index)
+        } else {
+            let len = self.prologue.lengths[buffer];
+            let in_bounds = self.fb.binary(block, B::Less, index, len);
+            let zero = self.fb.u32(block, 0);
+            (
+                Some(in_bounds),
+                self.fb.select(block, in_bounds, index, zero),
+            )
+        };
         let slot = match self.prologue.offsets[buffer] {
             Some(offset) => self.fb.binary(block, B::Add, offset, clamped),
             None => clamped,
@@ -60,7 +73,7 @@ impl Lowerer<'_, '_> {
             .fb
             .expr(block, Expression::GlobalVariable(global.global));
         let pointer = match global.layout {
-            Layout::UniformVec4 => {
+            Layout::UniformVec4 | Layout::StorageVec4 => {
                 let four = self.fb.u32(block, 4);
                 let row = self.fb.binary(block, B::Divide, slot, four);
                 let lane = self.fb.binary(block, B::Modulo, slot, four);
@@ -72,71 +85,85 @@ impl Lowerer<'_, '_> {
         Address { in_bounds, pointer }
     }
 
-    /// `buffer[index]`, or zero out of bounds.
-    pub(crate) fn guarded_load(
+    /// A stored word of `buffer` as a value: a bool is `word != 0`.
+    pub(crate) fn word_to_value(
         &mut self,
         block: &mut Block,
         buffer: usize,
-        index: Handle<Expression>,
-        index_ty: DataType,
+        word: Handle<Expression>,
     ) -> Handle<Expression> {
-        let address = self.address(block, buffer, index, index_ty);
-        let word = self.fb.load(block, address.pointer);
-        let element = self.program.buffers[buffer].element;
-        let value = if element == DataType::Bool {
+        if self.program.buffers[buffer].element == DataType::Bool {
             let zero = self.fb.u32(block, 0);
             self.fb.binary(block, B::NotEqual, word, zero)
         } else {
             word
-        };
-        let zero = self.zero(block, element);
-        self.fb.select(block, address.in_bounds, value, zero)
+        }
+    }
+
+    /// A value as the word `buffer` stores: a bool is 1 or 0.
+    pub(crate) fn value_to_word(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        value: Handle<Expression>,
+    ) -> Handle<Expression> {
+        if self.program.buffers[buffer].element == DataType::Bool {
+            let one = self.fb.u32(block, 1);
+            let zero = self.fb.u32(block, 0);
+            self.fb.select(block, value, one, zero)
+        } else {
+            value
+        }
+    }
+
+    /// `buffer[index]`, or zero out of bounds.
+    pub(crate) fn guarded_load(&mut self, block: &mut Block, target: Target) -> Handle<Expression> {
+        let address = self.address(block, target);
+        let word = self.fb.load(block, address.pointer);
+        let element = self.program.buffers[target.buffer].element;
+        let value = self.word_to_value(block, target.buffer, word);
+        match address.in_bounds {
+            Some(in_bounds) => {
+                let zero = self.zero(block, element);
+                self.fb.select(block, in_bounds, value, zero)
+            }
+            None => value,
+        }
     }
 
     /// `buffer[index] = value`, dropped out of bounds.
     pub(crate) fn guarded_store(
         &mut self,
         block: &mut Block,
-        buffer: usize,
-        index: Handle<Expression>,
-        index_ty: DataType,
+        target: Target,
         value: Handle<Expression>,
     ) {
-        let address = self.address(block, buffer, index, index_ty);
-        let word = if self.program.buffers[buffer].element == DataType::Bool {
-            let one = self.fb.u32(block, 1);
-            let zero = self.fb.u32(block, 0);
-            self.fb.select(block, value, one, zero)
-        } else {
-            value
+        let address = self.address(block, target);
+        let word = self.value_to_word(block, target.buffer, value);
+        let store = Statement::Store {
+            pointer: address.pointer,
+            value: word,
         };
-        let pointer = address.pointer;
-        self.fb.if_then(block, address.in_bounds, |fb, inner| {
-            fb.stmt(
-                inner,
-                Statement::Store {
-                    pointer,
-                    value: word,
-                },
-            )
-        });
+        match address.in_bounds {
+            Some(in_bounds) => self
+                .fb
+                .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, store)),
+            None => self.fb.stmt(block, store),
+        }
     }
 
     /// An atomic read-modify-write; out of bounds it does nothing and yields zero.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn guarded_atomic(
         &mut self,
         block: &mut Block,
         op: AtomicOp,
-        buffer: usize,
-        index: Handle<Expression>,
-        index_ty: DataType,
+        target: Target,
         expected: Option<Handle<Expression>>,
         value: Handle<Expression>,
     ) -> Handle<Expression> {
-        let element = self.program.buffers[buffer].element;
+        let element = self.program.buffers[target.buffer].element;
         let ty = self.types.value(element);
-        let address = self.address(block, buffer, index, index_ty);
+        let address = self.address(block, target);
         let old = self.fb.local(block, None, ty);
         let zero = self.zero(block, element);
         self.fb.stmt(
@@ -154,39 +181,49 @@ impl Lowerer<'_, '_> {
                 ),
             )
         });
-        self.fb.if_then(block, address.in_bounds, |fb, inner| {
-            match (expected, exchange_result) {
-                (Some(expected), Some(result_ty)) => {
-                    strong_compare_exchange(fb, inner, pointer, expected, value, old, result_ty);
-                }
-                _ => {
-                    let fun = atomic_function(op);
-                    let result = fb.expr(
-                        inner,
-                        Expression::AtomicResult {
-                            ty,
-                            comparison: false,
-                        },
-                    );
-                    fb.stmt(
-                        inner,
-                        Statement::Atomic {
-                            pointer,
-                            fun,
-                            value,
-                            result: Some(result),
-                        },
-                    );
-                    fb.stmt(
-                        inner,
-                        Statement::Store {
-                            pointer: old,
-                            value: result,
-                        },
-                    );
-                }
+        let update = |fb: &mut super::func::FunctionBuilder, inner: &mut Block| match (
+            expected,
+            exchange_result,
+        ) {
+            (Some(expected), Some(result_ty)) => {
+                strong_compare_exchange(fb, inner, pointer, expected, value, old, result_ty);
             }
-        });
+            _ => {
+                let fun = atomic_function(op);
+                let result = fb.expr(
+                    inner,
+                    Expression::AtomicResult {
+                        ty,
+                        comparison: false,
+                    },
+                );
+                fb.stmt(
+                    inner,
+                    Statement::Atomic {
+                        pointer,
+                        fun,
+                        value,
+                        result: Some(result),
+                    },
+                );
+                fb.stmt(
+                    inner,
+                    Statement::Store {
+                        pointer: old,
+                        value: result,
+                    },
+                );
+            }
+        };
+        match address.in_bounds {
+            Some(in_bounds) => self.fb.if_then(block, in_bounds, update),
+            // Proven in bounds: the update runs unconditionally, in a block of its own so that its
+            // expressions are emitted where it stands.
+            None => {
+                let inner = self.fb.nested(block, update);
+                self.fb.stmt(block, Statement::Block(inner));
+            }
+        }
         self.fb.load(block, old)
     }
 

@@ -25,6 +25,14 @@ pub(crate) struct Lowerer<'v, 'p> {
     /// The naga local (a pointer expression) of each program variable, by
     /// [`vyre_foundation::validate::VarId`], once its declaration is lowered.
     pub(crate) locals: Vec<Option<Handle<Expression>>>,
+    /// The memory scope of every barrier (see `barrier`).
+    pub(crate) barrier: naga::Barrier,
+    /// The proofs that let an access go unguarded (see `bounds`).
+    pub(crate) bounds: super::bounds::Bounds,
+    /// The program's vectorisation, when it has one (see `vector`).
+    pub(crate) vector: Option<super::vector::VectorPlan>,
+    /// The lane the vectorised fast path is lowering, while it lowers one.
+    pub(crate) lanes: Option<super::vector::Lanes>,
 }
 
 /// A lowered value and its IR type.
@@ -66,8 +74,19 @@ impl Lowerer<'_, '_> {
             }
             Expr::Load { index, .. } => {
                 let b = self.evidence.buffer_of(expr)?.index();
+                if let Some(lane) = self.lane_pointer(block, b, index) {
+                    let word = self.fb.load(block, lane);
+                    return Ok((self.word_to_value(block, b, word), ty));
+                }
+                let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
-                self.guarded_load(block, b, index, index_ty)
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_load(block, target)
             }
             Expr::BufLen(_) => {
                 let b = self.evidence.buffer_of(expr)?.index();
@@ -127,13 +146,20 @@ impl Lowerer<'_, '_> {
                 ..
             } => {
                 let b = self.evidence.buffer_of(expr)?.index();
+                let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let expected = match expected.as_deref() {
                     Some(e) => Some(self.expr(block, e)?.0),
                     None => None,
                 };
                 let (value, _) = self.expr(block, value)?;
-                self.guarded_atomic(block, *op, b, index, index_ty, expected, value)
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_atomic(block, *op, target, expected, value)
             }
         };
         Ok((value, ty))

@@ -15,6 +15,8 @@
 //! of invocations each item runs.
 
 mod access;
+mod barrier;
+mod bounds;
 mod coverage;
 mod func;
 mod globals;
@@ -22,7 +24,9 @@ mod lowerer;
 mod node;
 mod packed;
 mod params;
+mod planted;
 mod prologue;
+mod vector;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
@@ -32,6 +36,9 @@ use vyre_foundation::validate::Validated;
 pub(crate) use coverage::{covers, fully_written_outputs};
 pub(crate) use packed::packed_stores;
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
+pub use planted::Miscompile;
+#[cfg(feature = "planted-miscompiles")]
+pub use planted::plant_miscompile;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -80,8 +87,13 @@ pub(crate) fn lower(
     let program = evidence.program();
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
+    let vector = vector::plan(evidence, options);
+    let vectorised = vector.as_ref().map_or_else(
+        || vec![false; program.buffers.len()],
+        |p| p.vectorised.clone(),
+    );
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, evidence, options)?;
+        globals::declare_buffers(&mut module, evidence, options, &vectorised)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
@@ -110,6 +122,13 @@ pub(crate) fn lower(
         items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
+    // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
+    // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
+    let bounds = bounds::Bounds::new(
+        prologue.fixed.clone(),
+        !options.coalesced,
+        program.workgroup_size,
+    );
     let mut lowerer = lowerer::Lowerer {
         evidence,
         program,
@@ -119,8 +138,15 @@ pub(crate) fn lower(
         globals: buffers,
         prologue,
         locals: vec![None; evidence.vars().len()],
+        barrier: barrier::barrier_scope(evidence),
+        bounds,
+        vector: vector.clone(),
+        lanes: None,
     };
-    lowerer.body(&mut body, &program.body)?;
+    match &vector {
+        Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
+        None => lowerer.body(&mut body, &program.body)?,
+    }
     lowerer.fb.flush(&mut body);
     let mut function = lowerer.fb.function;
     function.body = body;

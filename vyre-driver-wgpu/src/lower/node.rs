@@ -25,6 +25,7 @@ impl Lowerer<'_, '_> {
         match node {
             Node::Let { name, value } => {
                 let id = self.evidence.node_var(node)?;
+                self.bounds.define(self.evidence, id, value);
                 let (value, ty) = self.expr(block, value)?;
                 let pointer = self
                     .fb
@@ -40,9 +41,28 @@ impl Lowerer<'_, '_> {
             }
             Node::Store { index, value, .. } => {
                 let b = self.evidence.node_buffer(node)?.index();
+                if let Some(lane) = self.lane_pointer(block, b, index) {
+                    let (value, _) = self.expr(block, value)?;
+                    let word = self.value_to_word(block, b, value);
+                    self.fb.stmt(
+                        block,
+                        Statement::Store {
+                            pointer: lane,
+                            value: word,
+                        },
+                    );
+                    return Ok(());
+                }
+                let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let (value, _) = self.expr(block, value)?;
-                self.guarded_store(block, b, index, index_ty, value);
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_store(block, target, value);
             }
             Node::If {
                 cond,
@@ -50,7 +70,11 @@ impl Lowerer<'_, '_> {
                 otherwise,
             } => {
                 let (condition, _) = self.expr(block, cond)?;
-                let accept = self.nested_body(block, then)?;
+                let mark = self.bounds.mark();
+                self.bounds.assume(self.evidence, cond);
+                let accept = self.nested_body(block, then);
+                self.bounds.restore(mark);
+                let accept = accept?;
                 let reject = self.nested_body(block, otherwise)?;
                 self.fb.stmt(
                     block,
@@ -74,10 +98,7 @@ impl Lowerer<'_, '_> {
                 let inner = self.nested_body(block, body)?;
                 self.fb.stmt(block, Statement::Block(inner));
             }
-            Node::Barrier => self.fb.stmt(
-                block,
-                Statement::ControlBarrier(naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE),
-            ),
+            Node::Barrier => self.fb.stmt(block, Statement::ControlBarrier(self.barrier)),
             Node::Return => self.fb.stmt(block, Statement::Return { value: None }),
         }
         Ok(())
@@ -121,7 +142,11 @@ impl Lowerer<'_, '_> {
             fb.stmt(inner, Statement::Break)
         });
         self.bind(id, counter);
-        self.body(&mut loop_body, body)?;
+        let mark = self.bounds.mark();
+        self.bounds.assume_below(self.evidence, id, to);
+        let lowered = self.body(&mut loop_body, body);
+        self.bounds.restore(mark);
+        lowered?;
         self.fb.flush(&mut loop_body);
         let mut continuing = Block::new();
         let current = self.fb.load(&mut continuing, counter);

@@ -19,6 +19,9 @@ pub(crate) struct Prologue {
     pub(crate) lengths: Vec<Handle<Expression>>,
     /// Per program buffer: the element offset of this item's slice (coalesced storage buffers only).
     pub(crate) offsets: Vec<Option<Handle<Expression>>>,
+    /// Per program buffer: its length when the module fixes it (the prologue's length is then this
+    /// literal in every dispatch).
+    pub(crate) fixed: Vec<Option<u32>>,
 }
 
 pub(crate) struct PrologueInputs<'a> {
@@ -93,11 +96,13 @@ pub(crate) fn emit(
         .map(|items| fb.expr(block, Expression::GlobalVariable(items)));
     let mut lengths = Vec::new();
     let mut offsets = Vec::new();
+    let mut fixed_lengths = Vec::new();
     let nb = inputs.program.buffers.len() as u32;
     for (j, decl) in inputs.program.buffers.iter().enumerate() {
         let j = j as u32;
         let fixed = decl.access == BufferAccess::Workgroup
             || (decl.count != 0 && !inputs.options.coalesced);
+        fixed_lengths.push(fixed.then_some(decl.count));
         match (items, item) {
             _ if fixed => {
                 lengths.push(fb.u32(block, decl.count));
@@ -134,6 +139,7 @@ pub(crate) fn emit(
         builtins: [gid, lid, wid, nwg],
         lengths,
         offsets,
+        fixed: fixed_lengths,
     }
 }
 

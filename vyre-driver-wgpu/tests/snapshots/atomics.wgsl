@@ -30,108 +30,97 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     var shared_old: u32;
 
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e26 = (0u < 9u);
     local = 0u;
-    if _e26 {
-        let _e33 = atomicAdd((&counters[select(0u, 0u, _e26)]), _e15);
-        local = _e33;
+    {
+        let _e30 = atomicAdd((&counters[0u]), _e15);
+        local = _e30;
     }
-    let _e34 = local;
-    old0_ = _e34;
-    let _e37 = (1u < 9u);
+    let _e31 = local;
+    old0_ = _e31;
     local_1 = 0u;
-    if _e37 {
-        let _e44 = atomicSub((&counters[select(0u, 1u, _e37)]), _e15);
-        local_1 = _e44;
+    {
+        let _e38 = atomicSub((&counters[1u]), _e15);
+        local_1 = _e38;
     }
-    let _e45 = local_1;
-    old1_ = _e45;
-    let _e48 = (2u < 9u);
+    let _e39 = local_1;
+    old1_ = _e39;
     local_2 = 0u;
-    if _e48 {
-        let _e55 = atomicMin((&counters[select(0u, 2u, _e48)]), _e15);
-        local_2 = _e55;
+    {
+        let _e46 = atomicMin((&counters[2u]), _e15);
+        local_2 = _e46;
     }
-    let _e56 = local_2;
-    old2_ = _e56;
-    let _e59 = (3u < 9u);
+    let _e47 = local_2;
+    old2_ = _e47;
     local_3 = 0u;
-    if _e59 {
-        let _e66 = atomicMax((&counters[select(0u, 3u, _e59)]), _e15);
-        local_3 = _e66;
+    {
+        let _e54 = atomicMax((&counters[3u]), _e15);
+        local_3 = _e54;
     }
-    let _e67 = local_3;
-    old3_ = _e67;
-    let _e70 = (4u < 9u);
+    let _e55 = local_3;
+    old3_ = _e55;
     local_4 = 0u;
-    if _e70 {
-        let _e77 = atomicAnd((&counters[select(0u, 4u, _e70)]), _e15);
-        local_4 = _e77;
+    {
+        let _e62 = atomicAnd((&counters[4u]), _e15);
+        local_4 = _e62;
     }
-    let _e78 = local_4;
-    old4_ = _e78;
-    let _e81 = (5u < 9u);
+    let _e63 = local_4;
+    old4_ = _e63;
     local_5 = 0u;
-    if _e81 {
-        let _e88 = atomicOr((&counters[select(0u, 5u, _e81)]), _e15);
-        local_5 = _e88;
+    {
+        let _e70 = atomicOr((&counters[5u]), _e15);
+        local_5 = _e70;
     }
-    let _e89 = local_5;
-    old5_ = _e89;
-    let _e92 = (6u < 9u);
+    let _e71 = local_5;
+    old5_ = _e71;
     local_6 = 0u;
-    if _e92 {
-        let _e99 = atomicXor((&counters[select(0u, 6u, _e92)]), _e15);
-        local_6 = _e99;
+    {
+        let _e78 = atomicXor((&counters[6u]), _e15);
+        local_6 = _e78;
     }
-    let _e100 = local_6;
-    old6_ = _e100;
-    let _e103 = (7u < 9u);
+    let _e79 = local_6;
+    old6_ = _e79;
     local_7 = 0u;
-    if _e103 {
-        let _e110 = atomicExchange((&counters[select(0u, 7u, _e103)]), _e15);
-        local_7 = _e110;
+    {
+        let _e86 = atomicExchange((&counters[7u]), _e15);
+        local_7 = _e86;
     }
-    let _e111 = local_7;
-    old7_ = _e111;
-    let _e115 = (8u < 9u);
+    let _e87 = local_7;
+    old7_ = _e87;
     local_8 = 0u;
-    if _e115 {
+    {
         loop {
-            let _e122 = atomicCompareExchangeWeak((&counters[select(0u, 8u, _e115)]), 0u, _e15);
-            local_8 = _e122.old_value;
-            if (_e122.exchanged || (_e122.old_value != 0u)) {
+            let _e95 = atomicCompareExchangeWeak((&counters[8u]), 0u, _e15);
+            local_8 = _e95.old_value;
+            if (_e95.exchanged || (_e95.old_value != 0u)) {
                 break;
             }
         }
     }
-    let _e127 = local_8;
-    swapped = _e127;
-    let _e131 = (0u < 1u);
+    let _e100 = local_8;
+    swapped = _e100;
     local_9 = 0u;
-    if _e131 {
-        let _e138 = atomicAdd((&hits[select(0u, 0u, _e131)]), 1u);
-        local_9 = _e138;
+    {
+        let _e108 = atomicAdd((&hits[0u]), 1u);
+        local_9 = _e108;
     }
-    let _e139 = local_9;
-    shared_old = _e139;
-    let _e141 = old0_;
-    let _e142 = swapped;
-    let _e144 = (_e15 < 192u);
-    if _e144 {
-        olds[select(0u, _e15, _e144)] = (_e141 + _e142);
+    let _e109 = local_9;
+    shared_old = _e109;
+    let _e111 = old0_;
+    let _e112 = swapped;
+    let _e114 = (_e15 < 192u);
+    if _e114 {
+        olds[select(0u, _e15, _e114)] = (_e111 + _e112);
     }
-    let _e150 = (_e15 + 64u);
-    let _e152 = (0u < 1u);
-    let _e157 = atomicLoad((&hits[select(0u, 0u, _e152)]));
-    let _e160 = (_e150 < 192u);
-    if _e160 {
-        olds[select(0u, _e150, _e160)] = select(0u, _e157, _e152);
+    let _e120 = (_e15 + 64u);
+    let _e124 = atomicLoad((&hits[0u]));
+    let _e125 = (_e120 < 192u);
+    if _e125 {
+        olds[select(0u, _e120, _e125)] = _e124;
     }
-    let _e166 = (_e15 + 128u);
-    let _e167 = shared_old;
-    let _e168 = (_e166 < 192u);
-    if _e168 {
-        olds[select(0u, _e166, _e168)] = _e167;
+    let _e131 = (_e15 + 128u);
+    let _e132 = shared_old;
+    let _e133 = (_e131 < 192u);
+    if _e133 {
+        olds[select(0u, _e131, _e133)] = _e132;
     }
 }

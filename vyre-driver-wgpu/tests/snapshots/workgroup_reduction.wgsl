@@ -14,47 +14,37 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e25 = (_e15 < 1024u);
     let _e30 = input[select(0u, _e15, _e25)];
-    let _e33 = (vyre_local_id.x < 64u);
-    if _e33 {
-        partial[select(0u, vyre_local_id.x, _e33)] = select(0u, _e30, _e25);
-    }
-    storageBarrier();
+    partial[vyre_local_id.x] = select(0u, _e30, _e25);
     workgroupBarrier();
     step_ = 0u;
     loop {
-        let _e41 = step_;
-        if !((_e41 < 6u)) {
+        let _e38 = step_;
+        if !((_e38 < 6u)) {
             break;
         }
-        let _e45 = step_;
-        half = (32u >> (_e45 & 31u));
-        let _e50 = half;
-        if (vyre_local_id.x < _e50) {
-            let _e52 = (vyre_local_id.x < 64u);
-            let _e57 = partial[select(0u, vyre_local_id.x, _e52)];
-            let _e60 = half;
-            let _e61 = (vyre_local_id.x + _e60);
-            let _e62 = (_e61 < 64u);
-            let _e67 = partial[select(0u, _e61, _e62)];
-            let _e71 = (vyre_local_id.x < 64u);
-            if _e71 {
-                partial[select(0u, vyre_local_id.x, _e71)] = (select(0u, _e57, _e52) + select(0u, _e67, _e62));
-            }
+        let _e42 = step_;
+        half = (32u >> (_e42 & 31u));
+        let _e47 = half;
+        if (vyre_local_id.x < _e47) {
+            let _e51 = partial[vyre_local_id.x];
+            let _e52 = half;
+            let _e53 = (vyre_local_id.x + _e52);
+            let _e54 = (_e53 < 64u);
+            let _e59 = partial[select(0u, _e53, _e54)];
+            partial[vyre_local_id.x] = (_e51 + select(0u, _e59, _e54));
         }
-        storageBarrier();
         workgroupBarrier();
         continuing {
-            let _e76 = step_;
-            step_ = (_e76 + 1u);
+            let _e65 = step_;
+            step_ = (_e65 + 1u);
         }
     }
     if (vyre_local_id.x != 0u) {
         return;
     }
-    let _e82 = (0u < 64u);
-    let _e87 = partial[select(0u, 0u, _e82)];
-    let _e90 = (vyre_workgroup_id.x < 16u);
-    if _e90 {
-        sums[select(0u, vyre_workgroup_id.x, _e90)] = select(0u, _e87, _e82);
+    let _e73 = partial[0u];
+    let _e74 = (vyre_workgroup_id.x < 16u);
+    if _e74 {
+        sums[select(0u, vyre_workgroup_id.x, _e74)] = _e73;
     }
 }

@@ -1,0 +1,452 @@
+//! Which accesses are proven in bounds, so that their guards can go.
+//!
+//! Every access is guarded unless one of these proofs shows its index is below the buffer's length
+//! in *every* dispatch of the module (a compiled pipeline is cached and reused with other grids and
+//! inputs, so facts about one dispatch's sizes prove nothing):
+//!
+//! 1. **A literal** index below a length the module fixes (a workgroup buffer's count, or a declared
+//!    count in a module that is not coalesced, where the prologue uses the count itself).
+//! 2. **An enclosing condition** `x < y` (also `y > x`, `x <= y`, `y >= x`, and either side of
+//!    `&&`) on a `u32` subject `x` that cannot change (a builtin, a loop variable, or a `let` never
+//!    assigned), where `y` is `buf_len(b)`, a literal at most `b`'s fixed length, or anything already
+//!    bounded by one of those. It holds in the `then` branch only.
+//! 3. **A counted loop**: a `u32` loop variable is below the loop's `to`, evaluated once.
+//! 4. **The workgroup size**: `lid` on an axis is below the workgroup size on that axis.
+//! 5. **The shape of the index**: `x % y` is below `y` (or 0 when `y` is 0), `min(x, y)` below
+//!    either bound, `x & m` at most `m`; an immutable `let` keeps the bounds of its value. `x %
+//!    buf_len(b)` counts only where every length is at least 1 (not in coalesced modules, whose items
+//!    may have empty slices).
+//!
+//! Every bound is exclusive and on `u32` values only: an `i32` index below zero is out of bounds
+//! whatever the comparison says.
+
+use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal};
+use vyre_foundation::validate::{Validated, VarId};
+
+use super::planted::{Miscompile, planted};
+
+/// An exclusive upper bound of a `u32` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// Below the length of buffer `b` in this dispatch (or item).
+    Length(usize),
+    /// Below the constant.
+    Const(u32),
+}
+
+/// A value that cannot change while a fact about it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Subject {
+    Var(VarId),
+    Builtin(Builtin),
+}
+
+/// The proofs available at the current point of the lowering.
+#[derive(Debug)]
+pub(crate) struct Bounds {
+    /// Per buffer, its length when the module fixes it for every dispatch.
+    fixed: Vec<Option<u32>>,
+    /// Every buffer has at least one element in every dispatch.
+    lengths_nonzero: bool,
+    workgroup_size: [u32; 3],
+    /// Facts of the enclosing conditions and loops, innermost last.
+    facts: Vec<(Subject, Bound)>,
+    /// Bounds of immutable `u32` variables' values, by variable.
+    defs: Vec<Vec<Bound>>,
+}
+
+impl Bounds {
+    pub(crate) fn new(
+        fixed: Vec<Option<u32>>,
+        lengths_nonzero: bool,
+        workgroup_size: [u32; 3],
+    ) -> Self {
+        Self {
+            fixed,
+            lengths_nonzero,
+            workgroup_size,
+            facts: Vec::new(),
+            defs: Vec::new(),
+        }
+    }
+
+    /// The mark to [`Bounds::restore`] when the scope of facts pushed after it ends.
+    pub(crate) fn mark(&self) -> usize {
+        self.facts.len()
+    }
+
+    pub(crate) fn restore(&mut self, mark: usize) {
+        self.facts.truncate(mark);
+    }
+
+    /// True when `index`, a `u32` index into buffer `buffer`, is below its length.
+    pub(crate) fn proven(&self, evidence: &Validated<'_>, buffer: usize, index: &Expr) -> bool {
+        if !is_u32(evidence, index) {
+            return false;
+        }
+        self.strict(evidence, index)
+            .iter()
+            .any(|&bound| self.covers(buffer, bound))
+    }
+
+    fn covers(&self, buffer: usize, bound: Bound) -> bool {
+        match bound {
+            Bound::Length(b) => b == buffer,
+            Bound::Const(n) => {
+                let slack = u32::from(planted(Miscompile::GuardBoundOffByOne));
+                self.fixed
+                    .get(buffer)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|len| n <= len.saturating_add(slack))
+            }
+        }
+    }
+
+    /// Records the facts that hold where `cond` is true; [`Bounds::restore`] ends them.
+    pub(crate) fn assume(&mut self, evidence: &Validated<'_>, cond: &Expr) {
+        let facts = self.condition_facts(evidence, cond);
+        self.facts.extend(facts);
+    }
+
+    /// Records that loop variable `var` is below `to` inside the loop's body.
+    pub(crate) fn assume_below(&mut self, evidence: &Validated<'_>, var: VarId, to: &Expr) {
+        if evidence.var(var).is_ok_and(|v| v.ty == DataType::U32) {
+            let bounds = self.at_most(evidence, to);
+            self.facts
+                .extend(bounds.into_iter().map(|b| (Subject::Var(var), b)));
+        }
+    }
+
+    /// Records the bounds of the value of `let var = value` when `var` is never assigned.
+    pub(crate) fn define(&mut self, evidence: &Validated<'_>, var: VarId, value: &Expr) {
+        let immutable = evidence
+            .var(var)
+            .is_ok_and(|v| v.ty == DataType::U32 && !v.assigned);
+        if !immutable {
+            return;
+        }
+        let bounds = self.strict(evidence, value);
+        let i = var.index();
+        if self.defs.len() <= i {
+            self.defs.resize(i + 1, Vec::new());
+        }
+        self.defs[i] = bounds;
+    }
+
+    fn subject(&self, evidence: &Validated<'_>, expr: &Expr) -> Option<Subject> {
+        if !is_u32(evidence, expr) {
+            return None;
+        }
+        match expr {
+            Expr::Var(_) => {
+                let id = evidence.var_of(expr).ok()?;
+                let facts = evidence.var(id).ok()?;
+                (!facts.assigned).then_some(Subject::Var(id))
+            }
+            Expr::Builtin(b) => Some(Subject::Builtin(*b)),
+            Expr::Lit(_)
+            | Expr::Load { .. }
+            | Expr::BufLen(_)
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. } => None,
+        }
+    }
+
+    /// Bounds `B` with `value <= B`.
+    fn at_most(&self, evidence: &Validated<'_>, expr: &Expr) -> Vec<Bound> {
+        let mut out = self.strict(evidence, expr);
+        match expr {
+            Expr::BufLen(_) => {
+                if let Ok(b) = evidence.buffer_of(expr) {
+                    out.push(Bound::Length(b.index()));
+                }
+            }
+            Expr::Lit(Literal::U32(n)) => out.push(Bound::Const(*n)),
+            Expr::Lit(_)
+            | Expr::Var(_)
+            | Expr::Load { .. }
+            | Expr::Builtin(_)
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. } => {}
+        }
+        out
+    }
+
+    /// Bounds `B` with `value < B`, for a `u32` expression.
+    fn strict(&self, evidence: &Validated<'_>, expr: &Expr) -> Vec<Bound> {
+        let mut out = Vec::new();
+        if let Some(subject) = self.subject(evidence, expr) {
+            out.extend(
+                self.facts
+                    .iter()
+                    .filter(|(s, _)| *s == subject)
+                    .map(|&(_, b)| b),
+            );
+            match subject {
+                Subject::Var(id) => {
+                    if let Some(defs) = self.defs.get(id.index()) {
+                        out.extend_from_slice(defs);
+                    }
+                }
+                Subject::Builtin(Builtin::LocalId(axis)) => {
+                    out.push(Bound::Const(self.workgroup_size[axis.index()]));
+                }
+                Subject::Builtin(
+                    Builtin::GlobalId(_) | Builtin::WorkgroupId(_) | Builtin::NumWorkgroups(_),
+                ) => {}
+            }
+        }
+        match expr {
+            Expr::Lit(Literal::U32(n)) => {
+                if let Some(above) = n.checked_add(1) {
+                    out.push(Bound::Const(above));
+                }
+            }
+            Expr::Binary { op, lhs, rhs } if is_u32(evidence, expr) => {
+                out.extend(self.binary(evidence, *op, lhs, rhs));
+            }
+            Expr::Lit(_)
+            | Expr::Var(_)
+            | Expr::Load { .. }
+            | Expr::BufLen(_)
+            | Expr::Builtin(_)
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. } => {}
+        }
+        out
+    }
+
+    fn binary(&self, evidence: &Validated<'_>, op: BinOp, lhs: &Expr, rhs: &Expr) -> Vec<Bound> {
+        match op {
+            // `x % y < y` for y >= 1 and `x % 0 = 0`: below any bound of `y` except zero, and below
+            // a length only where no length is zero.
+            BinOp::Rem => self
+                .at_most(evidence, rhs)
+                .into_iter()
+                .filter(|b| match b {
+                    Bound::Const(n) => *n >= 1,
+                    Bound::Length(_) => self.lengths_nonzero,
+                })
+                .collect(),
+            BinOp::Min => {
+                let mut out = self.strict(evidence, lhs);
+                out.extend(self.strict(evidence, rhs));
+                out
+            }
+            BinOp::BitAnd => [lhs, rhs]
+                .into_iter()
+                .filter_map(|side| match side {
+                    Expr::Lit(Literal::U32(m)) => m.checked_add(1).map(Bound::Const),
+                    Expr::Lit(_)
+                    | Expr::Var(_)
+                    | Expr::Load { .. }
+                    | Expr::BufLen(_)
+                    | Expr::Builtin(_)
+                    | Expr::Binary { .. }
+                    | Expr::Unary { .. }
+                    | Expr::Select { .. }
+                    | Expr::Cast { .. }
+                    | Expr::Bitcast { .. }
+                    | Expr::Fma { .. }
+                    | Expr::Atomic { .. } => None,
+                })
+                .collect(),
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::Eq
+            | BinOp::Ne
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::And
+            | BinOp::Or
+            | BinOp::Max => Vec::new(),
+        }
+    }
+
+    /// The facts `cond` being true establishes.
+    fn condition_facts(&self, evidence: &Validated<'_>, cond: &Expr) -> Vec<(Subject, Bound)> {
+        let Expr::Binary { op, lhs, rhs } = cond else {
+            return Vec::new();
+        };
+        // `small < big`, or `small <= big` (then only strict bounds of `big` carry over).
+        let (small, big, strict) = match op {
+            BinOp::And => {
+                let mut out = self.condition_facts(evidence, lhs);
+                out.extend(self.condition_facts(evidence, rhs));
+                return out;
+            }
+            BinOp::Lt => (lhs, rhs, true),
+            BinOp::Gt => (rhs, lhs, true),
+            BinOp::Le => (lhs, rhs, false),
+            BinOp::Ge => (rhs, lhs, false),
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::Eq
+            | BinOp::Ne
+            | BinOp::Or
+            | BinOp::Min
+            | BinOp::Max => return Vec::new(),
+        };
+        let Some(subject) = self.subject(evidence, small) else {
+            return Vec::new();
+        };
+        let bounds = if strict {
+            self.at_most(evidence, big)
+        } else {
+            self.strict(evidence, big)
+        };
+        bounds.into_iter().map(|b| (subject, b)).collect()
+    }
+}
+
+fn is_u32(evidence: &Validated<'_>, expr: &Expr) -> bool {
+    evidence.type_of(expr) == Ok(DataType::U32)
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+    use super::Bounds;
+
+    /// Whether the index of the store `body[at]` (at the top level) is proven in bounds of `out`
+    /// (count 8, buffer 0), in a module that fixes lengths (`fixed`) or not, with `assumptions`
+    /// (conditions) in force.
+    fn proven(body: Vec<Node>, fixed: bool, assume: &[usize]) -> bool {
+        let program = Program::new(
+            vec![
+                BufferDecl::output("out", 0, DataType::U32).with_count(8),
+                BufferDecl::read("input", 1, DataType::U32),
+            ],
+            [4, 1, 1],
+            body,
+        );
+        let evidence = vyre_foundation::validate(&program).unwrap_or_else(|e| panic!("{e}"));
+        let mut bounds = Bounds::new(vec![fixed.then_some(8), None], fixed, [4, 1, 1]);
+        let mut index = None;
+        for (i, node) in program.body.iter().enumerate() {
+            match node {
+                Node::Let { value, .. } => {
+                    let id = evidence.node_var(node).unwrap_or_else(|e| panic!("{e}"));
+                    bounds.define(&evidence, id, value);
+                }
+                Node::If { cond, .. } if assume.contains(&i) => bounds.assume(&evidence, cond),
+                Node::Store { index: at, .. } => index = Some(at),
+                _ => {}
+            }
+        }
+        bounds.proven(&evidence, 0, index.unwrap_or_else(|| panic!("no store")))
+    }
+
+    fn gated(cond: Expr, index: Expr) -> Vec<Node> {
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::if_then(cond, vec![]),
+            Node::store("out", index, Expr::u32(1)),
+        ]
+    }
+
+    #[test]
+    fn a_length_or_literal_bound_in_force_proves_the_index() {
+        let i = || Expr::var("i");
+        let by_len = gated(Expr::lt(i(), Expr::buf_len("out")), i());
+        assert!(proven(by_len.clone(), false, &[1]));
+        assert!(
+            !proven(by_len, false, &[]),
+            "only while the condition holds"
+        );
+        assert!(proven(gated(Expr::lt(i(), Expr::u32(8)), i()), true, &[1]));
+        assert!(!proven(gated(Expr::lt(i(), Expr::u32(9)), i()), true, &[1]));
+        assert!(!proven(
+            gated(Expr::lt(i(), Expr::u32(8)), i()),
+            false,
+            &[1]
+        ));
+        assert!(proven(gated(Expr::le(i(), Expr::u32(7)), i()), true, &[1]));
+        let both = Expr::and(Expr::lt(i(), Expr::u32(3)), Expr::ne(i(), Expr::u32(1)));
+        assert!(proven(gated(both, i()), true, &[1]));
+        let either = Expr::or(Expr::lt(i(), Expr::u32(3)), Expr::ne(i(), Expr::u32(1)));
+        assert!(!proven(gated(either, i()), true, &[1]));
+    }
+
+    #[test]
+    fn literals_local_ids_and_remainders_prove_themselves() {
+        let store = |index: Expr| vec![Node::store("out", index, Expr::u32(1))];
+        assert!(proven(store(Expr::u32(7)), true, &[]));
+        assert!(!proven(store(Expr::u32(8)), true, &[]));
+        assert!(proven(store(Expr::local_x()), true, &[]));
+        assert!(!proven(store(Expr::gid_x()), true, &[]));
+        let rem_len = Expr::rem(Expr::gid_x(), Expr::buf_len("out"));
+        assert!(proven(store(rem_len.clone()), true, &[]));
+        assert!(!proven(store(rem_len), false, &[]), "a length may be 0");
+        assert!(proven(
+            store(Expr::rem(Expr::gid_x(), Expr::u32(8))),
+            true,
+            &[]
+        ));
+        assert!(!proven(
+            store(Expr::rem(Expr::gid_x(), Expr::u32(9))),
+            true,
+            &[]
+        ));
+        assert!(proven(
+            store(Expr::bit_and(Expr::gid_x(), Expr::u32(7))),
+            true,
+            &[]
+        ));
+        let via_let = vec![
+            Node::let_bind("j", Expr::rem(Expr::gid_x(), Expr::u32(4))),
+            Node::store("out", Expr::var("j"), Expr::u32(1)),
+        ];
+        assert!(proven(via_let, true, &[]));
+    }
+
+    #[test]
+    fn assigned_variables_and_i32_indices_prove_nothing() {
+        let assigned = vec![
+            Node::let_bind("i", Expr::u32(0)),
+            Node::if_then(Expr::lt(Expr::var("i"), Expr::u32(8)), vec![]),
+            Node::assign("i", Expr::gid_x()),
+            Node::store("out", Expr::var("i"), Expr::u32(1)),
+        ];
+        assert!(!proven(assigned, true, &[1]));
+        let signed = vec![
+            Node::let_bind("i", Expr::bitcast(DataType::I32, Expr::gid_x())),
+            Node::if_then(Expr::lt(Expr::var("i"), Expr::i32(8)), vec![]),
+            Node::store("out", Expr::var("i"), Expr::u32(1)),
+        ];
+        assert!(!proven(signed, true, &[1]));
+    }
+}

@@ -1,0 +1,69 @@
+//! Deliberately wrong lowerings, one per transformation that removes work from the generated code,
+//! so that tests can prove the conformance checks notice when such a transformation is unsound.
+//!
+//! The switch is process-wide and exists only with the `planted-miscompiles` feature (which the
+//! crate's own tests turn on through their dev-dependency on the crate). The pipeline cache does not
+//! know about it, so a test plants a miscompile before it acquires the backend it checks, and runs in
+//! a test binary of its own (`tests/planted_lowering.rs`).
+
+#[cfg(feature = "planted-miscompiles")]
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A deliberately wrong lowering (see the module docs).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Miscompile {
+    /// The correct lowering.
+    None,
+    /// Every barrier gets the workgroup scope only, even where storage memory is shared.
+    WeakBarrierScope,
+    /// `if i < n` is taken to prove `b[i]` in bounds when `n` is one more than `b`'s count.
+    GuardBoundOffByOne,
+    /// The vectorised tail runs one element too few when the grid ends inside a group of four.
+    VectorTailOffByOne,
+    /// The vectorised fast path ignores where the grid ends, running elements no invocation owns.
+    VectorIgnoresGridEnd,
+}
+
+impl Miscompile {
+    /// Every planted miscompile, the correct lowering excepted.
+    pub const ALL: [Miscompile; 4] = [
+        Miscompile::WeakBarrierScope,
+        Miscompile::GuardBoundOffByOne,
+        Miscompile::VectorTailOffByOne,
+        Miscompile::VectorIgnoresGridEnd,
+    ];
+
+    #[cfg(feature = "planted-miscompiles")]
+    fn code(self) -> u8 {
+        match self {
+            Miscompile::None => 0,
+            Miscompile::WeakBarrierScope => 1,
+            Miscompile::GuardBoundOffByOne => 2,
+            Miscompile::VectorTailOffByOne => 3,
+            Miscompile::VectorIgnoresGridEnd => 4,
+        }
+    }
+}
+
+#[cfg(feature = "planted-miscompiles")]
+static PLANTED: AtomicU8 = AtomicU8::new(0);
+
+/// Makes every later lowering in this process use `miscompile` (test-only; see the module docs).
+#[doc(hidden)]
+#[cfg(feature = "planted-miscompiles")]
+pub fn plant_miscompile(miscompile: Miscompile) {
+    PLANTED.store(miscompile.code(), Ordering::SeqCst);
+}
+
+/// True when `miscompile` is planted.
+#[cfg(feature = "planted-miscompiles")]
+pub(crate) fn planted(miscompile: Miscompile) -> bool {
+    miscompile != Miscompile::None && PLANTED.load(Ordering::SeqCst) == miscompile.code()
+}
+
+/// Without the feature nothing can be planted.
+#[cfg(not(feature = "planted-miscompiles"))]
+pub(crate) fn planted(_miscompile: Miscompile) -> bool {
+    false
+}

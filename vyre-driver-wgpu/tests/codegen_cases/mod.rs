@@ -1,0 +1,294 @@
+//! Programs that exercise each code-generation transformation at its edges: guards proven away,
+//! barrier scopes, and vectorised elementwise access with every kind of tail. Shared by
+//! `codegen.rs` (the wgpu backend agrees with the reference on each) and `planted_lowering.rs` (each
+//! planted miscompile makes at least one of them disagree).
+
+#![allow(dead_code, unreachable_pub)]
+
+use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+/// One case: a name, a program, its inputs and its grid.
+pub struct Case {
+    pub name: String,
+    pub program: Program,
+    pub inputs: Vec<Vec<u8>>,
+    pub grid: [u32; 3],
+}
+
+fn words(n: u32, seed: u32) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| {
+            (i.wrapping_mul(2_654_435_761) ^ seed)
+                .rotate_left(i % 7)
+                .to_le_bytes()
+        })
+        .collect()
+}
+
+fn case(name: &str, program: Program, inputs: Vec<Vec<u8>>, grid: [u32; 3]) -> Case {
+    Case {
+        name: name.to_owned(),
+        program,
+        inputs,
+        grid,
+    }
+}
+
+/// Runs `case` on both backends: `None` when they agree, else what differed.
+pub fn disagreement(case: &Case, a: &dyn VyreBackend, b: &dyn VyreBackend) -> Option<String> {
+    let config = DispatchConfig::new().with_grid(case.grid);
+    let left = a.dispatch(&case.program, &case.inputs, &config);
+    let right = b.dispatch(&case.program, &case.inputs, &config);
+    match (left, right) {
+        (Ok(l), Ok(r)) if l == r => None,
+        (l, r) => Some(format!("{}: {l:?}\nagainst {r:?}", case.name)),
+    }
+}
+
+/// Guards: an `if` bound one past a workgroup buffer's count must keep its guard. Workgroup arrays are
+/// where a dropped guard shows even on drivers with robust buffer access: wgpu clamps their indices,
+/// so the store lands on the last element instead of nowhere.
+fn guard_cases() -> Vec<Case> {
+    let lid = Expr::local_x;
+    let literal_bound = Program::new(
+        vec![
+            BufferDecl::output("out", 0, DataType::U32).with_count(8),
+            BufferDecl::workgroup("wg", 4, DataType::U32),
+        ],
+        [8, 1, 1],
+        vec![
+            Node::if_then(
+                Expr::ge(lid(), Expr::u32(4)),
+                vec![Node::if_then(
+                    Expr::lt(lid(), Expr::u32(5)),
+                    vec![Node::store("wg", lid(), Expr::u32(7))],
+                )],
+            ),
+            Node::barrier(),
+            Node::store(
+                "out",
+                lid(),
+                Expr::load("wg", Expr::rem(lid(), Expr::u32(4))),
+            ),
+        ],
+    );
+    let i = || Expr::var("i");
+    let length_bound = Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(64),
+        ],
+        [32, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::if_then(
+                Expr::lt(i(), Expr::buf_len("data")),
+                vec![Node::store(
+                    "out",
+                    i(),
+                    Expr::add(Expr::load("data", i()), Expr::u32(1)),
+                )],
+            ),
+        ],
+    );
+    let loop_bound = Program::new(
+        vec![
+            BufferDecl::read("table", 0, DataType::U32).with_count(16),
+            BufferDecl::output("out", 1, DataType::U32).with_count(40),
+        ],
+        [8, 1, 1],
+        vec![
+            Node::let_bind("acc", Expr::u32(0)),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::u32(16),
+                vec![Node::assign(
+                    "acc",
+                    Expr::add(
+                        Expr::var("acc"),
+                        Expr::mul(Expr::load("table", Expr::var("k")), Expr::gid_x()),
+                    ),
+                )],
+            ),
+            Node::store("out", Expr::gid_x(), Expr::var("acc")),
+        ],
+    );
+    vec![
+        case(
+            "guard_literal_bound_workgroup",
+            literal_bound,
+            vec![],
+            [2, 1, 1],
+        ),
+        case(
+            "guard_length_bound",
+            length_bound,
+            vec![words(40, 3)],
+            [2, 1, 1],
+        ),
+        case(
+            "guard_loop_bound",
+            loop_bound,
+            vec![words(16, 5)],
+            [5, 1, 1],
+        ),
+    ]
+}
+
+/// A barrier between a storage store and a load of another invocation's element.
+fn barrier_cases() -> Vec<Case> {
+    let program = Program::new(
+        vec![
+            BufferDecl::read_write("shared", 0, DataType::U32).with_count(64),
+            BufferDecl::output("out", 1, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::store(
+                "shared",
+                Expr::gid_x(),
+                Expr::mul(Expr::gid_x(), Expr::u32(3)),
+            ),
+            Node::barrier(),
+            Node::store(
+                "out",
+                Expr::gid_x(),
+                Expr::load("shared", Expr::sub(Expr::u32(63), Expr::local_x())),
+            ),
+        ],
+    );
+    vec![case(
+        "barrier_storage_exchange",
+        program,
+        vec![words(64, 9)],
+        [1, 1, 1],
+    )]
+}
+
+/// `out[i] = a[i] * 3 + b[i]` over `count` elements of `ty`.
+fn axpy(ty: DataType, count: u32, workgroup: u32) -> Program {
+    let i = Expr::gid_x;
+    let three = match ty {
+        DataType::I32 => Expr::i32(3),
+        DataType::F32 => Expr::f32(3.0),
+        DataType::U32 | DataType::Bool => Expr::u32(3),
+    };
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, ty).with_count(count),
+            BufferDecl::read("b", 1, ty).with_count(count),
+            BufferDecl::output("out", 2, ty).with_count(count),
+        ],
+        [workgroup, 1, 1],
+        vec![Node::store(
+            "out",
+            i(),
+            Expr::add(Expr::mul(Expr::load("a", i()), three), Expr::load("b", i())),
+        )],
+    )
+}
+
+/// Small floats, exact under `* 3 + b`.
+fn floats(n: u32, seed: u32) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| (((i * 7 + seed) % 64) as f32 - 20.0).to_le_bytes())
+        .collect()
+}
+
+fn vector_cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    // (count, workgroup, grid): whole groups of four, the grid ending inside a group, the buffer
+    // ending before the grid does, and the grid ending long before the buffer.
+    for (count, workgroup, grid) in [
+        (64, 8, 8),
+        (64, 8, 7),
+        (20, 8, 4),
+        (64, 5, 3),
+        (36, 3, 5),
+        (8, 1, 9),
+        (16, 64, 1),
+    ] {
+        for ty in [DataType::U32, DataType::I32, DataType::F32] {
+            let inputs = if ty == DataType::F32 {
+                vec![floats(count, 1), floats(count, 2)]
+            } else {
+                vec![words(count, 1), words(count, 2)]
+            };
+            out.push(case(
+                &format!("vector_axpy_{ty:?}_{count}_wg{workgroup}_grid{grid}"),
+                axpy(ty, count, workgroup),
+                inputs,
+                [grid, 1, 1],
+            ));
+        }
+    }
+    let i = || Expr::var("i");
+    // Conditional stores (lanes not stored keep their zero), a read-write buffer updated in place,
+    // a bool buffer, a runtime-sized input next to vectorised buffers, and the per-element builtins.
+    let mixed = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(48),
+            BufferDecl::read_write("rw", 1, DataType::U32).with_count(48),
+            BufferDecl::read("any", 2, DataType::U32),
+            BufferDecl::output("out", 3, DataType::U32).with_count(48),
+            BufferDecl::output("flags", 4, DataType::Bool).with_count(48),
+            BufferDecl::output("ids", 5, DataType::U32).with_count(52),
+        ],
+        [6, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::let_bind("x", Expr::load("a", i())),
+            Node::store(
+                "rw",
+                i(),
+                Expr::add(Expr::load("rw", i()), Expr::load("any", i())),
+            ),
+            Node::if_then(
+                Expr::gt(Expr::bit_and(Expr::var("x"), Expr::u32(3)), Expr::u32(1)),
+                vec![Node::store("out", i(), Expr::load("rw", i()))],
+            ),
+            Node::store(
+                "flags",
+                i(),
+                Expr::eq(Expr::bit_and(Expr::var("x"), Expr::u32(1)), Expr::u32(1)),
+            ),
+            Node::store(
+                "ids",
+                i(),
+                Expr::add(
+                    Expr::mul(Expr::local_x(), Expr::u32(1000)),
+                    Expr::add(
+                        Expr::mul(Expr::workgroup_x(), Expr::u32(10)),
+                        Expr::num_workgroups_x(),
+                    ),
+                ),
+            ),
+        ],
+    );
+    for grid in [8, 7, 3] {
+        out.push(case(
+            &format!("vector_mixed_grid{grid}"),
+            mixed.clone(),
+            vec![words(48, 4), words(48, 5), words(30, 6)],
+            [grid, 1, 1],
+        ));
+    }
+    // A grid wider than the device's 65535 workgroups per dimension runs the folded module.
+    out.push(case(
+        "vector_axpy_folded",
+        axpy(DataType::U32, 70_000, 1),
+        vec![words(70_000, 7), words(70_000, 8)],
+        [70_001, 1, 1],
+    ));
+    out
+}
+
+/// Every case.
+pub fn cases() -> Vec<Case> {
+    let mut all = guard_cases();
+    all.extend(barrier_cases());
+    all.extend(vector_cases());
+    all
+}
