@@ -455,33 +455,6 @@ fn barriers_and_workgroup_memory() {
 }
 
 #[test]
-fn vectorised_elementwise_with_tails() {
-    // Four elements per invocation: `a` and `out` (counts multiples of 4, accessed only at `gid.x`)
-    // become `array<vec4<u32>>`; the runtime-sized `any` stays scalar. The fast path loads each row
-    // once, runs the body on four lanes and writes `out`'s row back; the tail loop runs the body per
-    // existing element with every access guarded. `out` is stored only conditionally, so its row is
-    // loaded first.
-    let i = || Expr::var("i");
-    let program = Program::new(
-        vec![
-            BufferDecl::read("a", 0, DataType::U32).with_count(64),
-            BufferDecl::read("any", 1, DataType::U32),
-            BufferDecl::output("out", 2, DataType::U32).with_count(64),
-        ],
-        [64, 1, 1],
-        vec![
-            Node::let_bind("i", Expr::gid_x()),
-            Node::let_bind("x", Expr::add(Expr::load("a", i()), Expr::load("any", i()))),
-            Node::if_then(
-                Expr::ne(Expr::var("x"), Expr::u32(0)),
-                vec![Node::store("out", i(), Expr::var("x"))],
-            ),
-        ],
-    );
-    check("vectorised_elementwise", LaunchForm::Direct, &program);
-}
-
-#[test]
 fn guards_proven_away() {
     // Proven in bounds, so unguarded: `data[i]` under `i < buf_len(data)`, `out[i]` under `i < 64`
     // (the declared count), `table[k]` for a loop variable below 16, a literal index, and `lid`

@@ -73,7 +73,7 @@ impl Lowerer<'_, '_> {
             .fb
             .expr(block, Expression::GlobalVariable(global.global));
         let pointer = match global.layout {
-            Layout::UniformVec4 | Layout::StorageVec4 => {
+            Layout::UniformVec4 => {
                 let four = self.fb.u32(block, 4);
                 let row = self.fb.binary(block, B::Divide, slot, four);
                 let lane = self.fb.binary(block, B::Modulo, slot, four);
@@ -85,43 +85,17 @@ impl Lowerer<'_, '_> {
         Address { in_bounds, pointer }
     }
 
-    /// A stored word of `buffer` as a value: a bool is `word != 0`.
-    pub(crate) fn word_to_value(
-        &mut self,
-        block: &mut Block,
-        buffer: usize,
-        word: Handle<Expression>,
-    ) -> Handle<Expression> {
-        if self.program.buffers[buffer].element == DataType::Bool {
-            let zero = self.fb.u32(block, 0);
-            self.fb.binary(block, B::NotEqual, word, zero)
-        } else {
-            word
-        }
-    }
-
-    /// A value as the word `buffer` stores: a bool is 1 or 0.
-    pub(crate) fn value_to_word(
-        &mut self,
-        block: &mut Block,
-        buffer: usize,
-        value: Handle<Expression>,
-    ) -> Handle<Expression> {
-        if self.program.buffers[buffer].element == DataType::Bool {
-            let one = self.fb.u32(block, 1);
-            let zero = self.fb.u32(block, 0);
-            self.fb.select(block, value, one, zero)
-        } else {
-            value
-        }
-    }
-
     /// `buffer[index]`, or zero out of bounds.
     pub(crate) fn guarded_load(&mut self, block: &mut Block, target: Target) -> Handle<Expression> {
         let address = self.address(block, target);
         let word = self.fb.load(block, address.pointer);
         let element = self.program.buffers[target.buffer].element;
-        let value = self.word_to_value(block, target.buffer, word);
+        let value = if element == DataType::Bool {
+            let zero = self.fb.u32(block, 0);
+            self.fb.binary(block, B::NotEqual, word, zero)
+        } else {
+            word
+        };
         match address.in_bounds {
             Some(in_bounds) => {
                 let zero = self.zero(block, element);
@@ -139,7 +113,13 @@ impl Lowerer<'_, '_> {
         value: Handle<Expression>,
     ) {
         let address = self.address(block, target);
-        let word = self.value_to_word(block, target.buffer, value);
+        let word = if self.program.buffers[target.buffer].element == DataType::Bool {
+            let one = self.fb.u32(block, 1);
+            let zero = self.fb.u32(block, 0);
+            self.fb.select(block, value, one, zero)
+        } else {
+            value
+        };
         let store = Statement::Store {
             pointer: address.pointer,
             value: word,

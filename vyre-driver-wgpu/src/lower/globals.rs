@@ -22,10 +22,6 @@ pub(crate) struct Types {
     pub(crate) f32: Handle<Type>,
     pub(crate) bool: Handle<Type>,
     pub(crate) vec3u: Handle<Type>,
-    /// `vec4` of the storage scalars of u32 (and bool), i32 and f32: the rows of vectorised buffers.
-    vec4u: Handle<Type>,
-    vec4i: Handle<Type>,
-    vec4f: Handle<Type>,
 }
 
 fn add_type(module: &mut Module, inner: TypeInner) -> Handle<Type> {
@@ -48,18 +44,6 @@ impl Types {
                     scalar: Scalar::U32,
                 },
             ),
-            vec4u: vec4_type(module, Scalar::U32),
-            vec4i: vec4_type(module, Scalar::I32),
-            vec4f: vec4_type(module, Scalar::F32),
-        }
-    }
-
-    /// The type of one row (four stored elements) of a vectorised buffer of `ty`.
-    pub(crate) fn vec4(&self, ty: DataType) -> Handle<Type> {
-        match ty {
-            DataType::I32 => self.vec4i,
-            DataType::F32 => self.vec4f,
-            DataType::U32 | DataType::Bool => self.vec4u,
         }
     }
 
@@ -72,16 +56,6 @@ impl Types {
             DataType::U32 => self.u32,
         }
     }
-}
-
-fn vec4_type(module: &mut Module, scalar: Scalar) -> Handle<Type> {
-    add_type(
-        module,
-        TypeInner::Vector {
-            size: VectorSize::Quad,
-            scalar,
-        },
-    )
 }
 
 /// The scalar a buffer element is stored as: bools are `u32` words.
@@ -101,9 +75,6 @@ pub(crate) enum Layout {
     Storage,
     /// `array<vec4<T>, ceil(count / 4)>` in the uniform address space (16-byte stride rule).
     UniformVec4,
-    /// `array<vec4<T>>` in storage: a vectorised buffer (see `vector`), element `i` is lane `i % 4`
-    /// of row `i / 4`.
-    StorageVec4,
     /// `array<T, count>` (or of atomics) in workgroup memory.
     Workgroup,
 }
@@ -125,7 +96,7 @@ const MAX_ARRAY_BYTES: u64 = naga::valid::MAX_TYPE_SIZE as u64;
 fn fixed_array_bytes(layout: Layout, count: u32) -> Option<u64> {
     // Both products are below 2^36: a u32 count (or a quarter of one) times a 4- or 16-byte stride.
     match layout {
-        Layout::Storage | Layout::StorageVec4 => None,
+        Layout::Storage => None,
         Layout::Workgroup => Some(u64::from(count) * 4),
         Layout::UniformVec4 => Some(u64::from(count.div_ceil(4)) * 16),
     }
@@ -154,7 +125,6 @@ pub(crate) fn declare_buffers(
     module: &mut Module,
     evidence: &Validated<'_>,
     options: &LowerOptions,
-    vectorised: &[bool],
 ) -> Result<Declared, BackendError> {
     let program = evidence.program();
     let uses = evidence.buffer_uses();
@@ -202,11 +172,6 @@ pub(crate) fn declare_buffers(
                 })?;
             }
         }
-        let layout = if layout == Layout::Storage && vectorised.get(i) == Some(&true) {
-            Layout::StorageVec4
-        } else {
-            layout
-        };
         let ty = array_type(module, layout, element, scalar, decl.count);
         let binding = kind.map(|_| ResourceBinding {
             group: 0,
@@ -244,7 +209,6 @@ fn array_type(
 ) -> Handle<Type> {
     let (base, size, stride) = match layout {
         Layout::Storage => (element, ArraySize::Dynamic, 4),
-        Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 16),
         Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), 4),
         Layout::UniformVec4 => {
             let vec4 = add_type(

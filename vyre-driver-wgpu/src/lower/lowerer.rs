@@ -29,10 +29,6 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) barrier: naga::Barrier,
     /// The proofs that let an access go unguarded (see `bounds`).
     pub(crate) bounds: super::bounds::Bounds,
-    /// The program's vectorisation, when it has one (see `vector`).
-    pub(crate) vector: Option<super::vector::VectorPlan>,
-    /// The lane the vectorised fast path is lowering, while it lowers one.
-    pub(crate) lanes: Option<super::vector::Lanes>,
 }
 
 /// A lowered value and its IR type.
@@ -74,10 +70,6 @@ impl Lowerer<'_, '_> {
             }
             Expr::Load { index, .. } => {
                 let b = self.evidence.buffer_of(expr)?.index();
-                if let Some(lane) = self.lane_pointer(block, b, index) {
-                    let word = self.fb.load(block, lane);
-                    return Ok((self.word_to_value(block, b, word), ty));
-                }
                 let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let target = super::access::Target {

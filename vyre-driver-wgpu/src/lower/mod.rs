@@ -26,7 +26,6 @@ mod packed;
 mod params;
 mod planted;
 mod prologue;
-mod vector;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
@@ -87,13 +86,8 @@ pub(crate) fn lower(
     let program = evidence.program();
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
-    let vector = vector::plan(evidence, options);
-    let vectorised = vector.as_ref().map_or_else(
-        || vec![false; program.buffers.len()],
-        |p| p.vectorised.clone(),
-    );
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, evidence, options, &vectorised)?;
+        globals::declare_buffers(&mut module, evidence, options)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
@@ -140,13 +134,8 @@ pub(crate) fn lower(
         locals: vec![None; evidence.vars().len()],
         barrier: barrier::barrier_scope(evidence),
         bounds,
-        vector: vector.clone(),
-        lanes: None,
     };
-    match &vector {
-        Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
-        None => lowerer.body(&mut body, &program.body)?,
-    }
+    lowerer.body(&mut body, &program.body)?;
     lowerer.fb.flush(&mut body);
     let mut function = lowerer.fb.function;
     function.body = body;

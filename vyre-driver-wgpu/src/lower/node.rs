@@ -41,18 +41,6 @@ impl Lowerer<'_, '_> {
             }
             Node::Store { index, value, .. } => {
                 let b = self.evidence.node_buffer(node)?.index();
-                if let Some(lane) = self.lane_pointer(block, b, index) {
-                    let (value, _) = self.expr(block, value)?;
-                    let word = self.value_to_word(block, b, value);
-                    self.fb.stmt(
-                        block,
-                        Statement::Store {
-                            pointer: lane,
-                            value: word,
-                        },
-                    );
-                    return Ok(());
-                }
                 let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let (value, _) = self.expr(block, value)?;

@@ -19,20 +19,11 @@ pub enum Miscompile {
     WeakBarrierScope,
     /// `if i < n` is taken to prove `b[i]` in bounds when `n` is one more than `b`'s count.
     GuardBoundOffByOne,
-    /// The vectorised tail runs one element too few when the grid ends inside a group of four.
-    VectorTailOffByOne,
-    /// The vectorised fast path ignores where the grid ends, running elements no invocation owns.
-    VectorIgnoresGridEnd,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 4] = [
-        Miscompile::WeakBarrierScope,
-        Miscompile::GuardBoundOffByOne,
-        Miscompile::VectorTailOffByOne,
-        Miscompile::VectorIgnoresGridEnd,
-    ];
+    pub const ALL: [Miscompile; 2] = [Miscompile::WeakBarrierScope, Miscompile::GuardBoundOffByOne];
 
     #[cfg(feature = "planted-miscompiles")]
     fn code(self) -> u8 {
@@ -40,8 +31,6 @@ impl Miscompile {
             Miscompile::None => 0,
             Miscompile::WeakBarrierScope => 1,
             Miscompile::GuardBoundOffByOne => 2,
-            Miscompile::VectorTailOffByOne => 3,
-            Miscompile::VectorIgnoresGridEnd => 4,
         }
     }
 }
