@@ -32,7 +32,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rayon::prelude::{IntoParallelIterator, ParallelIterator};
 use vyre_driver::{DispatchConfig, VyreBackend};
 
-use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, recipe};
+use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, keeps_float_rules, recipe};
 
 pub use compare::{FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, first_difference, floats_agree};
 pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
@@ -120,7 +120,8 @@ pub struct FuzzMismatch {
 }
 
 impl FuzzMismatch {
-    /// A readable report: the difference, the minimal program in text form, its inputs and grid.
+    /// A readable report: the difference, the minimal program in text form, its inputs and grid, and
+    /// the program as generated.
     #[must_use]
     pub fn report(&self) -> String {
         let inputs: Vec<usize> = self.minimal.inputs.iter().map(Vec::len).collect();
@@ -129,12 +130,14 @@ impl FuzzMismatch {
             .as_ref()
             .map(|p| format!("\nsaved as {}", p.display()));
         format!(
-            "case {}: {}\n{}\ninput byte lengths {inputs:?}, grid {:?}{}",
+            "case {}: {}\n{}\ninput byte lengths {inputs:?}, grid {:?}{}\nas generated (grid {:?}):\n{}",
             self.case_index,
             self.detail,
             self.minimal.program,
             self.minimal.config.grid,
-            saved.unwrap_or_default()
+            saved.unwrap_or_default(),
+            self.original.config.grid,
+            self.original.program,
         )
     }
 }
@@ -214,6 +217,15 @@ impl Harness<'_> {
         matches!(self.judge(case), Verdict::Mismatch(_))
     }
 
+    /// A reduction candidate that still shows a bug: it fails and, in a comparable run, still follows
+    /// the float rules of comparable programs (an edit such as dropping the `% 17` before an integer
+    /// is converted to `f32` makes a program whose backends may legally disagree).
+    fn reduction_fails(&self, case: &GeneratedCase) -> bool {
+        let rules_hold = !self.options.config.comparable
+            || vyre_foundation::validate(&case.program).is_ok_and(|v| keeps_float_rules(&v));
+        rules_hold && self.fails(case)
+    }
+
     /// proptest's shrinking of the recipe tree, then the IR reducer.
     fn shrink(&self, index: u64, original: GeneratedCase) -> FuzzMismatch {
         let config = &self.options.config;
@@ -240,7 +252,11 @@ impl Harness<'_> {
         } else {
             original.clone()
         };
-        let minimal = reduce(&start, &mut |c| self.fails(c), self.options.reduce_attempts);
+        let minimal = reduce(
+            &start,
+            &mut |c| self.reduction_fails(c),
+            self.options.reduce_attempts,
+        );
         let detail = match self.judge(&minimal) {
             Verdict::Mismatch(d) => d,
             other => format!("the mismatch did not reproduce on the minimal case ({other:?})"),

@@ -251,13 +251,13 @@ impl Ctx {
     /// float whose neighbours are 64 apart, and backends may reassociate float arithmetic
     /// (SEMANTICS.md section 7): for such an `x`, both lavapipe and the NVIDIA H200 give 3 for
     /// `(x + 3.0) - x` (the reference: 0), and the H200 gives 0 for `fract(f32(608255395u)) - 3.0`.
-    fn moderate_cast_arg(&self, to: DataType, from: DataType, arg: Expr) -> Expr {
+    pub(crate) fn moderate_cast_arg(&self, to: DataType, from: DataType, arg: Expr) -> Expr {
         if !self.config.comparable || to != DataType::F32 {
             return arg;
         }
         match from {
-            DataType::U32 => Expr::rem(arg, Expr::u32(17)),
-            DataType::I32 => Expr::rem(arg, Expr::i32(17)),
+            DataType::U32 => Expr::rem(arg, Expr::u32(MAGNITUDE_BOUND + 1)),
+            DataType::I32 => Expr::rem(arg, Expr::i32(MAGNITUDE_BOUND as i32 + 1)),
             _ => arg,
         }
     }
@@ -346,11 +346,35 @@ pub(crate) fn float_from_word(word: u32, comparable: bool) -> f32 {
 }
 
 /// Operations whose result jumps when their argument moves by a rounding error.
-fn magnifies(op: UnOp) -> bool {
+pub(crate) fn magnifies(op: UnOp) -> bool {
     matches!(
         op,
         UnOp::Floor | UnOp::Ceil | UnOp::Round | UnOp::Trunc | UnOp::Fract
     )
+}
+
+/// The magnitude comparable programs keep integers converted to `f32` within.
+pub(crate) const MAGNITUDE_BOUND: u32 = 16;
+
+/// True when `arg` carries the guard the generator gives the divisor of a float division (`op` is
+/// `None`) or the argument of the float math function `op` (see [`guard_math`]); true for operations
+/// that need no guard.
+pub(crate) fn guarded(op: Option<UnOp>, arg: &Expr) -> bool {
+    let lit = |e: &Expr, v: f32| matches!(e, Expr::Lit(l) if l.to_bits() == v.to_bits());
+    let unary = |e: &Expr, want: UnOp| matches!(e, Expr::Unary { op, .. } if *op == want);
+    let binary = |e: &Expr, want: BinOp, rhs_value: f32| matches!(e, Expr::Binary { op, rhs, .. } if *op == want && lit(rhs, rhs_value));
+    let at_least_one = |e: &Expr| matches!(e, Expr::Binary { op: BinOp::Add, lhs, rhs } if unary(lhs, UnOp::Abs) && lit(rhs, 1.0));
+    match op {
+        None | Some(UnOp::InverseSqrt | UnOp::Log | UnOp::Log2) => at_least_one(arg),
+        Some(UnOp::Sqrt) => unary(arg, UnOp::Abs),
+        Some(UnOp::Exp | UnOp::Exp2) => {
+            matches!(arg, Expr::Binary { op: BinOp::Min, lhs, rhs } if lit(rhs, 8.0) && binary(lhs, BinOp::Max, -8.0))
+        }
+        Some(UnOp::Sin | UnOp::Cos) => {
+            matches!(arg, Expr::Binary { op: BinOp::Sub, lhs, rhs } if lit(rhs, 3.0) && binary(lhs, BinOp::Mul, 6.0))
+        }
+        Some(_) => true,
+    }
 }
 
 /// `abs(x) + 1.0`: a divisor or logarithm argument that is at least one.

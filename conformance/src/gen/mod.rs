@@ -20,12 +20,14 @@ mod decode;
 mod expr;
 mod inputs;
 mod layout;
+mod moderated;
 mod raw;
 mod recipe;
 mod stmt;
 
 pub use config::{Feature, Features, GenConfig};
 pub use decode::{GeneratedCase, decode};
+pub use moderated::keeps_float_rules;
 pub use raw::{raw_inputs, raw_program};
 pub use recipe::{Recipe, StmtKind, StmtRecipe, recipe};
 
