@@ -24,11 +24,12 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the lowering and the counters; the device and its lifecycle; the buffer pool; compiled pipelines;
+// the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
 mod backend;
 mod cache;
 mod device;
+mod disk;
 pub mod engine;
 mod launch;
 mod lifecycle;
@@ -40,6 +41,7 @@ pub mod testing;
 
 pub use backend::WgpuBackend;
 pub use device::{ADAPTER_ENV, AdapterOptions};
+pub use disk::{CACHE_DIR_ENV, DiskCacheLoad, DiskCacheStatus, PipelineCacheDir};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;
