@@ -102,8 +102,10 @@ pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes `bytes` to `path` atomically: a temporary file of a name no other writer uses (process id
-/// and a counter) in the same directory, flushed, then renamed over `path`. Readers see the old file
-/// or the new one, never part of one; of concurrent writers the last rename wins.
+/// and a counter) in the same directory, then renamed over `path`. Readers see the old file or the
+/// new one, never part of one; of concurrent writers the last rename wins. The file is not synced
+/// before the rename: after a power loss the file may be short or zeroed, which its length and
+/// checksum reject, so the cost of an `fsync` on every save buys nothing.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path
         .parent()
@@ -117,7 +119,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> 
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
     let written = std::fs::File::create(&temp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|mut f| f.write_all(bytes))
         .and_then(|()| std::fs::rename(&temp, path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
