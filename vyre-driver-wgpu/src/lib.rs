@@ -15,6 +15,14 @@
 //! device-lost callback and recovered: a dispatch that meets a lost device opens a new one, recompiles,
 //! and retries once.
 //!
+//! On Vulkan, compiled pipelines also persist across processes: each device has a
+//! `wgpu::PipelineCache`, loaded from a file per adapter in `VYRE_CACHE_DIR` (or the user's cache
+//! directory; `VYRE_CACHE_DIR=off` turns it off, [`AdapterOptions::with_pipeline_cache`] chooses in
+//! code) and saved when the backend is dropped, after new compiles at most every two seconds, or on
+//! [`WgpuBackend::save_pipeline_cache`]. A file is used only when vyre's header (versions, adapter,
+//! driver) matches and its checksum verifies; anything else is ignored with a `log` warning, and
+//! [`WgpuBackend::disk_cache`] says what happened.
+//!
 //! ## A driver deviation to know about
 //!
 //! Mesa's lavapipe (llvmpipe) ends every loop of a shader once the invocation has run 65535 loop
