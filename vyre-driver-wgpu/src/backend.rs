@@ -19,6 +19,7 @@ use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
 use crate::device::{self, AdapterOptions, DeviceState};
+use crate::disk::DiskCacheStatus;
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
@@ -101,7 +102,7 @@ impl WgpuBackend {
         let _turn = Turn::take();
         let instance = device::new_instance();
         let adapter = device::pick_adapter(&instance, options)?;
-        let state = device::open(adapter, 0)?;
+        let state = device::open(adapter, 0, &options.pipeline_cache)?;
         Ok(Self::with_state(instance, options.clone(), state))
     }
 
@@ -237,6 +238,23 @@ impl WgpuBackend {
             .unwrap_or_default();
         let held = self.shared.pool.lock().map(|p| p.held_bytes()).unwrap_or(0);
         self.shared.counters.snapshot(cache, held)
+    }
+
+    /// What the current device's disk pipeline cache did: its file, how it was loaded (or why it was
+    /// ignored) and how many saves it made. See [`PipelineCacheDir`](crate::PipelineCacheDir).
+    #[must_use]
+    pub fn disk_cache(&self) -> DiskCacheStatus {
+        match self.state() {
+            Ok(state) => state.disk.status(),
+            Err(_) => DiskCacheStatus::unavailable("an internal lock was poisoned"),
+        }
+    }
+
+    /// Saves the disk pipeline cache now when pipelines were compiled since its last save (it is
+    /// also saved when the backend is dropped, and at most every two seconds after compiles). True
+    /// when a file was written; a failure is logged as a warning, never returned.
+    pub fn save_pipeline_cache(&self) -> bool {
+        self.state().is_ok_and(|state| state.disk.save(true))
     }
 
     /// Which device this is: 0 for the first, bumped by every recovery.

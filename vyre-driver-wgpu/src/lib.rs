@@ -15,6 +15,14 @@
 //! device-lost callback and recovered: a dispatch that meets a lost device opens a new one, recompiles,
 //! and retries once.
 //!
+//! On Vulkan, compiled pipelines also persist across processes: each device has a
+//! `wgpu::PipelineCache`, loaded from a file per adapter in `VYRE_CACHE_DIR` (or the user's cache
+//! directory; `VYRE_CACHE_DIR=off` turns it off, [`AdapterOptions::with_pipeline_cache`] chooses in
+//! code) and saved when the backend is dropped, after new compiles at most every two seconds, or on
+//! [`WgpuBackend::save_pipeline_cache`]. A file is used only when vyre's header (versions, adapter,
+//! driver) matches and its checksum verifies; anything else is ignored with a `log` warning, and
+//! [`WgpuBackend::disk_cache`] says what happened.
+//!
 //! ## A driver deviation to know about
 //!
 //! Mesa's lavapipe (llvmpipe) ends every loop of a shader once the invocation has run 65535 loop
@@ -24,11 +32,12 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the lowering and the counters; the device and its lifecycle; the buffer pool; compiled pipelines;
+// the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
 mod backend;
 mod cache;
 mod device;
+mod disk;
 pub mod engine;
 mod launch;
 mod lifecycle;
@@ -40,6 +49,7 @@ pub mod testing;
 
 pub use backend::WgpuBackend;
 pub use device::{ADAPTER_ENV, AdapterOptions};
+pub use disk::{CACHE_DIR_ENV, DiskCacheLoad, DiskCacheStatus, PipelineCacheDir};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;

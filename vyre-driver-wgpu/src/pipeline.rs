@@ -189,7 +189,7 @@ pub(crate) fn compile(
             zero_initialize_workgroup_memory: true,
             ..Default::default()
         },
-        cache: None,
+        cache: state.disk.pipeline_cache(),
     });
     bump(&counters.pipelines, 1);
     if let Some(e) = pollster::block_on(oom.pop()) {
@@ -202,6 +202,7 @@ pub(crate) fn compile(
             "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
         )));
     }
+    state.disk.compiled();
     Ok(Compiled {
         program: program.clone(),
         packed_stores: lower::packed_stores(evidence),

@@ -9,6 +9,7 @@ const LAYERS: &[&str] = &[
     "lower",     // IR to naga, the params layout; no device.
     "stats",     // The counters and their snapshot.
     "lifecycle", // The process-wide turn for creating and tearing down devices.
+    "disk",      // The disk pipeline cache: file format, directory, load and save.
     "device",    // Adapter, device, loss detection.
     "pool",      // Pooled device buffers.
     "pipeline",  // One compiled pipeline.

@@ -39,6 +39,11 @@ pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
 
+/// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
+/// whenever a change to the lowering changes the code emitted for some program, so that caches
+/// written by an older lowering are not trusted by a newer one.
+pub(crate) const LOWERING_VERSION: u32 = 1;
+
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct LowerOptions {
