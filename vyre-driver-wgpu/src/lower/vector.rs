@@ -387,8 +387,9 @@ impl Lowerer<'_, '_> {
         row: Handle<Expression>,
     ) -> Result<(), BackendError> {
         let saved = self.prologue.builtins;
-        let mut rows = vec![None; self.program.buffers.len()];
+        let mut rows: Vec<Option<Row>> = Vec::with_capacity(self.program.buffers.len());
         for j in 0..self.program.buffers.len() {
+            rows.push(None);
             if !plan.vectorised[j] {
                 continue;
             }
