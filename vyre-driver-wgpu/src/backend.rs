@@ -3,6 +3,7 @@
 //! The backend owns every piece of shared state; the layers below it (device, pool, pipeline, launch,
 //! cache) never see it, and get only what one call needs (a [`LaunchContext`] for a launch).
 
+pub(crate) mod form;
 mod grid;
 mod recovery;
 mod resident;
@@ -364,19 +365,18 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let state = self.state()?;
-        let (physical, direct) = fold_grid(
-            plan.grid,
-            1,
-            state.limits.max_compute_workgroups_per_dimension,
-        )?;
-        let compiled = self.compiled_validated(
+        let limits = &state.limits;
+        // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
+        // fit the binding and buffer limits.
+        let form = form::choose(
             evidence,
-            LowerOptions {
-                coalesced: false,
-                direct,
-                packed: false,
+            plan,
+            limits.max_compute_workgroups_per_dimension,
+            |_, bytes| {
+                bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
             },
         )?;
+        let compiled = self.compiled_validated(evidence, form.options)?;
         let workgroup_x = evidence.program().workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
@@ -397,7 +397,7 @@ impl WgpuBackend {
             buffers,
             params,
             items: None,
-            physical_grid: physical,
+            physical_grid: form.physical,
             timeout: config.timeout,
         };
         self.launch(&state, &compiled, job)
