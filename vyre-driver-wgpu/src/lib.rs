@@ -30,6 +30,7 @@ mod backend;
 mod cache;
 mod device;
 pub mod engine;
+mod groups;
 mod launch;
 mod lifecycle;
 mod lower;

@@ -11,6 +11,7 @@ const LAYERS: &[&str] = &[
     "lifecycle", // The process-wide turn for creating and tearing down devices.
     "device",    // Adapter, device, loss detection.
     "pool",      // Pooled device buffers.
+    "groups",    // The bind groups a pipeline reuses.
     "pipeline",  // One compiled pipeline.
     "launch",    // One launch, given a context: upload, encode, submit and wait, readback.
     "cache",     // The bounded LRU pipeline cache.
