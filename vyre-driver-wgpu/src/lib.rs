@@ -39,6 +39,7 @@ mod cache;
 mod device;
 mod disk;
 pub mod engine;
+mod groups;
 mod launch;
 mod lifecycle;
 mod lower;

@@ -8,6 +8,7 @@ use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
 use crate::device::DeviceState;
+use crate::groups::LaunchGroups;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
 use crate::stats::{Counters, bump};
@@ -28,6 +29,8 @@ pub(crate) struct Compiled {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
+    /// The bind groups its launches reuse.
+    pub(crate) groups: LaunchGroups,
     /// Held while the fields above are dropped: a pipeline outliving its backend may hold the
     /// device's last reference (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
@@ -213,6 +216,7 @@ pub(crate) fn compile(
         pipeline,
         user_layout,
         internal_layout,
+        groups: LaunchGroups::default(),
         teardown: TeardownTurn::default(),
     })
 }

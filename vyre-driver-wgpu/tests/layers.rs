@@ -12,6 +12,7 @@ const LAYERS: &[&str] = &[
     "disk",      // The disk pipeline cache: file format, directory, load and save.
     "device",    // Adapter, device, loss detection.
     "pool",      // Pooled device buffers.
+    "groups",    // The bind groups a pipeline reuses.
     "pipeline",  // One compiled pipeline.
     "launch",    // One launch, given a context: upload, encode, submit and wait, readback.
     "cache",     // The bounded LRU pipeline cache.

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use vyre_driver::BackendError;
 
 use crate::device::DeviceState;
+pub(crate) use crate::groups::poisoned;
 use crate::pipeline::Compiled;
 use crate::pool::BufferPool;
 use crate::stats::Counters;
@@ -44,13 +45,6 @@ pub(crate) struct LaunchContext<'a> {
     pub(crate) pool: &'a Mutex<BufferPool>,
     pub(crate) counters: &'a Counters,
     pub(crate) faults: &'a Faults,
-}
-
-/// The error for a lock poisoned by a panic elsewhere.
-pub(crate) fn poisoned() -> BackendError {
-    BackendError::new(
-        "a vyre lock was poisoned by a panic in another thread. Fix: drop this backend and acquire a new one.",
-    )
 }
 
 /// Runs `job` on `compiled`; returns one byte vector per buffer with a readback, in order.
