@@ -30,9 +30,9 @@ use crate::ir::{BufferAccess, BufferDecl, Expr, Literal, Node, Program, UnOp};
 /// Words the text form gives a meaning of their own wherever a name may stand, so a name spelled
 /// like one of them prints quoted. Function-like words (`len`, `min`, `u32`...) are not among them:
 /// a name is never followed by `(`, so `min(a, b)` and a variable `min` cannot be confused.
-pub(crate) const KEYWORDS: [&str; 16] = [
+pub(crate) const KEYWORDS: [&str; 19] = [
     "program", "buffer", "let", "if", "else", "for", "in", "barrier", "return", "true", "false",
-    "bitcast", "gid", "lid", "wid", "nwg",
+    "bitcast", "gid", "lid", "wid", "nwg", "while", "break", "continue",
 ];
 
 /// True when `name` prints as it is: an ASCII identifier that is not a keyword.
@@ -213,8 +213,32 @@ fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
             indent(out, depth);
             writeln!(out, "}}")
         }
+        Node::While { cond, body } => {
+            writeln!(out, "while {cond} {{")?;
+            write_body(out, body, depth + 1)?;
+            indent(out, depth);
+            writeln!(out, "}}")
+        }
         Node::Barrier => writeln!(out, "barrier;"),
         Node::Return => writeln!(out, "return;"),
+        Node::Break => writeln!(out, "break;"),
+        Node::Continue => writeln!(out, "continue;"),
+        // The statement reads as the expression would, with the old value dropped by the `;`.
+        Node::Atomic {
+            op,
+            buffer,
+            index,
+            expected,
+            value,
+        } => match expected {
+            Some(expected) => writeln!(
+                out,
+                "{}({}[{index}], {expected}, {value});",
+                op.name(),
+                Name(buffer)
+            ),
+            None => writeln!(out, "{}({}[{index}], {value});", op.name(), Name(buffer)),
+        },
     }
 }
 

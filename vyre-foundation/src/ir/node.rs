@@ -1,6 +1,6 @@
 //! Statements: the effectful part of the IR.
 
-use crate::ir::Expr;
+use crate::ir::{AtomicOp, Expr};
 
 /// A statement. Bodies are plain vectors of nodes; `let` bindings are scoped to the body they appear in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +57,34 @@ pub enum Node {
     Barrier,
     /// Ends this invocation.
     Return,
+    /// A loop that runs while `cond` holds: `cond` is evaluated before every iteration, and the
+    /// loop ends the first time it is false (possibly before the first iteration). See `SEMANTICS.md`
+    /// for the iteration bound policy.
+    While {
+        /// A bool, evaluated again before each iteration.
+        cond: Expr,
+        /// The body.
+        body: Vec<Node>,
+    },
+    /// Leaves the innermost enclosing loop (`Loop` or `While`). Valid only inside a loop body.
+    Break,
+    /// Ends the current iteration of the innermost enclosing loop: a counted loop's variable then
+    /// steps and a `While` evaluates its condition again. Valid only inside a loop body.
+    Continue,
+    /// An atomic read-modify-write of `buffer[index]` whose old value is discarded: the same effect
+    /// as [`Expr::Atomic`] with the same fields, bound to a variable nobody reads.
+    Atomic {
+        /// The operation.
+        op: AtomicOp,
+        /// The buffer's name.
+        buffer: String,
+        /// A `u32` or `i32` element index.
+        index: Expr,
+        /// For `CompareExchange`: the value compared against. `None` otherwise.
+        expected: Option<Expr>,
+        /// The operand (the new value for exchanges).
+        value: Expr,
+    },
 }
 
 impl Node {
@@ -137,32 +165,93 @@ impl Node {
         Node::Return
     }
 
+    /// `while cond { body }`: `cond` is evaluated before every iteration.
+    #[must_use]
+    pub fn loop_while(cond: Expr, body: Vec<Node>) -> Self {
+        Node::While { cond, body }
+    }
+
+    /// `break;`: leaves the innermost enclosing loop.
+    #[must_use]
+    pub fn break_() -> Self {
+        Node::Break
+    }
+
+    /// `continue;`: goes on with the next iteration of the innermost enclosing loop.
+    #[must_use]
+    pub fn continue_() -> Self {
+        Node::Continue
+    }
+
+    /// An atomic read-modify-write (any op but `CompareExchange`) whose old value is discarded.
+    #[must_use]
+    pub fn atomic(op: AtomicOp, buffer: impl Into<String>, index: Expr, value: Expr) -> Self {
+        Node::Atomic {
+            op,
+            buffer: buffer.into(),
+            index,
+            expected: None,
+            value,
+        }
+    }
+
+    /// A strong compare-exchange whose old value is discarded: stores `value` if the element
+    /// equals `expected`.
+    #[must_use]
+    pub fn atomic_compare_exchange(
+        buffer: impl Into<String>,
+        index: Expr,
+        expected: Expr,
+        value: Expr,
+    ) -> Self {
+        Node::Atomic {
+            op: AtomicOp::CompareExchange,
+            buffer: buffer.into(),
+            index,
+            expected: Some(expected),
+            value,
+        }
+    }
+
     /// The nested bodies of this node, in order (`then` before `otherwise`).
     pub fn bodies(&self) -> impl Iterator<Item = &Vec<Node>> {
         let (a, b): (Option<&Vec<Node>>, Option<&Vec<Node>>) = match self {
             Node::If {
                 then, otherwise, ..
             } => (Some(then), Some(otherwise)),
-            Node::Loop { body, .. } | Node::Block(body) => (Some(body), None),
+            Node::Loop { body, .. } | Node::While { body, .. } | Node::Block(body) => {
+                (Some(body), None)
+            }
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
             | Node::Barrier
-            | Node::Return => (None, None),
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => (None, None),
         };
         a.into_iter().chain(b)
     }
 
-    /// The expressions this node evaluates directly, in evaluation order.
+    /// The expressions this node evaluates directly, in evaluation order (a `While`'s condition
+    /// is evaluated again before every iteration).
     pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
-        let (a, b): (Option<&Expr>, Option<&Expr>) = match self {
-            Node::Let { value, .. } | Node::Assign { value, .. } => (Some(value), None),
-            Node::Store { index, value, .. } => (Some(index), Some(value)),
-            Node::If { cond, .. } => (Some(cond), None),
-            Node::Loop { from, to, .. } => (Some(from), Some(to)),
-            Node::Block(_) | Node::Barrier | Node::Return => (None, None),
-        };
-        a.into_iter().chain(b)
+        let mut out: [Option<&Expr>; 3] = [None, None, None];
+        match self {
+            Node::Let { value, .. } | Node::Assign { value, .. } => out[0] = Some(value),
+            Node::Store { index, value, .. } => out = [Some(index), Some(value), None],
+            Node::If { cond, .. } | Node::While { cond, .. } => out[0] = Some(cond),
+            Node::Loop { from, to, .. } => out = [Some(from), Some(to), None],
+            Node::Atomic {
+                index,
+                expected,
+                value,
+                ..
+            } => out = [Some(index), expected.as_ref(), Some(value)],
+            Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        }
+        out.into_iter().flatten()
     }
 }
 
@@ -187,11 +276,16 @@ fn take_bodies(node: &mut Node, stack: &mut Vec<Node>) {
             stack.append(then);
             stack.append(otherwise);
         }
-        Node::Loop { body, .. } | Node::Block(body) => stack.append(body),
+        Node::Loop { body, .. } | Node::While { body, .. } | Node::Block(body) => {
+            stack.append(body)
+        }
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
         | Node::Barrier
-        | Node::Return => {}
+        | Node::Return
+        | Node::Break
+        | Node::Continue
+        | Node::Atomic { .. } => {}
     }
 }

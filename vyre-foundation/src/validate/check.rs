@@ -48,6 +48,14 @@ pub(crate) struct Checker<'p> {
     changed: bool,
     /// Set once an invocation may have returned while others go on.
     divergence: Option<&'static str>,
+    /// Loop bodies around the statement being checked.
+    loop_depth: usize,
+    /// Set once a `break` or `continue` of the innermost loop may have run for only some
+    /// invocations: the rest of the current iteration is non-uniform.
+    iteration_exit: Option<&'static str>,
+    /// Set once a `break` of the innermost loop may have run for only some invocations: later
+    /// iterations are non-uniform too.
+    loop_broken: Option<&'static str>,
     path: String,
     /// Length of `path` at the root of the expression being checked, and whether that expression was
     /// already reported too deep (one report per expression, at its root).
@@ -69,6 +77,9 @@ impl<'p> Checker<'p> {
             errors: Vec::new(),
             changed: false,
             divergence: None,
+            loop_depth: 0,
+            iteration_exit: None,
+            loop_broken: None,
             path: String::new(),
             expr_root: 0,
             expr_too_deep: false,
@@ -89,6 +100,9 @@ impl<'p> Checker<'p> {
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;
+            self.loop_depth = 0;
+            self.iteration_exit = None;
+            self.loop_broken = None;
             self.check_declarations();
             self.scopes.push(Vec::new());
             self.path.clear();

@@ -196,6 +196,11 @@ pub enum ValidationErrorKind {
         /// Why the control flow is not uniform.
         reason: &'static str,
     },
+    /// A `break` or `continue` outside every loop body.
+    ExitOutsideLoop {
+        /// `"break"` or `"continue"`.
+        statement: &'static str,
+    },
     /// Statements nested deeper than [`crate::validate::MAX_NODE_DEPTH`].
     NodeNestingTooDeep {
         /// The limit.
@@ -306,6 +311,9 @@ impl ValidationErrorKind {
             K::NonUniformBarrier { reason } => {
                 format!("barrier in non-uniform control flow: {reason}.")
             }
+            K::ExitOutsideLoop { statement } => {
+                format!("`{statement}` is not inside a loop body.")
+            }
             K::NodeNestingTooDeep { limit } => {
                 format!("statements are nested deeper than {limit} levels.")
             }
@@ -351,6 +359,9 @@ impl ValidationErrorKind {
             }
             K::NonUniformBarrier { .. } => {
                 "move the barrier out of the branch or loop, or make its condition depend only on uniform values (literals, workgroup ids, uniform buffers).".into()
+            }
+            K::ExitOutsideLoop { .. } => {
+                "put it inside a `loop_for` or `loop_while` body, or use `Node::return_` to end the invocation.".into()
             }
             K::NodeNestingTooDeep { .. } => "flatten the nesting, e.g. by splitting the program.".into(),
             K::ExprTooDeep { .. } => "bind intermediate values with `Node::let_bind`.".into(),

@@ -79,6 +79,14 @@ pub fn every_form() -> Program {
             vec![Node::block(vec![Node::return_()])],
         ),
         Node::loop_for("k", Expr::u32(0), Expr::u32(4), vec![Node::barrier()]),
+        Node::loop_while(
+            Expr::var("b"),
+            vec![
+                Node::if_then(Expr::var("b"), vec![Node::break_()]),
+                Node::continue_(),
+            ],
+        ),
+        Node::atomic_compare_exchange("rw", Expr::u32(3), Expr::i32(-1), Expr::i32(4)),
     ];
     for axis in [Axis::X, Axis::Y, Axis::Z] {
         for b in [
@@ -104,6 +112,7 @@ pub fn every_form() -> Program {
             op.name(),
             Expr::atomic(*op, "rw", Expr::u32(1), Expr::i32(7)),
         ));
+        body.push(Node::atomic(*op, "rw", Expr::u32(2), Expr::i32(-7)));
     }
     let mut program = with_body(body);
     program.buffers.push(

@@ -6,7 +6,7 @@
 
 use crate::ir::parse::lexer::Tok;
 use crate::ir::parse::parser::{Parser, Result};
-use crate::ir::{AtomicOp, Axis, BinOp, Builtin, DataType, Expr, Literal, UnOp};
+use crate::ir::{AtomicOp, Axis, BinOp, Builtin, DataType, Expr, Literal, Node, UnOp};
 use crate::validate::MAX_EXPR_DEPTH;
 
 impl Parser {
@@ -199,26 +199,45 @@ impl Parser {
 
     /// `atomic_op(buffer[index], value)` or `atomic_op(buffer[index], expected, value)`.
     fn atomic(&mut self, op: AtomicOp, depth: usize) -> Result<Expr> {
-        self.punct("(", "`(`")?;
-        let buffer = self.name("a buffer name")?;
-        self.punct("[", "`[`")?;
-        let index = self.expr(depth + 1)?;
-        self.punct("]", "`]`")?;
-        self.punct(",", "`,` and the operand")?;
-        let first = self.expr(depth + 1)?;
-        let (expected, value) = if self.at_punct(",") {
-            self.bump();
-            (Some(first), self.expr(depth + 1)?)
-        } else {
-            (None, first)
-        };
-        self.punct(")", "`)` after the last argument")?;
+        let (buffer, index, expected, value) = self.atomic_parts(depth + 1)?;
         Ok(Expr::Atomic {
             op,
             buffer,
             index: Box::new(index),
             expected: expected.map(Box::new),
             value: Box::new(value),
+        })
+    }
+
+    /// The parenthesised arguments of an atomic: buffer, index, `expected` if given, and value,
+    /// each operand `depth` levels below its root.
+    fn atomic_parts(&mut self, depth: usize) -> Result<(String, Expr, Option<Expr>, Expr)> {
+        self.punct("(", "`(`")?;
+        let buffer = self.name("a buffer name")?;
+        self.punct("[", "`[`")?;
+        let index = self.expr(depth)?;
+        self.punct("]", "`]`")?;
+        self.punct(",", "`,` and the operand")?;
+        let first = self.expr(depth)?;
+        let (expected, value) = if self.at_punct(",") {
+            self.bump();
+            (Some(first), self.expr(depth)?)
+        } else {
+            (None, first)
+        };
+        self.punct(")", "`)` after the last argument")?;
+        Ok((buffer, index, expected, value))
+    }
+
+    /// An atomic statement's call after its word: the expression form's fields, as a statement.
+    pub(super) fn atomic_statement(&mut self, op: AtomicOp) -> Result<Node> {
+        let (buffer, index, expected, value) = self.atomic_parts(0)?;
+        Ok(Node::Atomic {
+            op,
+            buffer,
+            index,
+            expected,
+            value,
         })
     }
 

@@ -10,7 +10,8 @@
 //!             ("@readback" "(" N ".." N ")")? ";"
 //! stmt      = "let" name "=" expr ";" | name "=" expr ";" | name "[" expr "]" "=" expr ";"
 //!           | "if" expr block ("else" block)? | "for" name "in" expr ".." expr block
-//!           | block | "barrier" ";" | "return" ";"
+//!           | "while" expr block | block | "barrier" ";" | "return" ";" | "break" ";"
+//!           | "continue" ";" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")" ";"
 //! block     = "{" stmt* "}"
 //! expr      = literal | name | name "[" expr "]" | builtin | "(" expr binop expr ")" | "(" expr ")"
 //!           | unop expr | "-" "(" literal ")" | "len" "(" name ")" | type "(" expr ")"

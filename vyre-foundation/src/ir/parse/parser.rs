@@ -6,7 +6,7 @@
 use crate::ir::display::KEYWORDS;
 use crate::ir::parse::error::{ParseError, ParseErrorKind};
 use crate::ir::parse::lexer::{Tok, Token};
-use crate::ir::{BufferAccess, BufferDecl, DataType, Node, Program};
+use crate::ir::{AtomicOp, BufferAccess, BufferDecl, DataType, Node, Program};
 use crate::validate::MAX_NODE_DEPTH;
 
 pub(super) type Result<T> = std::result::Result<T, ParseError>;
@@ -337,6 +337,20 @@ impl Parser {
                 self.bump();
                 Node::Return
             }
+            Some("break") => {
+                self.bump();
+                Node::Break
+            }
+            Some("continue") => {
+                self.bump();
+                Node::Continue
+            }
+            Some("while") => {
+                self.bump();
+                let cond = self.expr(0)?;
+                let body = self.braced(depth + 1)?;
+                return Ok(Node::While { cond, body });
+            }
             _ if self.at_punct("{") => return Ok(Node::Block(self.braced(depth + 1)?)),
             _ => self.assignment()?,
         };
@@ -344,8 +358,19 @@ impl Parser {
         Ok(node)
     }
 
-    /// `name = value` or `buffer[index] = value` (without the `;`).
+    /// `name = value`, `buffer[index] = value` or an atomic statement `atomic_op(buffer[index], ...)`
+    /// (without the `;`).
     fn assignment(&mut self) -> Result<Node> {
+        // A name is never followed by `(`, so a word before `(` is an atomic whose value is dropped.
+        if let Tok::Word(w) = self.peek()
+            && *self.peek_at(1) == Tok::Punct("(")
+        {
+            let Some(op) = AtomicOp::ALL.iter().copied().find(|op| op.name() == w) else {
+                return self.expected("a statement (only atomics may stand as a statement call)");
+            };
+            self.bump();
+            return self.atomic_statement(op);
+        }
         let name = match self.peek() {
             Tok::Word(_) | Tok::Quoted(_) => self.name("a statement")?,
             _ => return self.expected("a statement"),

@@ -25,6 +25,10 @@ type Result<T> = std::result::Result<T, WireError>;
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The version the header names; a statement newer than it is an unknown tag.
+    version: u16,
+    /// The lowest version that holds what has been read so far.
+    needed: u16,
 }
 
 impl<'a> Reader<'a> {
@@ -331,7 +335,19 @@ impl<'a> Reader<'a> {
     }
 
     fn node(&mut self, depth: usize) -> Result<Node> {
-        Ok(match self.tag("a statement tag", NodeTag::from_wire_tag)? {
+        let at = self.pos;
+        let tag = self.tag("a statement tag", NodeTag::from_wire_tag)?;
+        if tag.since() > self.version {
+            // Bytes of an older version cannot hold this statement: read them as that version's
+            // reader would.
+            let kind = WireErrorKind::BadTag {
+                expected: "a statement tag",
+                tag: tag.wire_tag(),
+            };
+            return Err(self.error(at, kind));
+        }
+        self.needed = self.needed.max(tag.since());
+        Ok(match tag {
             NodeTag::Let => Node::Let {
                 name: self.string("a variable name")?,
                 value: self.expr(0)?,
@@ -359,15 +375,48 @@ impl<'a> Reader<'a> {
             NodeTag::Block => Node::Block(self.body(depth + 1)?),
             NodeTag::Barrier => Node::Barrier,
             NodeTag::Return => Node::Return,
+            NodeTag::Break => Node::Break,
+            NodeTag::Continue => Node::Continue,
+            NodeTag::While => Node::While {
+                cond: self.expr(0)?,
+                body: self.body(depth + 1)?,
+            },
+            NodeTag::Atomic => self.atomic_node()?,
+        })
+    }
+
+    /// An atomic statement: the fields of an atomic expression, its operands each a root.
+    fn atomic_node(&mut self) -> Result<Node> {
+        let op = self.tag("an atomic operator tag", AtomicOp::from_wire_tag)?;
+        let buffer = self.string("a buffer name")?;
+        let has_expected = self.option_tag("an expected-value tag (0 or 1)")?;
+        let index = self.expr(0)?;
+        let expected = if has_expected {
+            Some(self.expr(0)?)
+        } else {
+            None
+        };
+        Ok(Node::Atomic {
+            op,
+            buffer,
+            index,
+            expected,
+            value: self.expr(0)?,
         })
     }
 }
 
 /// The program `bytes` encode.
 pub(super) fn decode(bytes: &[u8]) -> Result<Program> {
-    let mut r = Reader { bytes, pos: 0 };
-    // Version 1 is the only version so far; a later one branches here on what it changed.
-    let _version = r.header()?;
+    let mut r = Reader {
+        bytes,
+        pos: 0,
+        version: 1,
+        needed: 1,
+    };
+    // Version 2 only added statements, so the layouts agree and nothing branches on the version
+    // but the statement tags it allows.
+    r.version = r.header()?;
     let workgroup_size = [
         r.u32("the workgroup size x")?,
         r.u32("the workgroup size y")?,
@@ -386,6 +435,15 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program> {
                 count: r.remaining(),
             },
         ));
+    }
+    if r.version > r.needed {
+        // The writer writes the lowest version that holds the program, so these bytes have a
+        // canonical twin with a smaller version; accepting both would give a program two encodings.
+        let kind = WireErrorKind::VersionNotMinimal {
+            found: r.version,
+            needed: r.needed,
+        };
+        return Err(r.error(WIRE_MAGIC.len(), kind));
     }
     Ok(Program {
         buffers,

@@ -6,13 +6,15 @@
 //! overflowing the stack. Such bytes are then refused by the decoder, which keeps the validator's
 //! depth limits.
 
+use crate::ir::wire::WIRE_MAGIC;
 use crate::ir::wire::tags::{BuiltinTag, ExprTag, LiteralTag, NONE, NodeTag, SOME};
-use crate::ir::wire::{WIRE_MAGIC, WIRE_VERSION};
 use crate::ir::{BufferDecl, Builtin, Expr, Literal, Node, Program};
 
 /// The output being written, with the primitive encodings of `WIRE.md`.
 struct Writer {
     out: Vec<u8>,
+    /// The lowest format version that holds what has been written so far.
+    version: u16,
 }
 
 impl Writer {
@@ -136,7 +138,9 @@ impl Writer {
                 }
                 Work::Node(node) => node,
             };
-            self.byte(NodeTag::of(node).wire_tag());
+            let tag = NodeTag::of(node);
+            self.version = self.version.max(tag.since());
+            self.byte(tag.wire_tag());
             match node {
                 Node::Let { name, value } | Node::Assign { name, value } => {
                     self.str(name);
@@ -171,8 +175,28 @@ impl Writer {
                     self.expr(to);
                     stack.push(Work::Body(body));
                 }
+                Node::While { cond, body } => {
+                    self.expr(cond);
+                    stack.push(Work::Body(body));
+                }
+                Node::Atomic {
+                    op,
+                    buffer,
+                    index,
+                    expected,
+                    value,
+                } => {
+                    self.byte(op.wire_tag());
+                    self.str(buffer);
+                    self.byte(if expected.is_some() { SOME } else { NONE });
+                    self.expr(index);
+                    if let Some(expected) = expected {
+                        self.expr(expected);
+                    }
+                    self.expr(value);
+                }
                 Node::Block(body) => stack.push(Work::Body(body)),
-                Node::Barrier | Node::Return => {}
+                Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
             }
         }
     }
@@ -180,9 +204,13 @@ impl Writer {
 
 /// The wire bytes of `program`.
 pub(super) fn encode(program: &Program) -> Vec<u8> {
-    let mut w = Writer { out: Vec::new() };
+    let mut w = Writer {
+        out: Vec::new(),
+        version: 1,
+    };
     w.out.extend_from_slice(&WIRE_MAGIC);
-    w.out.extend_from_slice(&WIRE_VERSION.to_le_bytes());
+    // The version is known once the body is written; it is patched in below.
+    w.out.extend_from_slice(&[0, 0]);
     for d in program.workgroup_size {
         w.u32(d);
     }
@@ -191,5 +219,7 @@ pub(super) fn encode(program: &Program) -> Vec<u8> {
         w.buffer(b);
     }
     w.body(&program.body);
+    let version = w.version.to_le_bytes();
+    w.out[WIRE_MAGIC.len()..WIRE_MAGIC.len() + 2].copy_from_slice(&version);
     w.out
 }

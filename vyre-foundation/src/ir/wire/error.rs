@@ -56,6 +56,14 @@ pub enum WireErrorKind {
         /// The bound.
         value: u64,
     },
+    /// The header names a later version than the program needs. The writer always writes the
+    /// lowest version whose layout holds the program, so these bytes are not canonical.
+    VersionNotMinimal {
+        /// The version the bytes carry.
+        found: u16,
+        /// The lowest version that holds the program.
+        needed: u16,
+    },
     /// Bytes follow the end of the program.
     TrailingBytes {
         /// How many.
@@ -114,6 +122,7 @@ impl WireError {
                 "pass exactly one program's bytes, without padding or a second program"
             }
             WireErrorKind::BadTag { .. }
+            | WireErrorKind::VersionNotMinimal { .. }
             | WireErrorKind::BadVarint { .. }
             | WireErrorKind::InvalidUtf8 { .. } => {
                 "the bytes are corrupt or were not written by `Program::to_bytes`; write them again"
@@ -162,6 +171,10 @@ impl fmt::Display for WireError {
             WireErrorKind::RangeTooLarge { value } => write!(
                 f,
                 "expected a readback bound that fits a usize, found {value}."
+            )?,
+            WireErrorKind::VersionNotMinimal { found, needed } => write!(
+                f,
+                "expected version {needed}, the lowest that holds this program, found version {found}."
             )?,
             WireErrorKind::TrailingBytes { count } => write!(
                 f,

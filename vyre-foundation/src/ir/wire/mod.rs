@@ -23,12 +23,17 @@ use crate::ir::Program;
 /// The first four bytes of every encoded program.
 pub const WIRE_MAGIC: [u8; 4] = *b"VYRE";
 
-/// The format version this build writes. It reads every version from 1 up to this one.
-pub const WIRE_VERSION: u16 = 1;
+/// The newest format version this build writes. It reads every version from 1 up to this one.
+///
+/// A program is written in the lowest version whose layout holds it (`WIRE.md`, "Versions"): a
+/// program without the statements version 2 added keeps its version-1 bytes, and so its
+/// fingerprint.
+pub const WIRE_VERSION: u16 = 2;
 
 impl Program {
-    /// The program in the wire format (`WIRE.md`): the same program gives the same bytes in every
-    /// process, on every platform, in every release that writes this [`WIRE_VERSION`].
+    /// The program in the wire format (`WIRE.md`), in the lowest version that holds it: the same
+    /// program gives the same bytes in every process, on every platform, in every release that
+    /// knows its version.
     ///
     /// Encoding never fails and never recurses, however deep the program; a program nested deeper
     /// than the validator allows encodes, but [`Program::from_bytes`] refuses it.

@@ -133,6 +133,28 @@ kind_tags! {
         Block = 5,
         Barrier = 6,
         Return = 7,
+        Break = 8,
+        Continue = 9,
+        While = 10,
+        Atomic = 11,
+    }
+}
+
+impl NodeTag {
+    /// The first format version with this statement: `While`, `Break`, `Continue` and `Atomic`
+    /// came in version 2.
+    pub(super) const fn since(self) -> u16 {
+        match self {
+            NodeTag::Let
+            | NodeTag::Assign
+            | NodeTag::Store
+            | NodeTag::If
+            | NodeTag::Loop
+            | NodeTag::Block
+            | NodeTag::Barrier
+            | NodeTag::Return => 1,
+            NodeTag::Break | NodeTag::Continue | NodeTag::While | NodeTag::Atomic => 2,
+        }
     }
 }
 
@@ -174,7 +196,7 @@ mod tests {
         assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 4);
         assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 4);
         assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 12);
-        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 8);
+        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 12);
         assert_eq!(
             dense(BinOp::from_wire_tag, BinOp::wire_tag),
             BinOp::ALL.len()

@@ -1,5 +1,11 @@
 //! Statements: scoping, writability, loop variables, and the uniformity of control flow that
 //! barriers need.
+//!
+//! Control flow is non-uniform inside an `if` or loop whose condition or bounds may differ between
+//! invocations, after a `return` that may run for only some invocations (for the rest of the
+//! program), and after a `break` or `continue` that may run for only some invocations: for the
+//! rest of that iteration of its loop, and after a `break` for every later iteration too. A loop
+//! reconverges where it ends, so the statements after it are as uniform as those before it.
 
 use crate::ir::{DataType, Expr, Node};
 use crate::validate::MAX_NODE_DEPTH;
@@ -58,7 +64,7 @@ impl Checker<'_> {
         nonuniform: Option<&'static str>,
         depth: usize,
     ) {
-        let control = nonuniform.or(self.divergence);
+        let control = nonuniform.or(self.divergence).or(self.iteration_exit);
         let resolved = match node {
             Node::Let { name, value } => {
                 match self.with_field("value", |c| c.check_expr(value, 0)) {
@@ -116,8 +122,103 @@ impl Checker<'_> {
                 }
                 Resolved::Nothing
             }
+            Node::While { cond, body } => {
+                self.check_while(cond, body, control, depth);
+                Resolved::Nothing
+            }
+            Node::Break => {
+                let reason = "an earlier `break` leaves the loop for only some invocations";
+                self.check_exit("break", reason, control);
+                if control.is_some() {
+                    self.loop_broken.get_or_insert(reason);
+                }
+                Resolved::Nothing
+            }
+            Node::Continue => {
+                let reason = "an earlier `continue` ends the iteration for only some invocations";
+                self.check_exit("continue", reason, control);
+                Resolved::Nothing
+            }
+            Node::Atomic {
+                op,
+                buffer,
+                index,
+                expected,
+                value,
+            } => self
+                .check_atomic(*op, buffer, index, expected.as_ref(), value, 0)
+                .map_or(Resolved::Nothing, |t| t.resolved),
         };
         self.record_node(node, resolved, control.is_none());
+    }
+
+    /// A `break` or `continue`: it must be inside a loop body, and in non-uniform control flow it
+    /// makes the rest of the iteration non-uniform.
+    fn check_exit(
+        &mut self,
+        statement: &'static str,
+        reason: &'static str,
+        control: Option<&'static str>,
+    ) {
+        if self.loop_depth == 0 {
+            self.error(K::ExitOutsideLoop { statement });
+        }
+        if control.is_some() {
+            self.iteration_exit.get_or_insert(reason);
+        }
+    }
+
+    /// Checks `while cond { body }`.
+    fn check_while(
+        &mut self,
+        cond: &Expr,
+        body: &[Node],
+        control: Option<&'static str>,
+        depth: usize,
+    ) {
+        let cond = self.with_field("cond", |c| c.check_expr(cond, 0));
+        if let Some(t) = cond
+            && t.ty != DataType::Bool
+        {
+            self.with_field("cond", |c| c.error(K::ConditionNotBool { found: t.ty }));
+        }
+        let inner = match cond {
+            Some(t) if !t.uniform => {
+                Some("the condition of an enclosing `while` may differ between invocations")
+            }
+            _ => control,
+        };
+        self.in_loop(inner, |c, nonuniform| {
+            c.scoped_body("body", body, nonuniform, depth)
+        });
+    }
+
+    /// Walks a loop body with `walk`, starting in `inner` control flow, and walks it again when an
+    /// iteration may leave some invocations behind (a non-uniform `return` or `break` in a body
+    /// entered uniformly): the next iteration then starts in non-uniform control flow, and the
+    /// second walk's facts replace the first's. The loop's own `break`/`continue` state does not
+    /// outlive it.
+    fn in_loop<R>(
+        &mut self,
+        inner: Option<&'static str>,
+        mut walk: impl FnMut(&mut Self, Option<&'static str>) -> R,
+    ) -> R {
+        let outer = (self.iteration_exit.take(), self.loop_broken.take());
+        self.loop_depth += 1;
+        let errors_before = self.errors.len();
+        let divergence_before = self.divergence;
+        let mut out = walk(self, inner);
+        let returned = divergence_before.is_none() && self.divergence.is_some();
+        if inner.is_none()
+            && let Some(reason) = self.divergence.filter(|_| returned).or(self.loop_broken)
+        {
+            self.errors.truncate(errors_before);
+            self.iteration_exit = None;
+            out = walk(self, Some(reason));
+        }
+        self.loop_depth -= 1;
+        (self.iteration_exit, self.loop_broken) = outer;
+        out
     }
 
     pub(super) fn check_assign(
@@ -231,17 +332,9 @@ impl Checker<'_> {
         } else {
             Some("the bounds of an enclosing loop may differ between invocations")
         };
-        let errors_before = self.errors.len();
-        let divergence_before = self.divergence;
-        let mut id = self.loop_body(var, ty, bounds_uniform, body, inner, depth);
-        if divergence_before.is_none() && self.divergence.is_some() && inner.is_none() {
-            // A `return` inside the body diverged some invocations, so the next iteration starts in
-            // non-uniform control flow: check the body again in that state (its facts replace the
-            // first walk's).
-            self.errors.truncate(errors_before);
-            id = self.loop_body(var, ty, bounds_uniform, body, self.divergence, depth);
-        }
-        id
+        self.in_loop(inner, |c, nonuniform| {
+            c.loop_body(var, ty, bounds_uniform, body, nonuniform, depth)
+        })
     }
 
     pub(super) fn loop_body(
