@@ -306,7 +306,29 @@ impl<'v, 'p> Compiler<'v, 'p> {
             Node::Block(nodes) => {
                 let block = self.scoped(nodes)?;
                 out.may_return |= block.may_return;
+                out.may_exit |= block.may_exit;
                 out.insts.extend(block.insts);
+            }
+            Node::While { cond, body } => self.while_node(cond, body, out)?,
+            Node::Break => {
+                out.may_exit = true;
+                out.insts.push(Inst::Break);
+            }
+            Node::Continue => {
+                out.may_exit = true;
+                out.insts.push(Inst::Continue);
+            }
+            Node::Atomic {
+                op,
+                index,
+                expected,
+                value,
+                ..
+            } => {
+                let id = self.evidence.node_buffer(node)?;
+                // The old value lands in a temporary nobody reads.
+                let dst = self.temp();
+                self.atomic(*op, id, index, expected.as_ref(), value, dst, out)?;
             }
             Node::Barrier => {
                 self.has_barrier = true;
@@ -342,6 +364,7 @@ impl<'v, 'p> Compiler<'v, 'p> {
         let then = self.scoped(then)?;
         let otherwise = self.scoped(otherwise)?;
         out.may_return |= then.may_return || otherwise.may_return;
+        out.may_exit |= then.may_exit || otherwise.may_exit;
         out.insts.push(Inst::If {
             cond,
             then,
@@ -365,12 +388,33 @@ impl<'v, 'p> Compiler<'v, 'p> {
         let to_reg = self.temp();
         self.expr_into(to, to_reg, out)?;
         self.bind(id, var, ty);
+        // The loop consumes its body's `break`s and `continue`s; only `return` reaches further.
         let body = self.scoped(nodes)?;
         out.may_return |= body.may_return;
         out.insts.push(Inst::Loop {
             var,
             to: to_reg,
             signed: ty == DataType::I32,
+            body,
+        });
+        Ok(())
+    }
+
+    /// `while cond { body }`: the condition's instructions get their own block, run before every
+    /// iteration.
+    fn while_node(
+        &mut self,
+        cond: &'p Expr,
+        nodes: &'p [Node],
+        out: &mut Block,
+    ) -> Result<(), BackendError> {
+        let mut cond_code = Block::default();
+        let (cond, _) = self.expr(cond, &mut cond_code)?;
+        let body = self.scoped(nodes)?;
+        out.may_return |= body.may_return;
+        out.insts.push(Inst::While {
+            cond_code,
+            cond,
             body,
         });
         Ok(())

@@ -28,6 +28,9 @@ pub(crate) struct Executor<'a, const TRACE: bool> {
     regs: Vec<Vec<u32>>,
     workgroup: Vec<Vec<u32>>,
     retired: Vec<bool>,
+    /// Per lane, how it left the current iteration of its innermost loop ([`STAYED`], [`CONTINUED`]
+    /// or [`BROKE`]); reset when the loop takes stock after the iteration.
+    left: Vec<u8>,
     /// Lanes in the current block.
     lanes: usize,
     /// Workgroups per block.
@@ -39,6 +42,13 @@ pub(crate) struct Executor<'a, const TRACE: bool> {
     spare: Vec<Vec<u32>>,
     local_ids: [Vec<u32>; 3],
 }
+
+/// A lane that is still in its loop's iteration.
+const STAYED: u8 = 0;
+/// A lane that ran `continue`: out of this iteration, back for the next.
+const CONTINUED: u8 = 1;
+/// A lane that ran `break`: out of the loop.
+const BROKE: u8 = 2;
 
 /// The linear local index of every lane of a workgroup of `size` (`n` lanes, the product checked at
 /// compile time), split into `x, y, z` ids.
@@ -113,6 +123,7 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             regs,
             workgroup,
             retired: vec![false; cap],
+            left: vec![STAYED; cap],
             lanes: 0,
             per_block,
             first_workgroup: 0,
@@ -136,6 +147,7 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             memory.fill(0);
         }
         self.retired[..self.lanes].fill(false);
+        self.left[..self.lanes].fill(STAYED);
         let mut active = self.take_list();
         active.extend(0..self.lanes as u32);
         let code = self.code;
@@ -221,10 +233,26 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
                     signed,
                     body,
                 } => self.loop_inst(*var, *to, *signed, body, active)?,
+                Inst::While {
+                    cond_code,
+                    cond,
+                    body,
+                } => self.while_inst(cond_code, *cond, body, active)?,
                 Inst::Barrier => self.barrier(active)?,
                 Inst::Return => {
                     for &l in active.iter() {
                         self.retired[l as usize] = true;
+                    }
+                    active.clear();
+                }
+                Inst::Break | Inst::Continue => {
+                    let how = if matches!(inst, Inst::Break) {
+                        BROKE
+                    } else {
+                        CONTINUED
+                    };
+                    for &l in active.iter() {
+                        self.left[l as usize] = how;
                     }
                     active.clear();
                 }
@@ -266,9 +294,9 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             .and_then(|()| self.block(otherwise, &mut no));
         self.spare.push(yes);
         self.spare.push(no);
-        if then.may_return || otherwise.may_return {
-            let retired = &self.retired;
-            active.retain(|&l| !retired[l as usize]);
+        if then.may_return || otherwise.may_return || then.may_exit || otherwise.may_exit {
+            let (retired, left) = (&self.retired, &self.left);
+            active.retain(|&l| !retired[l as usize] && left[l as usize] == STAYED);
         }
         result
     }
@@ -298,11 +326,20 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             );
         }
         let mut result = Ok(());
+        let mut iteration = self.take_list();
         while !live.is_empty() {
+            if body.may_exit {
+                iteration.clear();
+                iteration.extend_from_slice(&live);
+            }
             result = self.block(body, &mut live);
             if result.is_err() {
                 break;
             }
+            if body.may_exit {
+                self.rejoin(&iteration, &mut live);
+            }
+            // A lane that ran `continue` steps its counter like any other.
             let mut counters = std::mem::take(&mut self.regs[var as usize]);
             let t = &self.regs[to as usize];
             // `var < to` held, so `var + 1` cannot overflow.
@@ -318,6 +355,69 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             }
         }
         self.spare.push(live);
+        self.spare.push(iteration);
+        if body.may_return {
+            let retired = &self.retired;
+            active.retain(|&l| !retired[l as usize]);
+        }
+        result
+    }
+
+    /// After an iteration that may have run `break` or `continue`: the lanes of `iteration` that
+    /// go on to the next one (they neither broke nor returned) become `live` again, in order, and
+    /// every lane's exit mark is cleared, so the lanes that broke are simply back in the block
+    /// around the loop.
+    fn rejoin(&mut self, iteration: &[u32], live: &mut Vec<u32>) {
+        live.clear();
+        for &l in iteration {
+            let i = l as usize;
+            if self.left[i] != BROKE && !self.retired[i] {
+                live.push(l);
+            }
+            self.left[i] = STAYED;
+        }
+    }
+
+    /// `while`: the condition runs before every iteration on the lanes still in the loop, and
+    /// every iteration is charged, so a loop that never ends runs out of fuel (or time) instead
+    /// of hanging the dispatch.
+    fn while_inst(
+        &mut self,
+        cond_code: &Block,
+        cond: Reg,
+        body: &Block,
+        active: &mut Vec<u32>,
+    ) -> Result<(), Stopped> {
+        let mut live = self.take_list();
+        live.extend_from_slice(active);
+        let mut iteration = self.take_list();
+        let result = loop {
+            if let Err(stop) = self.block(cond_code, &mut live) {
+                break Err(stop);
+            }
+            {
+                let c = &self.regs[cond as usize];
+                live.retain(|&l| c[l as usize] != 0);
+            }
+            if live.is_empty() {
+                break Ok(());
+            }
+            if let Err(stop) = self.charge(live.len()) {
+                break Err(stop);
+            }
+            if body.may_exit {
+                iteration.clear();
+                iteration.extend_from_slice(&live);
+            }
+            if let Err(stop) = self.block(body, &mut live) {
+                break Err(stop);
+            }
+            if body.may_exit {
+                self.rejoin(&iteration, &mut live);
+            }
+        };
+        self.spare.push(live);
+        self.spare.push(iteration);
         if body.may_return {
             let retired = &self.retired;
             active.retain(|&l| !retired[l as usize]);

@@ -186,8 +186,18 @@ pub(crate) enum Inst {
         signed: bool,
         body: Block,
     },
+    /// Runs `cond_code`, then `body` on the lanes whose `cond` register is true, until none is.
+    While {
+        cond_code: Block,
+        cond: Reg,
+        body: Block,
+    },
     Barrier,
     Return,
+    /// Leaves the innermost loop, for the active lanes.
+    Break,
+    /// Ends the innermost loop's iteration, for the active lanes.
+    Continue,
 }
 
 /// A straight-line list of instructions (with structured children).
@@ -196,6 +206,9 @@ pub(crate) struct Block {
     pub(crate) insts: Vec<Inst>,
     /// True when a `return` may run inside this block, so lanes may retire while it runs.
     pub(crate) may_return: bool,
+    /// True when a `break` or `continue` of the enclosing loop may run inside this block, so lanes
+    /// may leave the iteration while it runs.
+    pub(crate) may_exit: bool,
 }
 
 /// A register whose value is set before a block runs instead of by an instruction.

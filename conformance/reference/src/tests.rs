@@ -125,3 +125,156 @@ fn a_program_with_unknown_names_never_reaches_the_compiler() {
     assert_eq!(error.kind_name(), "InvalidProgram", "{error}");
     assert!(error.to_string().contains("Fix:"));
 }
+
+/// Runs a valid program on one workgroup of 8 and returns the first 8 words of `out`.
+fn words(program: &Program) -> Vec<u32> {
+    let out = run_unvalidated(program, [1, 1, 1]).expect("the program runs");
+    out[0]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .take(8)
+        .collect()
+}
+
+fn counted(body: Vec<Node>) -> Node {
+    Node::loop_for("i", Expr::u32(0), Expr::u32(10), body)
+}
+
+fn bump(by: Expr) -> Node {
+    Node::assign("acc", Expr::add(Expr::var("acc"), by))
+}
+
+#[test]
+fn continue_skips_the_rest_and_still_steps_break_leaves_at_the_invocations_own_iteration() {
+    // Invocation l: skip i = 2, leave at i = l + 3; acc sums the rest of 0..l+3.
+    let program = barrier_program(vec![
+        Node::let_bind("acc", Expr::u32(0)),
+        counted(vec![
+            Node::if_then(
+                Expr::eq(Expr::var("i"), Expr::u32(2)),
+                vec![Node::continue_()],
+            ),
+            Node::if_then(
+                Expr::eq(Expr::var("i"), Expr::add(Expr::local_x(), Expr::u32(3))),
+                vec![Node::break_()],
+            ),
+            bump(Expr::var("i")),
+        ]),
+        Node::barrier(),
+        Node::store("out", Expr::gid_x(), Expr::var("acc")),
+    ]);
+    assert!(vyre_foundation::validate(&program).is_ok());
+    let expected: Vec<u32> = (0..8u32)
+        .map(|l| (0..10u32.min(l + 3)).filter(|&i| i != 2).sum())
+        .collect();
+    assert_eq!(words(&program), expected);
+}
+
+#[test]
+fn break_in_an_inner_loop_leaves_only_that_loop() {
+    let program = barrier_program(vec![
+        Node::let_bind("acc", Expr::u32(0)),
+        counted(vec![Node::loop_for(
+            "j",
+            Expr::u32(0),
+            Expr::u32(5),
+            vec![
+                Node::if_then(
+                    Expr::ge(Expr::var("j"), Expr::local_x()),
+                    vec![Node::break_()],
+                ),
+                bump(Expr::u32(1)),
+            ],
+        )]),
+        Node::store("out", Expr::gid_x(), Expr::var("acc")),
+    ]);
+    let expected: Vec<u32> = (0..8u32).map(|l| 10 * l.min(5)).collect();
+    assert_eq!(words(&program), expected);
+}
+
+#[test]
+fn while_reevaluates_its_condition_and_may_not_run_at_all() {
+    // Invocation l counts down from l: l iterations; invocation 0 never enters.
+    let program = barrier_program(vec![
+        Node::let_bind("n", Expr::local_x()),
+        Node::let_bind("acc", Expr::u32(100)),
+        Node::loop_while(
+            Expr::gt(Expr::var("n"), Expr::u32(0)),
+            vec![
+                Node::assign("n", Expr::sub(Expr::var("n"), Expr::u32(1))),
+                Node::if_then(
+                    Expr::eq(Expr::var("n"), Expr::u32(1)),
+                    vec![Node::continue_()],
+                ),
+                bump(Expr::u32(1)),
+            ],
+        ),
+        Node::store("out", Expr::gid_x(), Expr::var("acc")),
+    ]);
+    let expected: Vec<u32> = (0..8u32).map(|l| 100 + l - u32::from(l >= 2)).collect();
+    assert_eq!(words(&program), expected);
+}
+
+#[test]
+fn atomic_statements_update_memory_and_drop_the_old_value() {
+    let program = Program::wrapped(
+        vec![BufferDecl::output("out", 0, DataType::U32).with_count(64)],
+        [8, 1, 1],
+        vec![
+            Node::atomic(
+                vyre_foundation::ir::AtomicOp::Add,
+                "out",
+                Expr::u32(0),
+                Expr::local_x(),
+            ),
+            Node::atomic_compare_exchange("out", Expr::u32(1), Expr::u32(0), Expr::u32(9)),
+        ],
+    );
+    let evidence = vyre_foundation::validate(&program).expect("valid");
+    let code = compile(&evidence).expect("compiles");
+    let config = DispatchConfig::new().with_grid([1, 1, 1]);
+    let plan = vyre_driver::plan_dispatch(&program, &[], &config).expect("plan");
+    let out = super::run::<false>(&code, &program, &plan, &[], &config)
+        .expect("runs")
+        .outputs;
+    let word = |i: usize| {
+        u32::from_le_bytes([
+            out[0][4 * i],
+            out[0][4 * i + 1],
+            out[0][4 * i + 2],
+            out[0][4 * i + 3],
+        ])
+    };
+    assert_eq!((word(0), word(1)), (28, 9));
+}
+
+#[test]
+fn a_while_that_never_ends_runs_out_of_fuel() {
+    let program = barrier_program(vec![Node::loop_while(Expr::bool(true), vec![])]);
+    let evidence = vyre_foundation::validate(&program).expect("valid");
+    let code = compile(&evidence).expect("compiles");
+    let config = DispatchConfig::new()
+        .with_grid([1, 1, 1])
+        .with_fuel(1_000_000);
+    let plan = vyre_driver::plan_dispatch(&program, &[], &config).expect("plan");
+    let error =
+        super::run::<false>(&code, &program, &plan, &[], &config).expect_err("the loop never ends");
+    assert_eq!(error.kind_name(), "Timeout", "{error}");
+    assert!(error.to_string().contains("Fix:"), "{error}");
+}
+
+#[test]
+fn barrier_after_a_partial_break_in_the_loop_is_an_error() {
+    let program = barrier_program(vec![counted(vec![
+        Node::if_then(
+            Expr::eq(Expr::local_x(), Expr::u32(3)),
+            vec![Node::break_()],
+        ),
+        Node::barrier(),
+    ])]);
+    assert!(vyre_foundation::validate(&program).is_err());
+    assert_barrier_error(
+        run_unvalidated(&program, [1, 1, 1]),
+        "barrier after invocation 3 broke",
+    );
+}

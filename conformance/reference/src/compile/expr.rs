@@ -186,7 +186,7 @@ impl<'p> Compiler<'_, 'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn atomic(
+    pub(super) fn atomic(
         &mut self,
         op: AtomicOp,
         buffer: BufferId,

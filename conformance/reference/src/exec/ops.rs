@@ -97,7 +97,13 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
                 expected,
                 value,
             } => self.atomic(op, dst, buf, [index, expected, value], active),
-            Inst::If { .. } | Inst::Loop { .. } | Inst::Barrier | Inst::Return => {}
+            Inst::If { .. }
+            | Inst::Loop { .. }
+            | Inst::While { .. }
+            | Inst::Barrier
+            | Inst::Return
+            | Inst::Break
+            | Inst::Continue => {}
         }
     }
 
