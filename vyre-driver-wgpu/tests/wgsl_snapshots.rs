@@ -801,3 +801,145 @@ fn a_one_byte_change_shows_as_a_line_diff() {
     let trailing = line_diff("a \n", "a\n").expect("a diff");
     assert!(trailing.contains("- \"a \"\n+ a\n"), "{trailing}");
 }
+
+/// A loop over `0..8` that skips odd `k`, leaves at the first `k` past the invocation's input and
+/// sums the rest; used directly, vectorised and packed below.
+fn break_and_continue_program() -> Program {
+    let k = || Expr::var("k");
+    Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(64),
+            BufferDecl::output("out", 1, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("sum", Expr::u32(0)),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::u32(8),
+                vec![
+                    Node::if_then(
+                        Expr::eq(Expr::bit_and(k(), Expr::u32(1)), Expr::u32(1)),
+                        vec![Node::continue_()],
+                    ),
+                    Node::if_then(
+                        Expr::gt(k(), Expr::load("input", Expr::gid_x())),
+                        vec![Node::break_()],
+                    ),
+                    Node::assign("sum", Expr::add(Expr::var("sum"), k())),
+                ],
+            ),
+            Node::store("out", Expr::gid_x(), Expr::var("sum")),
+        ],
+    )
+}
+
+#[test]
+fn break_and_continue() {
+    // `continue` goes to the `continuing` block, which steps `k`; `break` leaves the counted loop.
+    check(
+        "break_and_continue",
+        LaunchForm::Direct,
+        &break_and_continue_program(),
+    );
+}
+
+#[test]
+fn vectorised_break_and_continue() {
+    // The full-row path unrolls the body per lane and the tail runs it inside the lane loop: each
+    // `break` must stay inside the program's own loop, never leave the lane loop.
+    check(
+        "vectorised_break_and_continue",
+        LaunchForm::Vectorised,
+        &break_and_continue_program(),
+    );
+}
+
+#[test]
+fn packed_break_and_continue() {
+    check(
+        "packed_break_and_continue",
+        LaunchForm::Packed,
+        &break_and_continue_program(),
+    );
+}
+
+#[test]
+fn while_loops() {
+    // Collatz steps until 1, at most 100: the condition is evaluated before every iteration, and a
+    // `while` whose condition is false at once runs no iteration.
+    let n = || Expr::var("n");
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(64),
+            BufferDecl::output("steps", 1, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("n", Expr::load("input", Expr::gid_x())),
+            Node::let_bind("count", Expr::u32(0)),
+            Node::loop_while(
+                Expr::and(
+                    Expr::gt(n(), Expr::u32(1)),
+                    Expr::lt(Expr::var("count"), Expr::u32(100)),
+                ),
+                vec![
+                    Node::assign("count", Expr::add(Expr::var("count"), Expr::u32(1))),
+                    Node::if_then_else(
+                        Expr::eq(Expr::bit_and(n(), Expr::u32(1)), Expr::u32(0)),
+                        vec![
+                            Node::assign("n", Expr::shr(n(), Expr::u32(1))),
+                            Node::continue_(),
+                        ],
+                        vec![Node::assign(
+                            "n",
+                            Expr::add(Expr::mul(n(), Expr::u32(3)), Expr::u32(1)),
+                        )],
+                    ),
+                ],
+            ),
+            Node::loop_while(Expr::bool(false), vec![Node::break_()]),
+            Node::store("steps", Expr::gid_x(), Expr::var("count")),
+        ],
+    );
+    check("while_loops", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn atomic_statements() {
+    // Every atomic as a statement: the read-modify-writes need no result, the exchanges keep
+    // theirs (naga requires it) and drop it.
+    let mut body: Vec<Node> = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+    ]
+    .into_iter()
+    .zip(0..)
+    .map(|(op, k)| Node::atomic(op, "counters", Expr::u32(k), Expr::gid_x()))
+    .collect();
+    body.push(Node::atomic_compare_exchange(
+        "counters",
+        Expr::u32(8),
+        Expr::u32(0),
+        Expr::gid_x(),
+    ));
+    body.push(Node::atomic(
+        AtomicOp::Add,
+        "counters",
+        Expr::gid_x(),
+        Expr::u32(1),
+    ));
+    let program = Program::new(
+        vec![BufferDecl::read_write("counters", 0, DataType::U32).with_count(16)],
+        [64, 1, 1],
+        body,
+    );
+    check("atomic_statements", LaunchForm::Direct, &program);
+}

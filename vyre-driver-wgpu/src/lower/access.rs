@@ -237,6 +237,45 @@ impl Lowerer<'_, '_> {
         self.fb.load(block, old)
     }
 
+    /// An atomic whose old value nobody reads; out of bounds it does nothing. naga needs a result
+    /// for the exchanges (without one an exchange would be a plain store), so those take the
+    /// expression's path and drop its value; the others need no result at all.
+    pub(crate) fn guarded_atomic_statement(
+        &mut self,
+        block: &mut Block,
+        op: AtomicOp,
+        target: Target,
+        expected: Option<Handle<Expression>>,
+        value: Handle<Expression>,
+    ) {
+        match op {
+            AtomicOp::Exchange | AtomicOp::CompareExchange => {
+                self.guarded_atomic(block, op, target, expected, value);
+            }
+            AtomicOp::Add
+            | AtomicOp::Sub
+            | AtomicOp::Min
+            | AtomicOp::Max
+            | AtomicOp::And
+            | AtomicOp::Or
+            | AtomicOp::Xor => {
+                let address = self.address(block, target);
+                let update = Statement::Atomic {
+                    pointer: address.pointer,
+                    fun: atomic_function(op),
+                    value,
+                    result: None,
+                };
+                match address.in_bounds {
+                    Some(in_bounds) => self
+                        .fb
+                        .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, update)),
+                    None => self.fb.stmt(block, update),
+                }
+            }
+        }
+    }
+
     /// The zero of `ty`.
     pub(crate) fn zero(&mut self, block: &mut Block, ty: DataType) -> Handle<Expression> {
         let literal = match ty {

@@ -7,7 +7,8 @@
 //! - the body never loads the buffer, never updates it atomically and never takes its length;
 //! - a statement at the top level of the body stores to it at exactly `gid.x` (or a variable that
 //!   only ever holds `gid.x`), and no `return` comes before that statement anywhere in the body, so
-//!   every invocation reaches it (counted loops always end);
+//!   every invocation reaches it (counted loops always end; a `while` that never ends never lets
+//!   the dispatch finish, so no output of it is read);
 //! - the launch has at least one invocation per element along x (`grid.x * workgroup.x >=` the
 //!   element count), which the launch checks ([`covers`]).
 //!
@@ -56,13 +57,19 @@ pub(crate) fn fully_written_outputs(evidence: &Validated<'_>) -> Vec<usize> {
                     written.push(j);
                 }
             }
+            // An atomic statement counts as a use (`u.atomic`), so it needs no case of its own; a
+            // `break` or `continue` only ever stands inside a loop, never at the top level.
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::If { .. }
             | Node::Loop { .. }
+            | Node::While { .. }
             | Node::Block(_)
             | Node::Barrier
-            | Node::Return => {}
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => {}
         }
     }
     written

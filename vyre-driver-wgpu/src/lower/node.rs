@@ -94,7 +94,72 @@ impl Lowerer<'_, '_> {
             }
             Node::Barrier => self.fb.stmt(block, Statement::ControlBarrier(self.barrier)),
             Node::Return => self.fb.stmt(block, Statement::Return { value: None }),
+            // Both leave the innermost naga loop, which is always the IR's innermost loop: the
+            // lane loop of the vectorised form wraps the whole body, never a statement inside a
+            // loop, and validation keeps `break` and `continue` inside loops. A counted loop's
+            // step is its `continuing` block, which `continue` runs.
+            Node::Break => self.fb.stmt(block, Statement::Break),
+            Node::Continue => self.fb.stmt(block, Statement::Continue),
+            Node::While { cond, body } => self.while_loop(block, cond, body)?,
+            Node::Atomic {
+                op,
+                index,
+                expected,
+                value,
+                ..
+            } => {
+                let b = self.evidence.node_buffer(node)?.index();
+                let proven = self.bounds.proven(self.evidence, b, index);
+                let (index, index_ty) = self.expr(block, index)?;
+                let expected = match expected {
+                    Some(e) => Some(self.expr(block, e)?.0),
+                    None => None,
+                };
+                let (value, _) = self.expr(block, value)?;
+                let target = super::access::Target {
+                    buffer: b,
+                    index,
+                    index_ty,
+                    proven,
+                };
+                self.guarded_atomic_statement(block, *op, target, expected, value);
+            }
         }
+        Ok(())
+    }
+
+    /// `while cond { body }`: a naga loop whose body first evaluates `cond` and breaks when it is
+    /// false, so the condition is evaluated again before every iteration and `continue` (an empty
+    /// `continuing` block) goes straight back to it.
+    fn while_loop(
+        &mut self,
+        block: &mut Block,
+        cond: &Expr,
+        body: &[Node],
+    ) -> Result<(), BackendError> {
+        self.fb.flush(block);
+        let mut loop_body = Block::new();
+        let (more, _) = self.expr(&mut loop_body, cond)?;
+        let done = self.fb.expr(
+            &mut loop_body,
+            naga::Expression::Unary {
+                op: naga::UnaryOperator::LogicalNot,
+                expr: more,
+            },
+        );
+        self.fb.if_then(&mut loop_body, done, |fb, inner| {
+            fb.stmt(inner, Statement::Break)
+        });
+        self.body(&mut loop_body, body)?;
+        self.fb.flush(&mut loop_body);
+        self.fb.stmt(
+            block,
+            Statement::Loop {
+                body: loop_body,
+                continuing: Block::new(),
+                break_if: None,
+            },
+        );
         Ok(())
     }
 

@@ -39,7 +39,8 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     let mut stored = Vec::new();
     let mut ok = true;
     walk(&program.body, &mut |node| match node {
-        Node::Barrier => ok = false,
+        // Atomics are refused above through the buffer uses; the arm keeps that explicit.
+        Node::Barrier | Node::Atomic { .. } => ok = false,
         Node::Let { value, .. } => {
             if is_gid_x(value)
                 && let Ok(id) = evidence.node_var(node)
@@ -65,8 +66,11 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
         Node::Assign { .. }
         | Node::If { .. }
         | Node::Loop { .. }
+        | Node::While { .. }
         | Node::Block(_)
-        | Node::Return => {}
+        | Node::Return
+        | Node::Break
+        | Node::Continue => {}
     });
     ok.then_some(stored)
 }

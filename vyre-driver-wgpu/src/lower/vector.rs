@@ -121,7 +121,8 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
     // Declarations come before their uses in the walk, so every alias is known at its uses.
     walk(&program.body, &mut |node| {
         match node {
-            Node::Barrier | Node::Return => ok = false,
+            // Atomics are refused above through the buffer uses; the arm keeps that explicit.
+            Node::Barrier | Node::Return | Node::Atomic { .. } => ok = false,
             Node::Let { value, .. } => {
                 if is_gid_x(value)
                     && let Ok(id) = evidence.node_var(node)
@@ -139,7 +140,15 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
                 }
                 Err(_) => ok = false,
             },
-            Node::Assign { .. } | Node::If { .. } | Node::Loop { .. } | Node::Block(_) => {}
+            // A `break` or `continue` stands inside a loop of the body, so in the partial-row
+            // path, where the body runs inside the lane loop, it still leaves only its own loop.
+            Node::Assign { .. }
+            | Node::If { .. }
+            | Node::Loop { .. }
+            | Node::While { .. }
+            | Node::Block(_)
+            | Node::Break
+            | Node::Continue => {}
         }
         for expr in node_exprs(node) {
             visit(expr, &mut |e| {
@@ -217,8 +226,12 @@ fn top_level_stores(
             | Node::Assign { .. }
             | Node::If { .. }
             | Node::Loop { .. }
+            | Node::While { .. }
             | Node::Barrier
-            | Node::Return => {}
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => {}
         }
     }
 }
@@ -240,9 +253,18 @@ fn node_exprs(node: &Node) -> Vec<&Expr> {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
         Node::Store { index, value, .. } => vec![index, value],
-        Node::If { cond, .. } => vec![cond],
+        Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
         Node::Loop { from, to, .. } => vec![from, to],
-        Node::Block(_) | Node::Barrier | Node::Return => Vec::new(),
+        Node::Atomic {
+            index,
+            expected,
+            value,
+            ..
+        } => [Some(index), expected.as_ref(), Some(value)]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => Vec::new(),
     }
 }
 
