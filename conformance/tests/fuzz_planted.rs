@@ -108,10 +108,27 @@ fn rewrite_node(node: &mut Node, types: &VarTypes, program: &Program) {
             body.iter_mut()
                 .for_each(|n| rewrite_node(n, types, program));
         }
+        Node::While { cond, body } => {
+            rewrite(cond, types, program);
+            body.iter_mut()
+                .for_each(|n| rewrite_node(n, types, program));
+        }
+        Node::Atomic {
+            index,
+            expected,
+            value,
+            ..
+        } => {
+            rewrite(index, types, program);
+            if let Some(expected) = expected {
+                rewrite(expected, types, program);
+            }
+            rewrite(value, types, program);
+        }
         Node::Block(body) => body
             .iter_mut()
             .for_each(|n| rewrite_node(n, types, program)),
-        Node::Barrier | Node::Return => {}
+        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
     }
 }
 

@@ -150,13 +150,29 @@ fn count_nodes(body: &[Node]) -> usize {
         .sum()
 }
 
-/// Nodes the reducer leaves alone: barriers (they order workgroup memory) and the id lets.
+/// Nodes the reducer leaves alone: barriers (they order workgroup memory), the id lets, and the
+/// trip counters that bound every generated `while` (without them a reduced loop could run
+/// forever, which a GPU does not survive).
 fn protected_node(node: &Node) -> bool {
     match node {
         Node::Barrier => true,
-        Node::Let { name, .. } => name == "tid" || name == "ltid",
-        _ => false,
+        Node::Let { name, .. } => name == "tid" || name == "ltid" || is_trip_counter(name),
+        Node::Assign { name, .. } => is_trip_counter(name),
+        Node::Store { .. }
+        | Node::If { .. }
+        | Node::Loop { .. }
+        | Node::While { .. }
+        | Node::Block(_)
+        | Node::Return
+        | Node::Break
+        | Node::Continue
+        | Node::Atomic { .. } => false,
     }
+}
+
+/// True for the variables the generator counts a `while`'s iterations in.
+fn is_trip_counter(name: &str) -> bool {
+    name.starts_with(crate::r#gen::TRIP_PREFIX)
 }
 
 /// Applies `edit` to node number `k` (pre-order); true when it changed something.
@@ -170,8 +186,17 @@ fn edit_node(body: &mut Vec<Node>, counter: &mut usize, k: usize, edit: NodeEdit
             Node::If {
                 then, otherwise, ..
             } => edit_node(then, counter, k, edit) || edit_node(otherwise, counter, k, edit),
-            Node::Loop { body: b, .. } | Node::Block(b) => edit_node(b, counter, k, edit),
-            _ => false,
+            Node::Loop { body: b, .. } | Node::While { body: b, .. } | Node::Block(b) => {
+                edit_node(b, counter, k, edit)
+            }
+            Node::Let { .. }
+            | Node::Assign { .. }
+            | Node::Store { .. }
+            | Node::Barrier
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => false,
         };
         if done || *counter > k {
             return done;
@@ -215,6 +240,7 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
     for node in body {
         let stop = match node {
             Node::Let { name, .. } if name == "tid" || name == "ltid" => false,
+            Node::Let { name, .. } | Node::Assign { name, .. } if is_trip_counter(name) => false,
             Node::Let { value, .. } | Node::Assign { value, .. } => visit_expr(p, value, f),
             Node::Store {
                 buffer,
@@ -226,9 +252,21 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
                 then,
                 otherwise,
             } => visit_expr(p, cond, f) || visit_body(p, then, f) || visit_body(p, otherwise, f),
-            Node::Loop { body, .. } => visit_body(p, body, f),
+            // A `while`'s condition holds its trip bound, so only its body is reduced.
+            Node::Loop { body, .. } | Node::While { body, .. } => visit_body(p, body, f),
             Node::Block(body) => visit_body(p, body, f),
-            Node::Barrier | Node::Return => false,
+            Node::Atomic {
+                buffer,
+                index,
+                expected,
+                value,
+                ..
+            } => {
+                (!writable(p, buffer) && visit_expr(p, index, f))
+                    || expected.as_mut().is_some_and(|e| visit_expr(p, e, f))
+                    || visit_expr(p, value, f)
+            }
+            Node::Barrier | Node::Return | Node::Break | Node::Continue => false,
         };
         if stop {
             return true;

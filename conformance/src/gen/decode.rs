@@ -44,6 +44,7 @@ enum FrameKind {
     Root,
     If { cond: Expr, then: Option<Vec<Node>> },
     Loop { var: String, from: Expr, to: Expr },
+    While { cond: Expr },
     Block,
 }
 
@@ -118,8 +119,22 @@ impl Ctx {
     pub(crate) fn loop_nesting(&self) -> usize {
         let loops = self.frames.iter();
         loops
-            .filter(|f| matches!(f.kind, FrameKind::Loop { .. }))
+            .filter(|f| matches!(f.kind, FrameKind::Loop { .. } | FrameKind::While { .. }))
             .count()
+    }
+
+    /// Opens `while (trip < bound) && cond`, where `trip` is a fresh counter declared just before
+    /// the loop and stepped first thing in its body, so the loop runs at most `bound` iterations
+    /// whatever `cond` does (and whatever the reducer later removes: it keeps trip counters).
+    pub(crate) fn open_while(&mut self, bound: u32, cond: Expr) {
+        let trip = self.fresh(crate::r#gen::TRIP_PREFIX);
+        self.emit(Node::let_bind(trip.as_str(), Expr::u32(0)));
+        let guarded = Expr::and(Expr::lt(Expr::var(trip.as_str()), Expr::u32(bound)), cond);
+        self.open(FrameKind::While { cond: guarded });
+        self.emit(Node::assign(
+            trip.as_str(),
+            Expr::add(Expr::var(trip.as_str()), Expr::u32(1)),
+        ));
     }
 
     pub(crate) fn declare(&mut self, name: String, ty: DataType, mutable: bool) {
@@ -185,6 +200,7 @@ impl Ctx {
                 then: Some(then),
             } => Node::if_then_else(cond, then, frame.body),
             FrameKind::Loop { var, from, to } => Node::loop_for(var, from, to, frame.body),
+            FrameKind::While { cond } => Node::loop_while(cond, frame.body),
         };
         self.emit(node);
     }

@@ -26,6 +26,10 @@ mod recipe;
 mod stmt;
 
 pub use config::{Feature, Features, GenConfig};
+
+/// The prefix of the variables that count a generated `while`'s iterations; the reducer never
+/// removes or changes them, so a reduced loop stays bounded.
+pub const TRIP_PREFIX: &str = "trip";
 pub use decode::{GeneratedCase, decode};
 pub use moderated::keeps_float_rules;
 pub use raw::{raw_inputs, raw_program};

@@ -63,12 +63,18 @@ pub enum StmtKind {
     Atomic,
     /// A `return` (nested control flow only).
     Return,
+    /// Opens a `while` bounded by a trip counter; its body runs to the next `Close`.
+    While,
+    /// A `break` (inside a loop only).
+    Break,
+    /// A `continue` (inside a loop only).
+    Continue,
 }
 
 impl StmtKind {
     /// The kind table a recipe's `kind` byte indexes modulo its length; repeated entries make common
     /// statements more likely.
-    pub const TABLE: [StmtKind; 16] = [
+    pub const TABLE: [StmtKind; 19] = [
         StmtKind::Store,
         StmtKind::Let,
         StmtKind::Store,
@@ -85,6 +91,9 @@ impl StmtKind {
         StmtKind::Atomic,
         StmtKind::Return,
         StmtKind::Assign,
+        StmtKind::While,
+        StmtKind::Break,
+        StmtKind::Continue,
     ];
 
     /// The kind a recipe byte selects.

@@ -30,6 +30,15 @@ impl Ctx {
             StmtKind::Loop if on(Feature::Loops) && self.room() && self.loop_nesting() < 2 => {
                 self.loop_stmt(ch)
             }
+            StmtKind::While if on(Feature::Loops) && self.room() && self.loop_nesting() < 2 => {
+                let bound = ch.below(self.config.max_trip as usize + 1) as u32;
+                let cond = self.expr(ch, DataType::Bool, self.config.max_expr_depth);
+                self.open_while(bound, cond);
+            }
+            // Barriers only stand at the top level, outside every loop, so leaving a loop early
+            // never puts one in non-uniform control flow.
+            StmtKind::Break if self.loop_nesting() > 0 => self.emit(Node::Break),
+            StmtKind::Continue if self.loop_nesting() > 0 => self.emit(Node::Continue),
             StmtKind::Block if self.room() => self.open_block(),
             StmtKind::Close if self.nesting() > 0 => self.close(),
             StmtKind::Barrier
@@ -135,15 +144,23 @@ impl Ctx {
         let depth = self.config.max_expr_depth;
         let value = self.expr(ch, elem, depth);
         let name = info.decl.name.clone();
-        let atomic = if op == vyre_foundation::ir::AtomicOp::CompareExchange {
-            let expected = self.expr(ch, elem, depth);
-            Expr::atomic_compare_exchange(name, index, expected, value)
-        } else {
-            Expr::atomic(op, name, index, value)
+        let expected = (op == vyre_foundation::ir::AtomicOp::CompareExchange)
+            .then(|| self.expr(ch, elem, depth));
+        let keep = kind == AtomicTarget::Owned;
+        // An old value nobody reads may just as well be dropped by an atomic statement.
+        if !keep && ch.one_in(2) {
+            self.emit(match expected {
+                Some(expected) => Node::atomic_compare_exchange(name, index, expected, value),
+                None => Node::atomic(op, name, index, value),
+            });
+            return;
+        }
+        let atomic = match expected {
+            Some(expected) => Expr::atomic_compare_exchange(name, index, expected, value),
+            None => Expr::atomic(op, name, index, value),
         };
         // A contended atomic's old value depends on the order of invocations: bind it to a variable
         // that nothing reads (`drop` prefix), never to one in the pool.
-        let keep = kind == AtomicTarget::Owned;
         let var = self.fresh(if keep { "a" } else { "drop" });
         self.emit(Node::let_bind(var.as_str(), atomic));
         if keep {
