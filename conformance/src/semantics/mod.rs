@@ -21,6 +21,7 @@
 mod atomics;
 mod control;
 mod convert;
+mod exits;
 mod float;
 mod harness;
 mod integer;
@@ -35,6 +36,7 @@ use crate::reliability::invalid_program_cases;
 
 pub use atomics::{atomic_contended_counters, atomic_each_op, atomic_signed_min_max};
 pub use control::{early_return, loops, nested_ifs};
+pub use exits::{atomic_statements, barrier_after_uniform_break, loop_exits};
 pub use convert::{bool_operators, cast_from_f32, cast_from_integers, select_values};
 pub use float::{float_arithmetic, float_comparisons, float_fma, float_math, float_remainder};
 pub use integer::{integer_binary_i32, integer_binary_u32, integer_comparisons, integer_unary};
@@ -125,6 +127,8 @@ macro_rules! semantics_suite {
             loops
             nested_ifs
             early_return
+            loop_exits
+            barrier_after_uniform_break
             grid_in_y_and_z
             workgroup_shape_8x8
             workgroup_shape_4x4x4
@@ -132,6 +136,7 @@ macro_rules! semantics_suite {
             atomic_each_op
             atomic_signed_min_max
             atomic_contended_counters
+            atomic_statements
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {
