@@ -18,9 +18,16 @@ fn program_has(case: &GeneratedCase, op: BinOp) -> bool {
     found
 }
 
-/// Nodes other than barriers, which the reducer keeps because they order workgroup memory.
+/// Nodes other than barriers, which the reducer keeps because they order workgroup memory, and
+/// the trip counters of `while` loops, which it keeps while their loop stands.
 fn count_nodes(body: &[Node]) -> usize {
-    let own = |n: &Node| usize::from(!matches!(n, Node::Barrier));
+    let trip = |name: &str| name.starts_with(vyre_conformance::r#gen::TRIP_PREFIX);
+    let own = |n: &Node| {
+        usize::from(
+            !matches!(n, Node::Barrier)
+                && !matches!(n, Node::Let { name, .. } | Node::Assign { name, .. } if trip(name)),
+        )
+    };
     body.iter()
         .map(|n| own(n) + n.bodies().map(|b| count_nodes(b)).sum::<usize>())
         .sum()

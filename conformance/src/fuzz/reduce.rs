@@ -6,8 +6,8 @@
 //! kept when it validates, is strictly smaller (so reduction ends) and still fails.
 //!
 //! **Race freedom is preserved**: the reducer never touches what keeps a comparable program race-free
-//! and bounded: the `tid`/`ltid` lets, the indices of accesses to writable buffers, loop bounds, and
-//! barriers. Every other edit keeps a race-free program race-free (shrinking the grid or the workgroup
+//! and bounded: the `tid`/`ltid` lets, the indices of accesses to writable buffers, loop bounds,
+//! `while` conditions and trip counters, and barriers. Every other edit keeps a race-free program race-free (shrinking the grid or the workgroup
 //! keeps the `tid`/`ltid` formulas one-to-one).
 
 use std::collections::BTreeSet;
@@ -52,7 +52,59 @@ pub fn reduce(
 
 fn cost_of_valid(case: &GeneratedCase) -> Option<u64> {
     vyre_foundation::validate(&case.program).ok()?;
+    whiles_bounded(&case.program.body).then_some(())?;
     Some(cost(case))
+}
+
+/// True when every `while` still has the generator's shape `while trip < K && ... { trip = trip + 1;
+/// ... }`, so it runs at most `K` iterations: a reduced loop that could run forever is no candidate
+/// (a GPU does not survive one). The trip counters themselves may go once their loop is gone.
+fn whiles_bounded(body: &[Node]) -> bool {
+    body.iter().all(|node| {
+        let own = match node {
+            Node::While { cond, body } => bounded_while(cond, body),
+            Node::Let { .. }
+            | Node::Assign { .. }
+            | Node::Store { .. }
+            | Node::If { .. }
+            | Node::Loop { .. }
+            | Node::Block(_)
+            | Node::Barrier
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => true,
+        };
+        own && node.bodies().all(|b| whiles_bounded(b))
+    })
+}
+
+fn bounded_while(cond: &Expr, body: &[Node]) -> bool {
+    use vyre_foundation::ir::BinOp;
+    let Expr::Binary {
+        op: BinOp::And,
+        lhs,
+        ..
+    } = cond
+    else {
+        return false;
+    };
+    let Expr::Binary {
+        op: BinOp::Lt,
+        lhs: counter,
+        rhs: bound,
+    } = &**lhs
+    else {
+        return false;
+    };
+    let (Expr::Var(trip), Expr::Lit(_)) = (&**counter, &**bound) else {
+        return false;
+    };
+    let step = Node::assign(
+        trip.as_str(),
+        Expr::add(Expr::var(trip.as_str()), Expr::u32(1)),
+    );
+    body.first() == Some(&step)
 }
 
 /// The size a candidate must decrease: nodes and expressions weigh most, then literal values, the
@@ -104,6 +156,12 @@ fn count_expr(expr: &Expr, exprs: &mut u64, literals: &mut u64) {
             _ => 2,
         };
     }
+    // A variable reference weighs more than any literal, so replacing one by a literal is a
+    // strict reduction; without it `let v = false; out[i] = v;` could never lose its `let` (the
+    // `let` cannot go while `v` is read, and `v -> false` cost the same).
+    if let Expr::Var(_) = expr {
+        *literals += 3;
+    }
     for c in expr.children() {
         count_expr(c, exprs, literals);
     }
@@ -150,15 +208,14 @@ fn count_nodes(body: &[Node]) -> usize {
         .sum()
 }
 
-/// Nodes the reducer leaves alone: barriers (they order workgroup memory), the id lets, and the
-/// trip counters that bound every generated `while` (without them a reduced loop could run
-/// forever, which a GPU does not survive).
+/// Nodes the reducer leaves alone: barriers (they order workgroup memory) and the id lets. (The
+/// trip counters of `while` loops are kept by [`whiles_bounded`] while their loop stands.)
 fn protected_node(node: &Node) -> bool {
     match node {
         Node::Barrier => true,
-        Node::Let { name, .. } => name == "tid" || name == "ltid" || is_trip_counter(name),
-        Node::Assign { name, .. } => is_trip_counter(name),
-        Node::Store { .. }
+        Node::Let { name, .. } => name == "tid" || name == "ltid",
+        Node::Assign { .. }
+        | Node::Store { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::While { .. }
@@ -240,7 +297,7 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
     for node in body {
         let stop = match node {
             Node::Let { name, .. } if name == "tid" || name == "ltid" => false,
-            Node::Let { name, .. } | Node::Assign { name, .. } if is_trip_counter(name) => false,
+            Node::Assign { name, .. } if is_trip_counter(name) => false,
             Node::Let { value, .. } | Node::Assign { value, .. } => visit_expr(p, value, f),
             Node::Store {
                 buffer,

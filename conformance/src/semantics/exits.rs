@@ -186,15 +186,29 @@ pub fn atomic_statements(backend: &dyn VyreBackend) {
         .collect();
     // Every invocation writes the same value, so the exchange's result is order-independent; only
     // invocation 5 can swap slot 8 from 0 (every other one expects 1).
-    body.push(Node::atomic(AtomicOp::Exchange, "c", slot(7), Expr::u32(42)));
+    body.push(Node::atomic(
+        AtomicOp::Exchange,
+        "c",
+        slot(7),
+        Expr::u32(42),
+    ));
     body.push(Node::atomic_compare_exchange(
         "c",
         slot(8),
-        Expr::select(Expr::eq(g.clone(), Expr::u32(5)), Expr::u32(0), Expr::u32(1)),
+        Expr::select(
+            Expr::eq(g.clone(), Expr::u32(5)),
+            Expr::u32(0),
+            Expr::u32(1),
+        ),
         Expr::u32(99),
     ));
     // Out of bounds does nothing.
-    body.push(Node::atomic(AtomicOp::Add, "c", Expr::u32(1000), Expr::u32(1)));
+    body.push(Node::atomic(
+        AtomicOp::Add,
+        "c",
+        Expr::u32(1000),
+        Expr::u32(1),
+    ));
     let program = Program::wrapped(
         vec![BufferDecl::output("c", 0, DataType::U32).with_count(9)],
         [64, 1, 1],

@@ -36,8 +36,8 @@ use crate::reliability::invalid_program_cases;
 
 pub use atomics::{atomic_contended_counters, atomic_each_op, atomic_signed_min_max};
 pub use control::{early_return, loops, nested_ifs};
-pub use exits::{atomic_statements, barrier_after_uniform_break, loop_exits};
 pub use convert::{bool_operators, cast_from_f32, cast_from_integers, select_values};
+pub use exits::{atomic_statements, barrier_after_uniform_break, loop_exits};
 pub use float::{float_arithmetic, float_comparisons, float_fma, float_math, float_remainder};
 pub use integer::{integer_binary_i32, integer_binary_u32, integer_comparisons, integer_unary};
 pub use memory::{
