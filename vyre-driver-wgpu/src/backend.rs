@@ -6,6 +6,7 @@
 mod grid;
 mod recovery;
 mod resident;
+mod split;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
@@ -22,12 +23,12 @@ use crate::device::{self, AdapterOptions, DeviceState};
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
-    self, BufferSpec, Faults, Init, Job, LaunchContext, Readback, job_buffers, poisoned,
+    self, BufferSpec, Faults, Init, Job, LaunchContext, Piece, Readback, job_buffers, poisoned,
 };
 use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::{self, Compiled};
-use crate::pool::BufferPool;
+use crate::pool::{self, BufferPool};
 use crate::stats::{Counters, WgpuStats};
 
 pub(crate) use grid::fold_grid;
@@ -149,13 +150,14 @@ impl WgpuBackend {
     }
 
     fn with_state(instance: wgpu::Instance, options: AdapterOptions, state: DeviceState) -> Self {
+        let pool_limit = pool::pool_limit(&state.limits, pool::host_memory_bytes());
         Self {
             shared: Arc::new(Shared {
                 instance,
                 options,
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
-                pool: Mutex::new(BufferPool::default()),
+                pool: Mutex::new(BufferPool::new(pool_limit)),
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
                 faults: Faults::default(),
@@ -235,8 +237,13 @@ impl WgpuBackend {
             .lock()
             .map(|c| c.counts())
             .unwrap_or_default();
-        let held = self.shared.pool.lock().map(|p| p.held_bytes()).unwrap_or(0);
-        self.shared.counters.snapshot(cache, held)
+        let (held, limit) = self
+            .shared
+            .pool
+            .lock()
+            .map(|p| (p.held_bytes(), p.limit_bytes()))
+            .unwrap_or((0, 0));
+        self.shared.counters.snapshot(cache, held, limit)
     }
 
     /// Which device this is: 0 for the first, bumped by every recovery.
@@ -346,17 +353,22 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let state = self.state()?;
-        let (physical, direct) = fold_grid(
-            plan.grid,
-            1,
-            state.limits.max_compute_workgroups_per_dimension,
-        )?;
+        let per_piece = split::piece_elements(&state, evidence, plan)?;
+        let (physical, direct) = match per_piece {
+            Some(_) => (plan.grid, false),
+            None => fold_grid(
+                plan.grid,
+                1,
+                state.limits.max_compute_workgroups_per_dimension,
+            )?,
+        };
         let compiled = self.compiled_validated(
             evidence,
             LowerOptions {
                 coalesced: false,
                 direct,
                 packed: false,
+                split: per_piece.is_some(),
             },
         )?;
         let workgroup_x = evidence.program().workgroup_size[0];
@@ -374,12 +386,17 @@ impl WgpuBackend {
                 init,
             })
         })?;
-        let params = lower::plan_params(plan, 1, 0)?;
+        let pieces = match per_piece {
+            Some(n) => {
+                let bytes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
+                split::pieces(&state, &compiled, plan, &bytes, n)?
+            }
+            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, physical)],
+        };
         let job = Job {
             buffers,
-            params,
+            pieces,
             items: None,
-            physical_grid: physical,
             timeout: config.timeout,
         };
         self.launch(&state, &compiled, job)

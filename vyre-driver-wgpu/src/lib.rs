@@ -84,6 +84,10 @@ pub enum LaunchForm {
     /// Coalesced items of equal lengths laid end to end; the engine uses it only for programs whose
     /// every effect is a store at `gid.x` (see `lower::packed`).
     Packed,
+    /// One piece of an elementwise dispatch split over several launches because a buffer is larger
+    /// than the device binds at once (see `lower::elementwise`): the builtins are the whole grid's and
+    /// every storage index is rebased onto the piece's bound range.
+    Split,
 }
 
 /// The WGSL text of the module the engine launches for `program` in `form`, so that snapshots and
@@ -101,12 +105,18 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
     }
-    // The same options as `backend::dispatch_once` (direct or folded) and `engine::plan`'s
+    if form == LaunchForm::Split && !lower::elementwise(&evidence) {
+        return Err(BackendError::unsupported(
+            "this program is not elementwise (some storage access is not at `gid.x`, or it has a uniform buffer), so vyre never splits it. Fix: emit it as `LaunchForm::Folded`.",
+        ));
+    }
+    // The same options as `backend::execute_once` (direct, folded or split) and `engine::plan`'s
     // `COALESCED` and `PACKED`.
     let options = lower::LowerOptions {
         coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
         direct: form == LaunchForm::Direct,
         packed: form == LaunchForm::Packed,
+        split: form == LaunchForm::Split,
     };
     let lowered = lower::lower(&evidence, &options)?;
     lower::to_wgsl(&lowered)

@@ -10,6 +10,7 @@ use super::WgpuBackend;
 use crate::device;
 use crate::launch::poisoned;
 use crate::lifecycle::Turn;
+use crate::pool;
 
 impl WgpuBackend {
     /// Runs `f`, and once more after recovering if it failed because the device was lost.
@@ -52,12 +53,13 @@ impl WgpuBackend {
                 device::open(adapter, old.generation + 1)
             })
             .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;
+        let limit = pool::pool_limit(&fresh.limits, pool::host_memory_bytes());
         *shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
         shared
             .pool
             .lock()
             .map_err(|_| poisoned())?
-            .reset(old.generation + 1);
+            .reset(old.generation + 1, limit);
         shared
             .cache
             .lock()

@@ -7,9 +7,9 @@ use std::time::Duration;
 use vyre_driver::{BackendError, DeviceBuffer, PreparedStep, VyreBackend};
 use vyre_foundation::ir::BufferAccess;
 
-use super::{WgpuBackend, fold_grid};
+use super::{WgpuBackend, fold_grid, split};
 use crate::device::DeviceState;
-use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, device_bytes};
+use crate::launch::{self, Bound, Piece, ResidentLaunch, WgpuBuffer, device_bytes};
 use crate::lower::{self, LowerOptions};
 
 impl WgpuBackend {
@@ -195,17 +195,22 @@ impl WgpuBackend {
         step: &PreparedStep<'s>,
     ) -> Result<ResidentLaunch<'s>, BackendError> {
         let plan = &step.plan;
-        let (physical, direct) = fold_grid(
-            plan.grid,
-            1,
-            state.limits.max_compute_workgroups_per_dimension,
-        )?;
+        let per_piece = split::piece_elements(state, &step.program, plan)?;
+        let (physical, direct) = match per_piece {
+            Some(_) => (plan.grid, false),
+            None => fold_grid(
+                plan.grid,
+                1,
+                state.limits.max_compute_workgroups_per_dimension,
+            )?,
+        };
         let compiled = self.compiled_validated(
             &step.program,
             LowerOptions {
                 coalesced: false,
                 direct,
                 packed: false,
+                split: per_piece.is_some(),
             },
         )?;
         let program = step.program.program();
@@ -226,7 +231,7 @@ impl WgpuBackend {
                 lower::BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
                 _ => state.limits.max_storage_buffer_binding_size,
             };
-            if bytes > max {
+            if bytes > max && per_piece.is_none() {
                 return Err(BackendError::limit_exceeded(format!(
                     "buffer `{}` binds {bytes} bytes; this device binds at most {max}. Fix: split the data over several buffers and dispatches.",
                     decl.name
@@ -260,11 +265,17 @@ impl WgpuBackend {
                 clear: output,
             });
         }
+        let pieces = match per_piece {
+            Some(n) => {
+                let bytes: Vec<u64> = bound.iter().map(|b| b.bytes).collect();
+                split::pieces(state, &compiled, plan, &bytes, n)?
+            }
+            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, physical)],
+        };
         Ok(ResidentLaunch {
             compiled,
             bound,
-            params: lower::plan_params(plan, 1, 0)?,
-            physical_grid: physical,
+            pieces,
         })
     }
 }

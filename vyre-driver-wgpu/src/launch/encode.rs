@@ -27,13 +27,18 @@ impl Staging {
     }
 }
 
-fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
+/// The bind group entry of `range` of `buffer` at `binding`.
+pub(super) fn entry(
+    binding: u32,
+    buffer: &wgpu::Buffer,
+    range: std::ops::Range<u64>,
+) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
+            offset: range.start,
+            size: wgpu::BufferSize::new(range.end - range.start),
         }),
     }
 }
@@ -46,28 +51,32 @@ pub(super) fn encode(
     uploaded: &Uploaded,
 ) -> Result<(wgpu::CommandBuffer, Vec<Staging>), BackendError> {
     let device = &ctx.state.device;
-    let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
-        .bindings
-        .iter()
-        .zip(&uploaded.buffers)
-        .zip(&job.buffers)
-        .map(|((b, buffer), jb)| entry(b.binding, buffer, jb.bytes))
-        .collect();
-    let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre program buffers"),
-        layout: &compiled.user_layout,
-        entries: &entries,
-    });
-    let (params, params_len) = &uploaded.params;
-    let mut internal_entries = vec![entry(0, params, *params_len)];
-    if let Some((items, len)) = &uploaded.items {
-        internal_entries.push(entry(1, items, *len));
+    let mut groups = Vec::with_capacity(job.pieces.len());
+    for (piece, (params, params_len)) in job.pieces.iter().zip(&uploaded.params) {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
+            .bindings
+            .iter()
+            .zip(&uploaded.buffers)
+            .zip(&job.buffers)
+            .enumerate()
+            .map(|(i, ((b, buffer), jb))| entry(b.binding, buffer, piece.range(i, jb.bytes)))
+            .collect();
+        let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre program buffers"),
+            layout: &compiled.user_layout,
+            entries: &entries,
+        });
+        let mut internal_entries = vec![entry(0, params, 0..*params_len)];
+        if let Some((items, len)) = &uploaded.items {
+            internal_entries.push(entry(1, items, 0..*len));
+        }
+        let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre internal"),
+            layout: &compiled.internal_layout,
+            entries: &internal_entries,
+        });
+        groups.push((user_group, internal_group, piece.physical_grid));
     }
-    let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre internal"),
-        layout: &compiled.internal_layout,
-        entries: &internal_entries,
-    });
 
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre"),
@@ -83,12 +92,13 @@ pub(super) fn encode(
             timestamp_writes: None,
         });
         pass.set_pipeline(&compiled.pipeline);
-        pass.set_bind_group(0, &user_group, &[]);
-        pass.set_bind_group(1, &internal_group, &[]);
-        let [x, y, z] = job.physical_grid;
-        pass.dispatch_workgroups(x, y, z);
+        for (user_group, internal_group, [x, y, z]) in &groups {
+            pass.set_bind_group(0, user_group, &[]);
+            pass.set_bind_group(1, internal_group, &[]);
+            pass.dispatch_workgroups(*x, *y, *z);
+        }
     }
-    bump(&ctx.counters.dispatch_calls, 1);
+    bump(&ctx.counters.dispatch_calls, groups.len() as u64);
     let mut staging = Vec::new();
     for (buffer, jb) in uploaded.buffers.iter().zip(&job.buffers) {
         if let Some(range) = &jb.readback {

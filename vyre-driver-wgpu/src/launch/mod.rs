@@ -28,7 +28,9 @@ pub use fault::FaultPoint;
 #[cfg(not(feature = "fault-injection"))]
 pub(crate) use fault::FaultPoint;
 pub(crate) use fault::Faults;
-pub(crate) use job::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
+pub(crate) use job::{
+    BufferSpec, Init, Job, Piece, Readback, device_bytes, job_buffers, size_overflow,
+};
 pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
     run_sequence, write_aligned,

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::encode::copy_out;
+use super::encode::{copy_out, entry};
+use super::job::Piece;
 use super::upload::words_buffer;
 use super::{LaunchContext, poisoned, readback, submit};
 use crate::pipeline::Compiled;
@@ -125,13 +126,12 @@ pub(crate) struct Bound<'a> {
     pub(crate) clear: bool,
 }
 
-/// One launch of a sequence.
+/// One launch of a sequence: one dispatch, or the pieces of a split elementwise one.
 pub(crate) struct ResidentLaunch<'a> {
     pub(crate) compiled: Arc<Compiled>,
     /// In the pipeline's binding order.
     pub(crate) bound: Vec<Bound<'a>>,
-    pub(crate) params: Vec<u32>,
-    pub(crate) physical_grid: [u32; 3],
+    pub(crate) pieces: Vec<Piece>,
 }
 
 /// Runs `launches` in order in one encoder and one submit, then waits for them.
@@ -148,29 +148,17 @@ pub(crate) fn run_sequence(
     let scopes = submit::Scopes::push(device);
     let mut params = Vec::with_capacity(launches.len());
     for launch in launches {
-        params.push(words_buffer(ctx, &launch.params)?);
+        for piece in &launch.pieces {
+            params.push(words_buffer(ctx, &piece.params)?);
+        }
     }
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre sequence"),
     });
-    for (launch, (params, params_len)) in launches.iter().zip(&params) {
+    let mut next_params = params.iter();
+    for launch in launches {
         let compiled = &launch.compiled;
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
-            .bindings
-            .iter()
-            .zip(&launch.bound)
-            .map(|(b, bound)| entry(b.binding, bound.buffer, bound.bytes))
-            .collect();
-        let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre resident buffers"),
-            layout: &compiled.user_layout,
-            entries: &entries,
-        });
-        let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre internal"),
-            layout: &compiled.internal_layout,
-            entries: &[entry(0, params, *params_len)],
-        });
+        // Outputs are cleared whole before the first piece: a piece binds only its own range.
         for bound in &launch.bound {
             if bound.clear {
                 encoder.clear_buffer(bound.buffer, 0, Some(bound.bytes));
@@ -181,12 +169,36 @@ pub(crate) fn run_sequence(
             timestamp_writes: None,
         });
         pass.set_pipeline(&compiled.pipeline);
-        pass.set_bind_group(0, &user_group, &[]);
-        pass.set_bind_group(1, &internal_group, &[]);
-        let [x, y, z] = launch.physical_grid;
-        pass.dispatch_workgroups(x, y, z);
+        for piece in &launch.pieces {
+            let Some((params, params_len)) = next_params.next() else {
+                return Err(BackendError::new(
+                    "a sequence piece has no params buffer. Fix: report this vyre bug.",
+                ));
+            };
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
+                .bindings
+                .iter()
+                .zip(&launch.bound)
+                .enumerate()
+                .map(|(i, (b, bound))| entry(b.binding, bound.buffer, piece.range(i, bound.bytes)))
+                .collect();
+            let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vyre resident buffers"),
+                layout: &compiled.user_layout,
+                entries: &entries,
+            });
+            let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vyre internal"),
+                layout: &compiled.internal_layout,
+                entries: &[entry(0, params, 0..*params_len)],
+            });
+            pass.set_bind_group(0, &user_group, &[]);
+            pass.set_bind_group(1, &internal_group, &[]);
+            let [x, y, z] = piece.physical_grid;
+            pass.dispatch_workgroups(x, y, z);
+            bump(&ctx.counters.dispatch_calls, 1);
+        }
         drop(pass);
-        bump(&ctx.counters.dispatch_calls, 1);
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
     let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
@@ -196,15 +208,4 @@ pub(crate) fn run_sequence(
         pool.give(buffer, state.generation);
     }
     waited
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
-        }),
-    }
 }

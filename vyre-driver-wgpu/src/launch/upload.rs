@@ -14,8 +14,8 @@ use crate::stats::bump;
 pub(super) struct Uploaded {
     /// The program's buffers, in binding order.
     pub(super) buffers: Vec<wgpu::Buffer>,
-    /// vyre's `params` words and their byte length.
-    pub(super) params: (wgpu::Buffer, u64),
+    /// vyre's `params` words and their byte length, one per piece of the launch.
+    pub(super) params: Vec<(wgpu::Buffer, u64)>,
     /// The coalesced form's `items` table and its byte length.
     pub(super) items: Option<(wgpu::Buffer, u64)>,
 }
@@ -26,15 +26,17 @@ impl Uploaded {
         for buffer in self.buffers {
             pool.give(buffer, generation);
         }
-        pool.give(self.params.0, generation);
+        for (params, _) in self.params {
+            pool.give(params, generation);
+        }
         if let Some((items, _)) = self.items {
             pool.give(items, generation);
         }
     }
 }
 
-/// Checks every buffer against the binding limits, leases it and writes its initial bytes (zeroed
-/// buffers are cleared by the encoder instead).
+/// Checks what every piece binds against the binding limits, leases every buffer and writes its
+/// initial bytes (zeroed buffers are cleared by the encoder instead).
 pub(super) fn upload(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
@@ -42,14 +44,23 @@ pub(super) fn upload(
 ) -> Result<Uploaded, BackendError> {
     let state = ctx.state;
     let mut buffers = Vec::with_capacity(job.buffers.len());
-    for (binding, buffer) in compiled.bindings.iter().zip(&job.buffers) {
+    for (i, (binding, buffer)) in compiled.bindings.iter().zip(&job.buffers).enumerate() {
         let max = match binding.kind {
             BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
             _ => state.limits.max_storage_buffer_binding_size,
         };
-        if buffer.bytes > max {
+        let bound = job
+            .pieces
+            .iter()
+            .map(|p| {
+                let r = p.range(i, buffer.bytes);
+                r.end.saturating_sub(r.start)
+            })
+            .max()
+            .unwrap_or(buffer.bytes);
+        if bound > max {
             return Err(BackendError::limit_exceeded(format!(
-                "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches.",
+                "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches (vyre splits elementwise programs itself: index every storage buffer at `gid.x`).",
                 compiled.program.buffers[binding.buffer_index].name, buffer.bytes
             )));
         }
@@ -65,7 +76,11 @@ pub(super) fn upload(
         }
         buffers.push(leased);
     }
-    let params = words_buffer(ctx, &job.params)?;
+    let params = job
+        .pieces
+        .iter()
+        .map(|piece| words_buffer(ctx, &piece.params))
+        .collect::<Result<Vec<_>, _>>()?;
     let items = match &job.items {
         Some(items) => Some(words_buffer(ctx, items)?),
         None => None,
