@@ -283,7 +283,11 @@ fn a_program_that_is_not_elementwise_keeps_the_limit_error() {
     let input = vec![0u8; n as usize * 4];
     for result in [
         backend
-            .dispatch(&program, &[input.clone()], &DispatchConfig::default())
+            .dispatch(
+                &program,
+                std::slice::from_ref(&input),
+                &DispatchConfig::default(),
+            )
             .map(drop),
         {
             let a = backend.create_buffer(u64::from(n) * 4).expect("a");

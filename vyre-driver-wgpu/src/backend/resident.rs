@@ -59,8 +59,7 @@ impl WgpuBackend {
         needs(held, wgpu::BufferUsages::COPY_DST, "written")?;
         let ctx = self.context(&state);
         if offset.is_multiple_of(4) && data.len().is_multiple_of(4) {
-            launch::write_aligned(ctx, &held.buffer, offset, data);
-            return Ok(());
+            return launch::write_aligned(ctx, &held.buffer, offset, data);
         }
         // wgpu writes whole words: read the words the range touches, patch them, write them back.
         let start = offset / 4 * 4;
@@ -80,8 +79,7 @@ impl WgpuBackend {
             launch::read_resident(ctx, &held.buffer, held.allocated, start..stop, None)?;
         let at = usize::try_from(offset - start).unwrap_or(0);
         words[at..at + data.len()].copy_from_slice(data);
-        launch::write_aligned(ctx, &held.buffer, start, &words);
-        Ok(())
+        launch::write_aligned(ctx, &held.buffer, start, &words)
     }
 
     pub(super) fn read_resident(

@@ -71,7 +71,7 @@ pub(crate) fn piece_elements(
     // Each piece starts at a multiple of the offset alignment (in elements) and of the workgroup.
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4)) / 4;
     let step = lcm(align, width);
-    let n = u64::from(limits.max_storage_buffer_binding_size) / 4 / step * step;
+    let n = limits.max_storage_buffer_binding_size / 4 / step * step;
     if n == 0 {
         return Err(BackendError::limit_exceeded(format!(
             "buffer `{name}` needs {bytes} bytes; this device binds at most {max}, less than one piece of {step} elements (its offset alignment and the workgroup width). Fix: use a smaller workgroup or split the data yourself."

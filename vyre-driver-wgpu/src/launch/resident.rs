@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::encode::{copy_out, entry};
+use super::encode::entry;
 use super::job::Piece;
 use super::upload::words_buffer;
-use super::{LaunchContext, poisoned, readback, submit};
+use super::{LaunchContext, poisoned, readback, stage, submit};
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
@@ -75,16 +75,25 @@ pub(crate) fn create(ctx: LaunchContext<'_>, bytes: u64) -> Result<wgpu::Buffer,
 }
 
 /// Writes `data` at the word-aligned `offset` (the caller aligns: `offset` and `data.len()` are
-/// multiples of 4). The write reaches the device before the next submission.
+/// multiples of 4). The write reaches the device before the next submission. Large writes go
+/// through the staging ring (see `stage`).
 pub(crate) fn write_aligned(
     ctx: LaunchContext<'_>,
     buffer: &wgpu::Buffer,
     offset: u64,
     data: &[u8],
-) {
+) -> Result<(), BackendError> {
+    if stage::streams(data.len() as u64) {
+        let state = ctx.state;
+        if state.is_lost() {
+            return Err(state.lost_error("before the write"));
+        }
+        return stage::write(ctx, buffer, offset, data, 0, None);
+    }
     if !data.is_empty() {
         ctx.state.queue.write_buffer(buffer, offset, data);
     }
+    Ok(())
 }
 
 /// The bytes `range` of `buffer` (`bytes` long), after every submission before this one.
@@ -103,18 +112,17 @@ pub(crate) fn read(
         return Ok(Vec::new());
     }
     let scopes = submit::Scopes::push(&state.device);
-    let mut encoder = state
+    let encoder = state
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre read"),
         });
-    let staging = vec![copy_out(ctx, &mut encoder, buffer, bytes, &range)?];
-    let submission = submit::submit(ctx, scopes, encoder.finish())?;
-    let slots = readback::map(&staging);
-    submit::wait(state, submission, &slots, timeout)?;
-    let mut outputs = readback::read(state, &staging, &slots)?;
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    readback::give_back(&mut pool, state.generation, staging);
+    let reads = [readback::Read {
+        source: buffer,
+        bytes,
+        range,
+    }];
+    let mut outputs = readback::read_back(ctx, scopes, encoder, &reads, timeout, None)?;
     Ok(outputs.pop().unwrap_or_default())
 }
 
@@ -202,7 +210,7 @@ pub(crate) fn run_sequence(
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
     let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
-    let waited = submit::wait(state, submission, &no_maps, timeout);
+    let waited = submit::wait(state, Some(submission), &no_maps, timeout);
     let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
     for (buffer, _) in params {
         pool.give(buffer, state.generation);

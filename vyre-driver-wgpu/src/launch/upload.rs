@@ -4,7 +4,7 @@
 use vyre_driver::BackendError;
 
 use super::job::{Init, Job};
-use super::{LaunchContext, poisoned};
+use super::{LaunchContext, poisoned, stage};
 use crate::lower::BindingKind;
 use crate::pipeline::Compiled;
 use crate::pool::{BufferPool, size_class};
@@ -66,7 +66,18 @@ pub(super) fn upload(
         }
         let leased = lease(ctx, buffer.bytes, usage_for(binding.kind))?;
         if let Init::Bytes(bytes) = &buffer.init {
-            if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
+            // A large buffer streams even from a short input: its zero tail is a device-side
+            // clear, not a host vector of the buffer's size.
+            if stage::streams(buffer.bytes) {
+                if bytes.len() as u64 > buffer.bytes {
+                    return Err(BackendError::new(format!(
+                        "{} input bytes were planned into a {}-byte buffer. Fix: report this vyre bug with the program text.",
+                        bytes.len(),
+                        buffer.bytes
+                    )));
+                }
+                stage::write(ctx, &leased, 0, bytes, buffer.bytes, job.timeout)?;
+            } else if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
                 state.queue.write_buffer(&leased, 0, bytes);
             } else {
                 state
