@@ -20,6 +20,7 @@ use crate::workloads::{self, MIB, Workload};
 
 mod chain;
 mod launches;
+mod link;
 mod streaming;
 
 /// The rows and notes of one run.
@@ -142,6 +143,7 @@ impl<'g> Suite<'g> {
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),
+            Workload::Link => self.link(),
         }
     }
 
