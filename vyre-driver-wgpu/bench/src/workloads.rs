@@ -27,11 +27,13 @@ pub(crate) enum Workload {
     Chain,
     /// The host link, raw wgpu: upload and read-back, each step timed apart.
     Link,
+    /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
+    DiskCache,
 }
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 8] = [
+    pub(crate) const ALL: [Workload; 9] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -40,6 +42,7 @@ impl Workload {
         Workload::Compile,
         Workload::Chain,
         Workload::Link,
+        Workload::DiskCache,
     ];
 
     /// The name used on the command line and in the report.
@@ -53,6 +56,7 @@ impl Workload {
             Workload::Compile => "compile",
             Workload::Chain => "chain",
             Workload::Link => "link",
+            Workload::DiskCache => "diskcache",
         }
     }
 

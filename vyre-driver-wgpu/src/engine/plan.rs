@@ -16,6 +16,7 @@ pub(super) const COALESCED: LowerOptions = LowerOptions {
     direct: false,
     packed: false,
     split: false,
+    vectorised: false,
 };
 
 pub(super) const PACKED: LowerOptions = LowerOptions {
@@ -23,6 +24,7 @@ pub(super) const PACKED: LowerOptions = LowerOptions {
     direct: false,
     packed: true,
     split: false,
+    vectorised: false,
 };
 
 /// The plans of a run's items: one shared plan when every item has the same input lengths (the

@@ -7,24 +7,9 @@ use super::LaunchContext;
 use super::job::{Init, Job};
 use super::readback::Read;
 use super::upload::Uploaded;
+use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
-
-/// The bind group entry of `range` of `buffer` at `binding`.
-pub(super) fn entry(
-    binding: u32,
-    buffer: &wgpu::Buffer,
-    range: std::ops::Range<u64>,
-) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: range.start,
-            size: wgpu::BufferSize::new(range.end - range.start),
-        }),
-    }
-}
 
 /// The encoder of the launch (its work recorded, not yet finished) and what to read back, in order.
 pub(super) fn encode<'u>(
@@ -35,29 +20,39 @@ pub(super) fn encode<'u>(
 ) -> Result<(wgpu::CommandEncoder, Vec<Read<'u>>), BackendError> {
     let device = &ctx.state.device;
     let mut groups = Vec::with_capacity(job.pieces.len());
-    for (piece, (params, params_len)) in job.pieces.iter().zip(&uploaded.params) {
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
-            .bindings
+    for piece in &job.pieces {
+        let ranges = uploaded
+            .buffers
             .iter()
-            .zip(&uploaded.buffers)
             .zip(&job.buffers)
             .enumerate()
-            .map(|(i, ((b, buffer), jb))| entry(b.binding, buffer, piece.range(i, jb.bytes)))
+            .map(|(i, (buffer, jb))| (buffer.clone(), piece.range(i, jb.bytes)))
             .collect();
-        let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre program buffers"),
-            layout: &compiled.user_layout,
-            entries: &entries,
-        });
-        let mut internal_entries = vec![entry(0, params, 0..*params_len)];
-        if let Some((items, len)) = &uploaded.items {
-            internal_entries.push(entry(1, items, 0..*len));
-        }
-        let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre internal"),
-            layout: &compiled.internal_layout,
-            entries: &internal_entries,
-        });
+        let user_group = compiled.groups.user(
+            device,
+            &compiled.user_layout,
+            compiled.bindings.iter().map(|b| b.binding),
+            ranges,
+            ctx.counters,
+        )?;
+        let internal_group = match &uploaded.items {
+            // The items table changes with every batch (a coalesced launch is one piece): its group
+            // is made anew.
+            Some(((params, params_len), (items, len))) => {
+                bump(&ctx.counters.bind_groups, 1);
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("vyre internal"),
+                    layout: &compiled.internal_layout,
+                    entries: &[entry(0, params, 0..*params_len), entry(1, items, 0..*len)],
+                })
+            }
+            None => compiled.groups.params(
+                device,
+                &compiled.internal_layout,
+                &piece.params,
+                ctx.counters,
+            )?,
+        };
         groups.push((user_group, internal_group, piece.physical_grid));
     }
 

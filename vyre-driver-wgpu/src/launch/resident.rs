@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::encode::entry;
 use super::job::Piece;
-use super::upload::words_buffer;
-use super::{LaunchContext, poisoned, readback, stage, submit};
+use super::{LaunchContext, readback, stage, submit};
+use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
@@ -154,16 +153,9 @@ pub(crate) fn run_sequence(
     }
     let device = &state.device;
     let scopes = submit::Scopes::push(device);
-    let mut params = Vec::with_capacity(launches.len());
-    for launch in launches {
-        for piece in &launch.pieces {
-            params.push(words_buffer(ctx, &piece.params)?);
-        }
-    }
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre sequence"),
     });
-    let mut next_params = params.iter();
     for launch in launches {
         let compiled = &launch.compiled;
         // Outputs are cleared whole before the first piece: a piece binds only its own range.
@@ -178,11 +170,6 @@ pub(crate) fn run_sequence(
         });
         pass.set_pipeline(&compiled.pipeline);
         for piece in &launch.pieces {
-            let Some((params, params_len)) = next_params.next() else {
-                return Err(BackendError::new(
-                    "a sequence piece has no params buffer. Fix: report this vyre bug.",
-                ));
-            };
             let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
                 .bindings
                 .iter()
@@ -190,16 +177,20 @@ pub(crate) fn run_sequence(
                 .enumerate()
                 .map(|(i, (b, bound))| entry(b.binding, bound.buffer, piece.range(i, bound.bytes)))
                 .collect();
+            // Made per launch: a kept group would hold the application's buffers past their last
+            // drop (see `groups`).
+            bump(&ctx.counters.bind_groups, 1);
             let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("vyre resident buffers"),
                 layout: &compiled.user_layout,
                 entries: &entries,
             });
-            let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("vyre internal"),
-                layout: &compiled.internal_layout,
-                entries: &[entry(0, params, 0..*params_len)],
-            });
+            let internal_group = compiled.groups.params(
+                device,
+                &compiled.internal_layout,
+                &piece.params,
+                ctx.counters,
+            )?;
             pass.set_bind_group(0, &user_group, &[]);
             pass.set_bind_group(1, &internal_group, &[]);
             let [x, y, z] = piece.physical_grid;
@@ -210,10 +201,5 @@ pub(crate) fn run_sequence(
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
     let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
-    let waited = submit::wait(state, Some(submission), &no_maps, timeout);
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    for (buffer, _) in params {
-        pool.give(buffer, state.generation);
-    }
-    waited
+    submit::wait(state, Some(submission), &no_maps, timeout)
 }

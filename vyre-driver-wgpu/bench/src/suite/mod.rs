@@ -19,6 +19,7 @@ use crate::vyre_wgpu;
 use crate::workloads::{self, MIB, Workload};
 
 mod chain;
+pub(crate) mod disk;
 mod launches;
 mod link;
 mod streaming;
@@ -144,6 +145,7 @@ impl<'g> Suite<'g> {
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),
             Workload::Link => self.link(),
+            Workload::DiskCache => self.disk_cache(),
         }
     }
 
