@@ -39,7 +39,7 @@ mod stats;
 pub mod testing;
 
 pub use backend::WgpuBackend;
-pub use device::{ADAPTER_ENV, AdapterOptions};
+pub use device::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;

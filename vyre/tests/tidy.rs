@@ -356,9 +356,32 @@ fn the_conformance_library_reaches_no_backend_but_the_reference() {
     assert!(
         bad.is_empty(),
         "vyre-conformance with no default features depends on {bad:?}. Fix: the library sees \
-         backends only through `VyreBackend`; only the `cli` feature (the vyre-conform binary) may \
+         backends only through `VyreBackend`; only the vyre-conform binary (conformance/cli) may \
          pull in the facade, and tests take vyre-driver-wgpu as a dev-dependency."
     );
+}
+
+#[test]
+fn no_library_crate_depends_on_the_command_line_crates() {
+    let Some(meta) = metadata() else { return };
+    for library in [
+        "vyre-foundation",
+        "vyre-driver",
+        "vyre-driver-wgpu",
+        "vyre-reference",
+        "vyre-conformance",
+        "vyre",
+    ] {
+        let closure = meta.closure(library, &[], true);
+        let bad = found(&closure, |name| {
+            name.starts_with("clap") || name == "indicatif" || name == "console"
+        });
+        assert!(
+            bad.is_empty(),
+            "{library} depends on {bad:?}. Fix: argument parsing and progress bars belong to the \
+             binaries (conformance/cli, vyre-driver-wgpu/bench), never to a library."
+        );
+    }
 }
 
 /// Every `.rs` file under `dir`, skipping the directories in `skip`.
