@@ -14,7 +14,10 @@ fn the_listed_choice_is_the_adapter_acquire_opens() {
     assert_eq!(chosen.len(), 1, "{entries:#?}");
     assert_eq!(chosen[0].info.name, opened.name);
     assert!(chosen[0].excluded.is_none() && chosen[0].reason.starts_with("chosen"));
-    assert!(entries[0].chosen, "the chosen adapter is listed first: {entries:#?}");
+    assert!(
+        entries[0].chosen,
+        "the chosen adapter is listed first: {entries:#?}"
+    );
 }
 
 #[test]
@@ -24,7 +27,10 @@ fn a_name_that_matches_nothing_excludes_every_adapter_and_says_so() {
     for entry in &entries {
         assert!(!entry.chosen, "{entry:#?}");
         let why = entry.excluded.as_deref().unwrap_or_default();
-        assert!(why.contains(filter) || why.contains("never uses"), "{entry:#?}");
+        assert!(
+            why.contains(filter) || why.contains("never uses"),
+            "{entry:#?}"
+        );
         assert!(entry.reason.starts_with("excluded"), "{entry:#?}");
     }
 }

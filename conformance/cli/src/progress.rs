@@ -43,6 +43,8 @@ impl Meter {
                 bar.set_style(style.progress_chars("=> "));
             }
             bar.set_prefix(label.to_string());
+            // Redrawn twice a second, so elapsed and ETA move during a long step too.
+            bar.enable_steady_tick(Duration::from_millis(500));
             Output::Bar(bar)
         } else {
             Output::Plain(Mutex::new(None))
