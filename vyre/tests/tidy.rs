@@ -444,13 +444,22 @@ fn every_publishable_crate_has_full_metadata_and_both_licenses() {
         if raw["publish"].as_array().is_some_and(Vec::is_empty) {
             continue;
         }
-        for field in ["description", "license", "repository", "readme", "rust_version"] {
+        for field in [
+            "description",
+            "license",
+            "repository",
+            "readme",
+            "rust_version",
+        ] {
             if raw[field].as_str().is_none_or(str::is_empty) {
                 problems.push(format!("{}: no `{field}`", package.name));
             }
         }
         if raw["homepage"].is_null() && raw["documentation"].is_null() {
-            problems.push(format!("{}: neither `homepage` nor `documentation`", package.name));
+            problems.push(format!(
+                "{}: neither `homepage` nor `documentation`",
+                package.name
+            ));
         }
         for field in ["keywords", "categories"] {
             if raw[field].as_array().is_none_or(Vec::is_empty) {
