@@ -9,6 +9,9 @@
 //! cargo run -p vyre --example persistent_queue
 //! ```
 
+// An example is a program: its result goes to stdout.
+#![allow(clippy::print_stdout)]
+
 use std::process::ExitCode;
 
 use vyre::DispatchConfig;

@@ -6,6 +6,9 @@
 //! cargo run -p vyre --example resident
 //! ```
 
+// An example is a program: its result goes to stdout.
+#![allow(clippy::print_stdout)]
+
 use std::process::ExitCode;
 
 use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
