@@ -63,6 +63,19 @@ fn no_adapter(detail: &str) -> BackendError {
 }
 
 /// Which adapter [`crate::WgpuBackend::acquire_with`] opens.
+///
+/// ```
+/// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, wgpu};
+///
+/// // An integrated GPU first, and only adapters whose name contains "intel".
+/// let options = AdapterOptions::new()
+///     .with_power_preference(wgpu::PowerPreference::LowPower)
+///     .with_name("intel");
+/// match WgpuBackend::acquire_with(&options) {
+///     Ok(backend) => println!("on {}", backend.adapter_name()),
+///     Err(e) => println!("{e}"), // says which filter matched nothing
+/// }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AdapterOptions {
