@@ -3,6 +3,7 @@
 //! The backend owns every piece of shared state; the layers below it (device, pool, pipeline, launch,
 //! cache) never see it, and get only what one call needs (a [`LaunchContext`] for a launch).
 
+pub(crate) mod form;
 mod grid;
 mod recovery;
 mod resident;
@@ -19,6 +20,7 @@ use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
 use crate::device::{self, AdapterOptions, DeviceState};
+use crate::disk::DiskCacheStatus;
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
@@ -135,7 +137,7 @@ impl WgpuBackend {
         let _turn = Turn::take();
         let instance = device::new_instance();
         let adapter = device::pick_adapter(&instance, options)?;
-        let state = device::open(adapter, 0)?;
+        let state = device::open(adapter, 0, &options.pipeline_cache)?;
         Ok(Self::with_state(instance, options.clone(), state))
     }
 
@@ -273,6 +275,23 @@ impl WgpuBackend {
         self.shared.counters.snapshot(cache, held)
     }
 
+    /// What the current device's disk pipeline cache did: its file, how it was loaded (or why it was
+    /// ignored) and how many saves it made. See [`PipelineCacheDir`](crate::PipelineCacheDir).
+    #[must_use]
+    pub fn disk_cache(&self) -> DiskCacheStatus {
+        match self.state() {
+            Ok(state) => state.disk.status(),
+            Err(_) => DiskCacheStatus::unavailable("an internal lock was poisoned"),
+        }
+    }
+
+    /// Saves the disk pipeline cache now when pipelines were compiled since its last save (it is
+    /// also saved when the backend is dropped, and at most every two seconds after compiles). True
+    /// when a file was written; a failure is logged as a warning, never returned.
+    pub fn save_pipeline_cache(&self) -> bool {
+        self.state().is_ok_and(|state| state.disk.save(true))
+    }
+
     /// Which device this is: 0 for the first, bumped by every recovery.
     #[must_use]
     pub fn device_generation(&self) -> u64 {
@@ -380,19 +399,18 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let state = self.state()?;
-        let (physical, direct) = fold_grid(
-            plan.grid,
-            1,
-            state.limits.max_compute_workgroups_per_dimension,
-        )?;
-        let compiled = self.compiled_validated(
+        let limits = &state.limits;
+        // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
+        // fit the binding and buffer limits.
+        let form = form::choose(
             evidence,
-            LowerOptions {
-                coalesced: false,
-                direct,
-                packed: false,
+            plan,
+            limits.max_compute_workgroups_per_dimension,
+            |_, bytes| {
+                bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
             },
         )?;
+        let compiled = self.compiled_validated(evidence, form.options)?;
         let workgroup_x = evidence.program().workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
@@ -413,7 +431,7 @@ impl WgpuBackend {
             buffers,
             params,
             items: None,
-            physical_grid: physical,
+            physical_grid: form.physical,
             timeout: config.timeout,
         };
         self.launch(&state, &compiled, job)

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 
+use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
 
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
@@ -26,12 +27,19 @@ pub(crate) struct DeviceState {
     pub(crate) generation: u64,
     /// False for a device the application handed over ([`adopt`]): vyre never replaces it.
     pub(crate) owned: bool,
+    /// The device's pipeline cache and its file (see `disk`).
+    pub(crate) disk: DiskCache,
     /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
 
 impl Drop for DeviceState {
     fn drop(&mut self) {
+        // Saved before the turn is taken: writing a file needs no turn, and other backends need not
+        // wait for it. A lost device has nothing to save.
+        if !self.is_lost() {
+            self.disk.save(true);
+        }
         self.teardown.take();
     }
 }
@@ -84,6 +92,9 @@ pub struct AdapterOptions {
     pub power_preference: wgpu::PowerPreference,
     /// Only adapters whose name contains this (case-insensitive). `None` reads `VYRE_WGPU_ADAPTER`.
     pub name: Option<String>,
+    /// Where the disk pipeline cache lives (Vulkan only): by default `VYRE_CACHE_DIR`, else the
+    /// user's cache directory; see [`PipelineCacheDir`].
+    pub pipeline_cache: PipelineCacheDir,
 }
 
 impl AdapterOptions {
@@ -104,6 +115,22 @@ impl AdapterOptions {
     #[must_use]
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
+        self
+    }
+
+    /// Keeps the disk pipeline cache where `dir` says ([`PipelineCacheDir::At`] a directory,
+    /// [`PipelineCacheDir::Off`], or the default [`PipelineCacheDir::FromEnv`]).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, PipelineCacheDir};
+    ///
+    /// let options = AdapterOptions::new()
+    ///     .with_pipeline_cache(PipelineCacheDir::At(std::env::temp_dir().join("my-app-vyre")));
+    /// assert_ne!(options.pipeline_cache, PipelineCacheDir::Off);
+    /// ```
+    #[must_use]
+    pub fn with_pipeline_cache(mut self, dir: PipelineCacheDir) -> Self {
+        self.pipeline_cache = dir;
         self
     }
 }
@@ -259,12 +286,17 @@ pub(crate) fn new_instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// Opens a device on `adapter` with its full limits and vyre's handlers. A refusal is
+/// Opens a device on `adapter` with its full limits and vyre's handlers, and its disk pipeline cache
+/// in `cache_dir` (loaded from disk anew for every device, recovered ones too). A refusal is
 /// [`BackendError::NoDevice`]; recovery, which replaces a device that existed, reports it as a loss.
-pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceState, BackendError> {
+pub(crate) fn open(
+    adapter: wgpu::Adapter,
+    generation: u64,
+    cache_dir: &PipelineCacheDir,
+) -> Result<DeviceState, BackendError> {
     let info = adapter.get_info();
     let limits = adapter.limits();
-    let wanted = wgpu::Features::TIMESTAMP_QUERY;
+    let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE;
     let desc = wgpu::DeviceDescriptor {
         label: Some("vyre"),
         required_features: adapter.features() & wanted,
@@ -279,17 +311,18 @@ pub(crate) fn open(adapter: wgpu::Adapter, generation: u64) -> Result<DeviceStat
             describe(&info)
         ))
     })?;
-    Ok(install(adapter, device, queue, generation, true))
+    Ok(install(adapter, device, queue, generation, true, cache_dir))
 }
 
 /// Takes over a device the application opened: vyre's loss and error handlers replace the ones it
-/// had; vyre never replaces the device itself.
+/// had; vyre never replaces the device itself. It has a disk pipeline cache when the application
+/// enabled `Features::PIPELINE_CACHE` on it.
 pub(crate) fn adopt(
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
 ) -> DeviceState {
-    install(adapter, device, queue, 0, false)
+    install(adapter, device, queue, 0, false, &PipelineCacheDir::FromEnv)
 }
 
 fn install(
@@ -298,8 +331,10 @@ fn install(
     queue: wgpu::Queue,
     generation: u64,
     owned: bool,
+    cache_dir: &PipelineCacheDir,
 ) -> DeviceState {
     let info = adapter.get_info();
+    let disk = DiskCache::open(&device, &info, cache_dir);
     let limits = device.limits();
     let lost = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&lost);
@@ -321,6 +356,7 @@ fn install(
         uncaptured,
         generation,
         owned,
+        disk,
         teardown: TeardownTurn::default(),
     }
 }

@@ -15,6 +15,14 @@
 //! device-lost callback and recovered: a dispatch that meets a lost device opens a new one, recompiles,
 //! and retries once.
 //!
+//! On Vulkan, compiled pipelines also persist across processes: each device has a
+//! `wgpu::PipelineCache`, loaded from a file per adapter in `VYRE_CACHE_DIR` (or the user's cache
+//! directory; `VYRE_CACHE_DIR=off` turns it off, [`AdapterOptions::with_pipeline_cache`] chooses in
+//! code) and saved when the backend is dropped, after new compiles at most every two seconds, or on
+//! [`WgpuBackend::save_pipeline_cache`]. A file is used only when vyre's header (versions, adapter,
+//! driver) matches and its checksum verifies; anything else is ignored with a `log` warning, and
+//! [`WgpuBackend::disk_cache`] says what happened.
+//!
 //! ## A driver deviation to know about
 //!
 //! Mesa's lavapipe (llvmpipe) ends every loop of a shader once the invocation has run 65535 loop
@@ -24,12 +32,14 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the lowering and the counters; the device and its lifecycle; the buffer pool; compiled pipelines;
+// the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
 mod backend;
 mod cache;
 mod device;
+mod disk;
 pub mod engine;
+mod groups;
 mod launch;
 mod lifecycle;
 mod lower;
@@ -40,6 +50,7 @@ pub mod testing;
 
 pub use backend::WgpuBackend;
 pub use device::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
+pub use disk::{CACHE_DIR_ENV, DiskCacheLoad, DiskCacheStatus, PipelineCacheDir};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
 pub use launch::FaultPoint;
@@ -98,6 +109,12 @@ pub enum LaunchForm {
     /// Coalesced items of equal lengths laid end to end; the engine uses it only for programs whose
     /// every effect is a store at `gid.x` (see `lower::packed`).
     Packed,
+    /// A plain dispatch of a one-dimensional grid of an elementwise program, four virtual
+    /// invocations per invocation with `vec4` rows, over `ceil(grid.x / 4)` workgroups that fit the
+    /// device's per-dimension limit (see `lower::vector`).
+    Vectorised,
+    /// [`LaunchForm::Vectorised`] with its workgroups folded into y and z.
+    VectorisedFolded,
 }
 
 /// The WGSL text of the module the engine launches for `program` in `form`, so that snapshots and
@@ -115,13 +132,61 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
     }
-    // The same options as `backend::dispatch_once` (direct or folded) and `engine::plan`'s
-    // `COALESCED` and `PACKED`.
+    let vectorised = matches!(form, LaunchForm::Vectorised | LaunchForm::VectorisedFolded);
+    if vectorised && lower::vectorised_buffers(&evidence).is_none() {
+        return Err(BackendError::unsupported(
+            "this program cannot run vectorised (it accesses a writable buffer elsewhere than at `gid.x`, or has an atomic, a barrier, a `return`, workgroup memory, a 2- or 3-dimensional workgroup, or no storage buffer accessed only at `gid.x`). Fix: emit it as `LaunchForm::Direct`, the form the backend uses for it.",
+        ));
+    }
+    // The same options as `backend::form` (scalar or vectorised, direct or folded) and
+    // `engine::plan`'s `COALESCED` and `PACKED`.
     let options = lower::LowerOptions {
         coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
-        direct: form == LaunchForm::Direct,
+        direct: matches!(form, LaunchForm::Direct | LaunchForm::Vectorised),
         packed: form == LaunchForm::Packed,
+        vectorised,
     };
     let lowered = lower::lower(&evidence, &options)?;
     lower::to_wgsl(&lowered)
+}
+
+/// The WGSL text of the module a plain dispatch of `program` runs over the virtual `grid` with
+/// `counts[j]` elements in program buffer `j`, on a device allowing `max_groups` workgroups per
+/// dimension, and the physical grid it launches: the scalar or vectorised form, direct or folded, as
+/// the backend chooses, assuming every vectorised buffer can be bound in whole 16-byte rows (vyre's
+/// pooled buffers can whenever they fit the binding limit). For harnesses that time vyre's kernel
+/// on their own buffers (`vyre-bench`), which then fill `params` as the backend does.
+///
+/// # Errors
+///
+/// As [`emit_wgsl`]; [`BackendError::InvalidConfig`] when `counts` does not have one entry per
+/// program buffer, or the grid has no workgroups.
+#[doc(hidden)]
+pub fn emit_launch(
+    program: &Program,
+    grid: [u32; 3],
+    counts: &[u64],
+    max_groups: u32,
+) -> Result<(String, [u32; 3]), BackendError> {
+    let evidence = vyre_foundation::validate(program)?;
+    if counts.len() != program.buffers.len() {
+        return Err(BackendError::invalid_config(format!(
+            "{} element counts were given for {} program buffers. Fix: give one count per declared buffer.",
+            counts.len(),
+            program.buffers.len()
+        )));
+    }
+    let plan = vyre_driver::DispatchPlan {
+        buffers: counts
+            .iter()
+            .map(|&element_count| vyre_driver::ResolvedBuffer {
+                element_count,
+                input: None,
+            })
+            .collect(),
+        grid,
+    };
+    let form = backend::form::choose(&evidence, &plan, max_groups, |_, _| true)?;
+    let lowered = lower::lower(&evidence, &form.options)?;
+    Ok((lower::to_wgsl(&lowered)?, form.physical))
 }

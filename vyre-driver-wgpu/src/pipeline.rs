@@ -8,6 +8,7 @@ use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
 use crate::device::DeviceState;
+use crate::groups::LaunchGroups;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
 use crate::stats::{Counters, bump};
@@ -28,6 +29,8 @@ pub(crate) struct Compiled {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
+    /// The bind groups its launches reuse.
+    pub(crate) groups: LaunchGroups,
     /// Held while the fields above are dropped: a pipeline outliving its backend may hold the
     /// device's last reference (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
@@ -189,7 +192,7 @@ pub(crate) fn compile(
             zero_initialize_workgroup_memory: true,
             ..Default::default()
         },
-        cache: None,
+        cache: state.disk.pipeline_cache(),
     });
     bump(&counters.pipelines, 1);
     if let Some(e) = pollster::block_on(oom.pop()) {
@@ -202,6 +205,7 @@ pub(crate) fn compile(
             "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
         )));
     }
+    state.disk.compiled();
     Ok(Compiled {
         program: program.clone(),
         packed_stores: lower::packed_stores(evidence),
@@ -212,6 +216,7 @@ pub(crate) fn compile(
         pipeline,
         user_layout,
         internal_layout,
+        groups: LaunchGroups::default(),
         teardown: TeardownTurn::default(),
     })
 }

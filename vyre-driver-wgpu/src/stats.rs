@@ -13,6 +13,8 @@ pub struct WgpuStats {
     pub pipelines_created: u64,
     /// Bind group layouts created.
     pub bind_group_layouts_created: u64,
+    /// Bind groups created: a launch that repeats its pipeline's last shape reuses its groups.
+    pub bind_groups_created: u64,
     /// Real `dispatch_workgroups` calls recorded.
     pub dispatch_calls: u64,
     /// Coalesced launches that ran packed: equal items laid end to end, only the invocations that can
@@ -42,6 +44,7 @@ pub(crate) struct Counters {
     pub(crate) shader_modules: AtomicU64,
     pub(crate) pipelines: AtomicU64,
     pub(crate) layouts: AtomicU64,
+    pub(crate) bind_groups: AtomicU64,
     pub(crate) dispatch_calls: AtomicU64,
     pub(crate) packed_launches: AtomicU64,
     pub(crate) submits: AtomicU64,
@@ -69,6 +72,7 @@ impl Counters {
             shader_modules_created: get(&self.shader_modules),
             pipelines_created: get(&self.pipelines),
             bind_group_layouts_created: get(&self.layouts),
+            bind_groups_created: get(&self.bind_groups),
             dispatch_calls: get(&self.dispatch_calls),
             packed_launches: get(&self.packed_launches),
             submits: get(&self.submits),

@@ -1,6 +1,7 @@
 //! Helpers for tests that need a GPU adapter.
 
 use crate::backend::WgpuBackend;
+use crate::device::AdapterOptions;
 
 /// The environment variable that turns "no adapter" from a skip into a failure.
 pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
@@ -21,7 +22,17 @@ pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
 /// ```
 #[must_use]
 pub fn backend_or_skip(test: &str) -> Option<WgpuBackend> {
-    match WgpuBackend::acquire() {
+    backend_with_or_skip(test, &AdapterOptions::default())
+}
+
+/// [`backend_or_skip`] with `options` (another disk cache directory, say).
+///
+/// # Panics
+///
+/// As [`backend_or_skip`].
+#[must_use]
+pub fn backend_with_or_skip(test: &str, options: &AdapterOptions) -> Option<WgpuBackend> {
+    match WgpuBackend::acquire_with(options) {
         Ok(backend) => Some(backend),
         Err(error) if std::env::var(REQUIRE_GPU_ENV).as_deref() == Ok("1") => {
             panic!("{test}: {REQUIRE_GPU_ENV}=1 but no GPU adapter: {error}")

@@ -1,5 +1,5 @@
 //! The code-generation transformations keep SEMANTICS.md: every case of `codegen_cases` gives the
-//! reference's bytes on the wgpu backend.
+//! reference's bytes on the wgpu backend, through `dispatch` and through resident buffers.
 
 mod codegen_cases;
 
@@ -14,7 +14,13 @@ fn every_codegen_case_matches_the_reference() {
     let reference = ReferenceBackend::new();
     let failures: Vec<String> = codegen_cases::cases()
         .iter()
-        .filter_map(|case| codegen_cases::disagreement(case, &reference, &wgpu))
+        .flat_map(|case| {
+            [
+                codegen_cases::disagreement(case, &reference, &wgpu),
+                codegen_cases::resident_disagreement(case, &reference, &wgpu),
+            ]
+        })
+        .flatten()
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -63,6 +63,71 @@ fn second_dispatch_hits_the_cache() {
 }
 
 #[test]
+fn a_repeated_dispatch_reuses_its_bind_groups() {
+    let Some(backend) = backend_or_skip("a_repeated_dispatch_reuses_its_bind_groups") else {
+        return;
+    };
+    let program = add_one_program(64);
+    let config = DispatchConfig::default();
+    let input = bytes(&[9; 64]);
+    let first = backend.stats();
+    backend
+        .dispatch(&program, std::slice::from_ref(&input), &config)
+        .expect("first");
+    let before = backend.stats();
+    assert_eq!(
+        before.bind_groups_created,
+        first.bind_groups_created + 2,
+        "the program's group and the params group"
+    );
+    for _ in 0..3 {
+        let out = backend
+            .dispatch(&program, std::slice::from_ref(&input), &config)
+            .expect("again");
+        assert_eq!(words(&out[0]), vec![10; 64]);
+    }
+    assert_eq!(
+        backend.stats().bind_groups_created,
+        before.bind_groups_created
+    );
+}
+
+#[test]
+fn kept_params_groups_follow_the_lengths_of_each_dispatch() {
+    let Some(backend) = backend_or_skip("kept_params_groups_follow_the_lengths_of_each_dispatch")
+    else {
+        return;
+    };
+    // `input` is runtime-sized, so its length reaches the shader through the params words: a params
+    // group kept from another length would bound the loop wrongly.
+    let i = Expr::gid_x;
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(256),
+        ],
+        [64, 1, 1],
+        vec![Node::if_then(
+            Expr::lt(i(), Expr::buf_len("input")),
+            vec![Node::store(
+                "out",
+                i(),
+                Expr::add(Expr::load("input", i()), Expr::buf_len("input")),
+            )],
+        )],
+    );
+    let config = DispatchConfig::new().with_grid([4, 1, 1]);
+    for n in [64u32, 200, 64, 256, 200] {
+        let input: Vec<u32> = (0..n).collect();
+        let out = backend
+            .dispatch(&program, &[bytes(&input)], &config)
+            .expect("dispatch");
+        let expected: Vec<u32> = (0..256).map(|k| if k < n { k + n } else { 0 }).collect();
+        assert_eq!(words(&out[0]), expected, "input of {n} words");
+    }
+}
+
+#[test]
 fn grids_beyond_65535_workgroups_fold_transparently() {
     let Some(backend) = backend_or_skip("grids_beyond_65535_workgroups_fold_transparently") else {
         return;

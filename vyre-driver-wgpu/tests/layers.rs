@@ -9,8 +9,10 @@ const LAYERS: &[&str] = &[
     "lower",     // IR to naga, the params layout; no device.
     "stats",     // The counters and their snapshot.
     "lifecycle", // The process-wide turn for creating and tearing down devices.
+    "disk",      // The disk pipeline cache: file format, directory, load and save.
     "device",    // Adapter, device, loss detection.
     "pool",      // Pooled device buffers.
+    "groups",    // The bind groups a pipeline reuses.
     "pipeline",  // One compiled pipeline.
     "launch",    // One launch, given a context: upload, encode, submit and wait, readback.
     "cache",     // The bounded LRU pipeline cache.

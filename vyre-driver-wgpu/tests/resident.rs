@@ -239,3 +239,42 @@ fn a_shared_device_passes_buffers_both_ways() {
         .expect_err("no STORAGE usage");
     assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
 }
+
+#[test]
+fn a_repeated_sequence_makes_only_its_program_buffer_groups() {
+    let Some(backend) = backend_or_skip("resident bind groups") else {
+        return;
+    };
+    // x = x * 2 + 1, twice per sequence: the steps keep their params groups, while the groups over
+    // the application's buffers are made per launch (a kept group would hold a dropped buffer).
+    let program = Program::wrapped(
+        vec![BufferDecl::read_write("x", 0, DataType::U32).with_count(64)],
+        [64, 1, 1],
+        vec![Node::store(
+            "x",
+            Expr::gid_x(),
+            Expr::add(
+                Expr::mul(Expr::load("x", Expr::gid_x()), Expr::u32(2)),
+                Expr::u32(1),
+            ),
+        )],
+    );
+    let x = backend.create_buffer(256).expect("create");
+    let config = DispatchConfig::default();
+    let buffers = [&x];
+    let steps = [
+        vyre_driver::Step::new(&program, &buffers, &config),
+        vyre_driver::Step::new(&program, &buffers, &config),
+    ];
+    backend.dispatch_sequence(&steps).expect("first");
+    let before = backend.stats().bind_groups_created;
+    backend.dispatch_sequence(&steps).expect("second");
+    assert_eq!(backend.stats().bind_groups_created, before + 2);
+    let words: Vec<u32> = backend
+        .read_buffer(&x, 0..256)
+        .expect("read")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words, vec![15; 64], "four steps of x * 2 + 1 from 0");
+}

@@ -696,6 +696,97 @@ fn folded_grid_module() {
 }
 
 #[test]
+fn vectorised_elementwise_add() {
+    // Four virtual invocations per invocation: the full-row path is one compare, one `vec4` load per
+    // input and one `vec4` store of the output; the partial row runs the lanes that exist with
+    // every guard.
+    check("vectorised_add", LaunchForm::Vectorised, &elementwise());
+    check(
+        "vectorised_add_folded",
+        LaunchForm::VectorisedFolded,
+        &elementwise(),
+    );
+}
+
+#[test]
+fn vectorised_readme_shape() {
+    // The README's `if i < n { out[i] = input[i] + 1 }`: the store is conditional, so `out` keeps a
+    // flag per lane and is stored whole only when all four lanes stored.
+    let n = 1000;
+    let i = Expr::gid_x;
+    let program = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(n),
+            BufferDecl::output("out", 1, DataType::U32).with_count(n),
+        ],
+        [64, 1, 1],
+        vec![Node::if_then(
+            Expr::lt(i(), Expr::u32(n)),
+            vec![Node::store(
+                "out",
+                i(),
+                Expr::add(Expr::load("input", i()), Expr::u32(1)),
+            )],
+        )],
+    );
+    check("vectorised_guarded_store", LaunchForm::Vectorised, &program);
+}
+
+#[test]
+fn vectorised_in_place_runtime_sized_and_scalar_neighbours() {
+    // `x[i] = x[i] * 3 + table[i % 16]` over a runtime-sized read-write buffer with a bool output
+    // and the per-lane builtins: `x` is loaded once, updated in a local and written back; `table`,
+    // loaded elsewhere than at `gid.x`, stays a guarded scalar array.
+    let i = || Expr::var("i");
+    let program = Program::new(
+        vec![
+            BufferDecl::read_write("x", 0, DataType::U32),
+            BufferDecl::read("table", 1, DataType::U32).with_count(16),
+            BufferDecl::output("odd", 2, DataType::Bool).with_count(64),
+            BufferDecl::output("ids", 3, DataType::U32).with_count(64),
+        ],
+        [8, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::store(
+                "x",
+                i(),
+                Expr::add(
+                    Expr::mul(Expr::load("x", i()), Expr::u32(3)),
+                    Expr::load("table", Expr::rem(i(), Expr::u32(16))),
+                ),
+            ),
+            Node::store(
+                "odd",
+                i(),
+                Expr::eq(
+                    Expr::bit_and(Expr::load("x", i()), Expr::u32(1)),
+                    Expr::u32(1),
+                ),
+            ),
+            Node::store(
+                "ids",
+                i(),
+                Expr::add(
+                    Expr::local_x(),
+                    Expr::mul(Expr::workgroup_x(), Expr::u32(100)),
+                ),
+            ),
+        ],
+    );
+    check("vectorised_in_place", LaunchForm::Vectorised, &program);
+}
+
+#[test]
+fn vectorised_is_refused_for_a_program_that_does_not_qualify() {
+    let refused = emit_wgsl_as(&queue_sum(), LaunchForm::Vectorised);
+    assert!(
+        matches!(refused, Err(vyre_driver::BackendError::Unsupported(_))),
+        "{refused:?}"
+    );
+}
+
+#[test]
 fn a_one_byte_change_shows_as_a_line_diff() {
     let snapshot = "a\nb\nc\nd\n";
     assert_eq!(line_diff(snapshot, snapshot), None);

@@ -261,14 +261,18 @@ fn own_storage(
 }
 
 /// An elementwise buffer's length against the grid's `total` invocations: a whole number of groups
-/// of four at, below or above the grid's end, or the grid's own length.
+/// of four at, below or above the grid's end, the grid's own length, or one that ends inside a group
+/// of four (so the vectorised lowering's partial rows meet buffer ends as well as grid ends).
 fn elementwise_count(total: u32, word: u32) -> u32 {
     let up = total.div_ceil(4) * 4;
-    match word % 5 {
+    match word % 8 {
         0 => up,
         1 => (total / 4 * 4).max(4),
         2 => up + 4,
         3 => up + 8,
+        4 => up - 1,
+        5 => up + 5,
+        6 => total.saturating_sub(2).max(1),
         _ => total,
     }
 }

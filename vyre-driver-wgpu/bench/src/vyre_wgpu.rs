@@ -2,9 +2,10 @@
 //! generates, `run_persistent_kernel`, `compile_persistent`, and the backend's counters.
 //!
 //! **Device time of vyre's kernel.** The backend does not time its passes, so the harness compiles
-//! the WGSL that `emit_wgsl` writes for the program (naga's writer of the very module the backend
-//! runs) on its own device and times it with the same timestamps as the raw kernel, on the same
-//! buffers. The backend's internal bind group (`@group(1) @binding(0) vyre_params`) is filled the way
+//! the WGSL that `emit_launch` writes for the program and grid (naga's writer of the very module a
+//! plain dispatch runs: scalar or vectorised, direct or folded) on its own device, launches the
+//! physical grid the backend would, and times it with the same timestamps as the raw kernel, on the
+//! same buffers. The backend's internal bind group (`@group(1) @binding(0) vyre_params`) is filled the way
 //! the backend fills it: the grid, the item count 1, and each buffer's element count from word 8.
 
 use vyre_driver::DispatchConfig;
@@ -14,7 +15,7 @@ use vyre_driver_wgpu::engine::persistent::{
 use vyre_driver_wgpu::{WgpuBackend, WgpuStats};
 use vyre_foundation::ir::Program;
 
-use crate::gpu::{BenchResult, Gpu, Kernel, fold_grid};
+use crate::gpu::{BenchResult, Gpu, Kernel};
 use crate::vyre::backend_error;
 
 /// Word offset of the element counts in the backend's params buffer.
@@ -39,8 +40,10 @@ impl EmittedKernel {
         grid: [u32; 3],
         counts: &[u32],
     ) -> BenchResult<Self> {
-        let wgsl =
-            vyre_driver_wgpu::emit_wgsl(program).map_err(|e| backend_error("emit_wgsl", &e))?;
+        let lengths: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
+        let (wgsl, physical) =
+            vyre_driver_wgpu::emit_launch(program, grid, &lengths, gpu.max_groups_per_dim())
+                .map_err(|e| backend_error("emit_launch", &e))?;
         let kernel = gpu.kernel("vyre emitted", &wgsl)?;
         let user = gpu.bind(&kernel, buffers);
         let mut words = vec![0u32; PARAM_LENGTHS];
@@ -59,12 +62,11 @@ impl EmittedKernel {
             }],
         });
         gpu.check_errors("binding vyre's emitted kernel")?;
-        let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
         Ok(Self {
             kernel,
             user,
             internal,
-            grid: fold_grid(total, gpu.max_groups_per_dim()),
+            grid: physical,
             _params: params,
         })
     }

@@ -25,11 +25,13 @@ pub(crate) enum Workload {
     Compile,
     /// Ten elementwise kernels over resident data in one `dispatch_sequence`.
     Chain,
+    /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
+    DiskCache,
 }
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 7] = [
+    pub(crate) const ALL: [Workload; 8] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -37,6 +39,7 @@ impl Workload {
         Workload::Coalesced,
         Workload::Compile,
         Workload::Chain,
+        Workload::DiskCache,
     ];
 
     /// The name used on the command line and in the report.
@@ -49,6 +52,7 @@ impl Workload {
             Workload::Coalesced => "coalesced",
             Workload::Compile => "compile",
             Workload::Chain => "chain",
+            Workload::DiskCache => "diskcache",
         }
     }
 

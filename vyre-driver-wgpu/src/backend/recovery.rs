@@ -46,10 +46,11 @@ impl WgpuBackend {
         // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
         let _turn = Turn::take();
         // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
-        let fresh = device::open(old.adapter.clone(), old.generation + 1)
+        let cache_dir = &shared.options.pipeline_cache;
+        let fresh = device::open(old.adapter.clone(), old.generation + 1, cache_dir)
             .or_else(|_| {
                 let adapter = device::pick_adapter(&shared.instance, &shared.options)?;
-                device::open(adapter, old.generation + 1)
+                device::open(adapter, old.generation + 1, cache_dir)
             })
             .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;
         *shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);

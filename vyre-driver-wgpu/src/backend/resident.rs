@@ -7,10 +7,10 @@ use std::time::Duration;
 use vyre_driver::{BackendError, DeviceBuffer, PreparedStep, VyreBackend};
 use vyre_foundation::ir::BufferAccess;
 
-use super::{WgpuBackend, fold_grid};
+use super::{WgpuBackend, form};
 use crate::device::DeviceState;
-use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, device_bytes};
-use crate::lower::{self, LowerOptions};
+use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, binding_bytes};
+use crate::lower;
 
 impl WgpuBackend {
     /// The wgpu side of `buffer`, checked to be this backend's and to live on the current device.
@@ -195,20 +195,23 @@ impl WgpuBackend {
         step: &PreparedStep<'s>,
     ) -> Result<ResidentLaunch<'s>, BackendError> {
         let plan = &step.plan;
-        let (physical, direct) = fold_grid(
-            plan.grid,
-            1,
-            state.limits.max_compute_workgroups_per_dimension,
-        )?;
-        let compiled = self.compiled_validated(
+        let program = step.program.program();
+        // Whole rows must fit the binding limit and the buffer the step passes (an imported buffer
+        // may end inside a row).
+        let form = form::choose(
             &step.program,
-            LowerOptions {
-                coalesced: false,
-                direct,
-                packed: false,
+            plan,
+            state.limits.max_compute_workgroups_per_dimension,
+            |j, bytes| {
+                bytes <= state.limits.max_storage_buffer_binding_size
+                    && plan.buffers[j]
+                        .input
+                        .and_then(|k| step.buffers.get(k))
+                        .and_then(|buffer| self.resident(buffer, state).ok())
+                        .is_some_and(|held| bytes <= held.allocated)
             },
         )?;
-        let program = step.program.program();
+        let compiled = self.compiled_validated(&step.program, form.options)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
         for b in &compiled.bindings {
             let decl = &program.buffers[b.buffer_index];
@@ -220,7 +223,7 @@ impl WgpuBackend {
             };
             let buffer = step.buffers[k];
             let held = self.resident(buffer, state)?;
-            let bytes = device_bytes(b.kind, resolved.element_count)
+            let bytes = binding_bytes(b, resolved.element_count)
                 .ok_or_else(|| launch::size_overflow(&format!("buffer `{}`", decl.name)))?;
             let max = match b.kind {
                 lower::BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
@@ -264,7 +267,7 @@ impl WgpuBackend {
             compiled,
             bound,
             params: lower::plan_params(plan, 1, 0)?,
-            physical_grid: physical,
+            physical_grid: form.physical,
         })
     }
 }

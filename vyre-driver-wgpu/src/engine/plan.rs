@@ -15,12 +15,14 @@ pub(super) const COALESCED: LowerOptions = LowerOptions {
     coalesced: true,
     direct: false,
     packed: false,
+    vectorised: false,
 };
 
 pub(super) const PACKED: LowerOptions = LowerOptions {
     coalesced: true,
     direct: false,
     packed: true,
+    vectorised: false,
 };
 
 /// The plans of a run's items: one shared plan when every item has the same input lengths (the

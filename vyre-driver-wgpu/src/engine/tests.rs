@@ -28,11 +28,13 @@ fn bindings() -> Vec<LoweredBinding> {
             buffer_index: 0,
             binding: 0,
             kind: BindingKind::StorageReadOnly,
+            rows: false,
         },
         LoweredBinding {
             buffer_index: 1,
             binding: 1,
             kind: BindingKind::StorageReadWrite,
+            rows: false,
         },
     ]
 }

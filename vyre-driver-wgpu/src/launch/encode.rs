@@ -8,6 +8,7 @@ use vyre_driver::BackendError;
 use super::LaunchContext;
 use super::job::{Init, Job};
 use super::upload::{Uploaded, lease};
+use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
@@ -27,17 +28,6 @@ impl Staging {
     }
 }
 
-fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
-        }),
-    }
-}
-
 /// The command buffer of the launch and its staging buffers, in readback order.
 pub(super) fn encode(
     ctx: LaunchContext<'_>,
@@ -46,28 +36,35 @@ pub(super) fn encode(
     uploaded: &Uploaded,
 ) -> Result<(wgpu::CommandBuffer, Vec<Staging>), BackendError> {
     let device = &ctx.state.device;
-    let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
-        .bindings
+    let ranges = uploaded
+        .buffers
         .iter()
-        .zip(&uploaded.buffers)
         .zip(&job.buffers)
-        .map(|((b, buffer), jb)| entry(b.binding, buffer, jb.bytes))
+        .map(|(buffer, jb)| (buffer.clone(), jb.bytes))
         .collect();
-    let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre program buffers"),
-        layout: &compiled.user_layout,
-        entries: &entries,
-    });
-    let (params, params_len) = &uploaded.params;
-    let mut internal_entries = vec![entry(0, params, *params_len)];
-    if let Some((items, len)) = &uploaded.items {
-        internal_entries.push(entry(1, items, *len));
-    }
-    let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre internal"),
-        layout: &compiled.internal_layout,
-        entries: &internal_entries,
-    });
+    let user_group = compiled.groups.user(
+        device,
+        &compiled.user_layout,
+        compiled.bindings.iter().map(|b| b.binding),
+        ranges,
+        ctx.counters,
+    )?;
+    let internal_group = match &uploaded.items {
+        // The items table changes with every batch: its group is made anew.
+        Some(((params, params_len), (items, len))) => {
+            bump(&ctx.counters.bind_groups, 1);
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vyre internal"),
+                layout: &compiled.internal_layout,
+                entries: &[entry(0, params, *params_len), entry(1, items, *len)],
+            })
+        }
+        None => {
+            compiled
+                .groups
+                .params(device, &compiled.internal_layout, &job.params, ctx.counters)?
+        }
+    };
 
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre"),

@@ -67,7 +67,7 @@ pub(crate) fn job_buffers<'a>(
     for b in &compiled.bindings {
         let decl = &compiled.program.buffers[b.buffer_index];
         let BufferSpec { elements, init } = spec(b)?;
-        let bytes = device_bytes(b.kind, elements)
+        let bytes = binding_bytes(b, elements)
             .ok_or_else(|| size_overflow(&format!("the size of buffer `{}`", decl.name)))?;
         let readback = match (decl.access, readback) {
             (BufferAccess::Output, Readback::Declared) => Some(readback_bytes(decl, elements)?),
@@ -94,6 +94,17 @@ pub(crate) fn device_bytes(kind: BindingKind, count: u64) -> Option<u64> {
     match kind {
         BindingKind::Uniform => count.div_ceil(4).checked_mul(16),
         _ => count.max(1).checked_mul(4),
+    }
+}
+
+/// The bytes binding `b` spans for `count` elements: [`device_bytes`], in whole 16-byte rows for a
+/// vectorised module's `vec4` arrays. `None` past `u64`.
+pub(crate) fn binding_bytes(b: &LoweredBinding, count: u64) -> Option<u64> {
+    let bytes = device_bytes(b.kind, count)?;
+    if b.rows {
+        bytes.checked_next_multiple_of(16)
+    } else {
+        Some(bytes)
     }
 }
 

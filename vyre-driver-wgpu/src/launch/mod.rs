@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use vyre_driver::BackendError;
 
 use crate::device::DeviceState;
+pub(crate) use crate::groups::poisoned;
 use crate::pipeline::Compiled;
 use crate::pool::BufferPool;
 use crate::stats::Counters;
@@ -28,7 +29,9 @@ pub use fault::FaultPoint;
 #[cfg(not(feature = "fault-injection"))]
 pub(crate) use fault::FaultPoint;
 pub(crate) use fault::Faults;
-pub(crate) use job::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
+pub(crate) use job::{
+    BufferSpec, Init, Job, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
+};
 pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
     run_sequence, write_aligned,
@@ -42,13 +45,6 @@ pub(crate) struct LaunchContext<'a> {
     pub(crate) pool: &'a Mutex<BufferPool>,
     pub(crate) counters: &'a Counters,
     pub(crate) faults: &'a Faults,
-}
-
-/// The error for a lock poisoned by a panic elsewhere.
-pub(crate) fn poisoned() -> BackendError {
-    BackendError::new(
-        "a vyre lock was poisoned by a panic in another thread. Fix: drop this backend and acquire a new one.",
-    )
 }
 
 /// Runs `job` on `compiled`; returns one byte vector per buffer with a readback, in order.

@@ -7,8 +7,8 @@ use std::time::Duration;
 use vyre_driver::BackendError;
 
 use super::encode::copy_out;
-use super::upload::words_buffer;
 use super::{LaunchContext, poisoned, readback, submit};
+use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
@@ -146,14 +146,10 @@ pub(crate) fn run_sequence(
     }
     let device = &state.device;
     let scopes = submit::Scopes::push(device);
-    let mut params = Vec::with_capacity(launches.len());
-    for launch in launches {
-        params.push(words_buffer(ctx, &launch.params)?);
-    }
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre sequence"),
     });
-    for (launch, (params, params_len)) in launches.iter().zip(&params) {
+    for launch in launches {
         let compiled = &launch.compiled;
         let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
             .bindings
@@ -161,16 +157,18 @@ pub(crate) fn run_sequence(
             .zip(&launch.bound)
             .map(|(b, bound)| entry(b.binding, bound.buffer, bound.bytes))
             .collect();
+        bump(&ctx.counters.bind_groups, 1);
         let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("vyre resident buffers"),
             layout: &compiled.user_layout,
             entries: &entries,
         });
-        let internal_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre internal"),
-            layout: &compiled.internal_layout,
-            entries: &[entry(0, params, *params_len)],
-        });
+        let internal_group = compiled.groups.params(
+            device,
+            &compiled.internal_layout,
+            &launch.params,
+            ctx.counters,
+        )?;
         for bound in &launch.bound {
             if bound.clear {
                 encoder.clear_buffer(bound.buffer, 0, Some(bound.bytes));
@@ -190,21 +188,5 @@ pub(crate) fn run_sequence(
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
     let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
-    let waited = submit::wait(state, submission, &no_maps, timeout);
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    for (buffer, _) in params {
-        pool.give(buffer, state.generation);
-    }
-    waited
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
-        }),
-    }
+    submit::wait(state, submission, &no_maps, timeout)
 }

@@ -14,20 +14,21 @@ use crate::stats::bump;
 pub(super) struct Uploaded {
     /// The program's buffers, in binding order.
     pub(super) buffers: Vec<wgpu::Buffer>,
-    /// vyre's `params` words and their byte length.
-    pub(super) params: (wgpu::Buffer, u64),
-    /// The coalesced form's `items` table and its byte length.
-    pub(super) items: Option<(wgpu::Buffer, u64)>,
+    /// For the coalesced form: vyre's `params` words and its `items` table, each with its byte
+    /// length. Other launches bind their pipeline's kept `params` group (`groups`).
+    pub(super) items: Option<((wgpu::Buffer, u64), (wgpu::Buffer, u64))>,
 }
 
 impl Uploaded {
     /// Returns every buffer to the pool for the next launch on device `generation`.
     pub(super) fn give_back(self, pool: &mut BufferPool, generation: u64) {
-        for buffer in self.buffers {
+        // In reverse, so that the pool (a stack per size class) hands the same buffers back in the
+        // same roles to a launch of the same shape, whose kept bind group then still fits.
+        for buffer in self.buffers.into_iter().rev() {
             pool.give(buffer, generation);
         }
-        pool.give(self.params.0, generation);
-        if let Some((items, _)) = self.items {
+        if let Some(((params, _), (items, _))) = self.items {
+            pool.give(params, generation);
             pool.give(items, generation);
         }
     }
@@ -65,16 +66,11 @@ pub(super) fn upload(
         }
         buffers.push(leased);
     }
-    let params = words_buffer(ctx, &job.params)?;
     let items = match &job.items {
-        Some(items) => Some(words_buffer(ctx, items)?),
+        Some(items) => Some((words_buffer(ctx, &job.params)?, words_buffer(ctx, items)?)),
         None => None,
     };
-    Ok(Uploaded {
-        buffers,
-        params,
-        items,
-    })
+    Ok(Uploaded { buffers, items })
 }
 
 /// A pooled buffer of at least `bytes` bytes for `usage`, or a new one.

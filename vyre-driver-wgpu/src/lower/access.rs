@@ -80,9 +80,50 @@ impl Lowerer<'_, '_> {
                 let vector = self.fb.access(block, base, row);
                 self.fb.access(block, vector, lane)
             }
+            Layout::StorageVec4 => {
+                // Row `slot / 4`, lane `slot % 4`, as a shift and a mask (naga wraps integer
+                // division in a zero check).
+                let two = self.fb.u32(block, 2);
+                let three = self.fb.u32(block, 3);
+                let row = self.fb.binary(block, B::ShiftRight, slot, two);
+                let lane = self.fb.binary(block, B::And, slot, three);
+                let vector = self.fb.access(block, base, row);
+                self.fb.access(block, vector, lane)
+            }
             Layout::Storage | Layout::Workgroup => self.fb.access(block, base, slot),
         };
         Address { in_bounds, pointer }
+    }
+
+    /// A stored word of `buffer` as a value: a bool is `word != 0`.
+    pub(crate) fn word_to_value(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        word: Handle<Expression>,
+    ) -> Handle<Expression> {
+        if self.program.buffers[buffer].element == DataType::Bool {
+            let zero = self.fb.u32(block, 0);
+            self.fb.binary(block, B::NotEqual, word, zero)
+        } else {
+            word
+        }
+    }
+
+    /// A value as the word `buffer` stores: a bool is 1 or 0.
+    pub(crate) fn value_to_word(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        value: Handle<Expression>,
+    ) -> Handle<Expression> {
+        if self.program.buffers[buffer].element == DataType::Bool {
+            let one = self.fb.u32(block, 1);
+            let zero = self.fb.u32(block, 0);
+            self.fb.select(block, value, one, zero)
+        } else {
+            value
+        }
     }
 
     /// `buffer[index]`, or zero out of bounds.
@@ -90,12 +131,7 @@ impl Lowerer<'_, '_> {
         let address = self.address(block, target);
         let word = self.fb.load(block, address.pointer);
         let element = self.program.buffers[target.buffer].element;
-        let value = if element == DataType::Bool {
-            let zero = self.fb.u32(block, 0);
-            self.fb.binary(block, B::NotEqual, word, zero)
-        } else {
-            word
-        };
+        let value = self.word_to_value(block, target.buffer, word);
         match address.in_bounds {
             Some(in_bounds) => {
                 let zero = self.zero(block, element);
@@ -113,13 +149,7 @@ impl Lowerer<'_, '_> {
         value: Handle<Expression>,
     ) {
         let address = self.address(block, target);
-        let word = if self.program.buffers[target.buffer].element == DataType::Bool {
-            let one = self.fb.u32(block, 1);
-            let zero = self.fb.u32(block, 0);
-            self.fb.select(block, value, one, zero)
-        } else {
-            value
-        };
+        let word = self.value_to_word(block, target.buffer, value);
         let store = Statement::Store {
             pointer: address.pointer,
             value: word,

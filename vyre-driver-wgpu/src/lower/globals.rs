@@ -75,6 +75,9 @@ pub(crate) enum Layout {
     Storage,
     /// `array<vec4<T>, ceil(count / 4)>` in the uniform address space (16-byte stride rule).
     UniformVec4,
+    /// `array<vec4<T>>` in storage: a buffer of a vectorised module (see `vector`); element `i` is
+    /// lane `i % 4` of row `i / 4`, and the binding holds whole rows.
+    StorageVec4,
     /// `array<T, count>` (or of atomics) in workgroup memory.
     Workgroup,
 }
@@ -96,7 +99,7 @@ const MAX_ARRAY_BYTES: u64 = naga::valid::MAX_TYPE_SIZE as u64;
 fn fixed_array_bytes(layout: Layout, count: u32) -> Option<u64> {
     // Both products are below 2^36: a u32 count (or a quarter of one) times a 4- or 16-byte stride.
     match layout {
-        Layout::Storage => None,
+        Layout::Storage | Layout::StorageVec4 => None,
         Layout::Workgroup => Some(u64::from(count) * 4),
         Layout::UniformVec4 => Some(u64::from(count.div_ceil(4)) * 16),
     }
@@ -125,6 +128,7 @@ pub(crate) fn declare_buffers(
     module: &mut Module,
     evidence: &Validated<'_>,
     options: &LowerOptions,
+    vectorised: &[bool],
 ) -> Result<Declared, BackendError> {
     let program = evidence.program();
     let uses = evidence.buffer_uses();
@@ -172,6 +176,11 @@ pub(crate) fn declare_buffers(
                 })?;
             }
         }
+        let layout = if layout == Layout::Storage && vectorised.get(i) == Some(&true) {
+            Layout::StorageVec4
+        } else {
+            layout
+        };
         let ty = array_type(module, layout, element, scalar, decl.count);
         let binding = kind.map(|_| ResourceBinding {
             group: 0,
@@ -193,6 +202,7 @@ pub(crate) fn declare_buffers(
                 buffer_index: i,
                 binding: decl.binding,
                 kind,
+                rows: layout == Layout::StorageVec4,
             });
         }
         globals.push(BufferGlobal { global, layout });
@@ -209,19 +219,26 @@ fn array_type(
 ) -> Handle<Type> {
     let (base, size, stride) = match layout {
         Layout::Storage => (element, ArraySize::Dynamic, 4),
+        Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 16),
         Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), 4),
-        Layout::UniformVec4 => {
-            let vec4 = add_type(
-                module,
-                TypeInner::Vector {
-                    size: VectorSize::Quad,
-                    scalar,
-                },
-            );
-            (vec4, ArraySize::Constant(non_zero(count.div_ceil(4))), 16)
-        }
+        Layout::UniformVec4 => (
+            vec4_type(module, scalar),
+            ArraySize::Constant(non_zero(count.div_ceil(4))),
+            16,
+        ),
     };
     add_type(module, TypeInner::Array { base, size, stride })
+}
+
+/// The type `vec4<scalar>`: one row of a vectorised or uniform buffer.
+pub(crate) fn vec4_type(module: &mut Module, scalar: Scalar) -> Handle<Type> {
+    add_type(
+        module,
+        TypeInner::Vector {
+            size: VectorSize::Quad,
+            scalar,
+        },
+    )
 }
 
 fn non_zero(n: u32) -> NonZeroU32 {

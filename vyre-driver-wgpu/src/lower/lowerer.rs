@@ -29,6 +29,8 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) barrier: naga::Barrier,
     /// The proofs that let an access go unguarded (see `bounds`).
     pub(crate) bounds: super::bounds::Bounds,
+    /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
+    pub(crate) lanes: Option<super::vector::Lanes>,
 }
 
 /// A lowered value and its IR type.
@@ -70,6 +72,9 @@ impl Lowerer<'_, '_> {
             }
             Expr::Load { index, .. } => {
                 let b = self.evidence.buffer_of(expr)?.index();
+                if let Some(word) = self.lane_load(block, b, index) {
+                    return Ok((self.word_to_value(block, b, word), ty));
+                }
                 let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let target = super::access::Target {

@@ -26,6 +26,7 @@ mod packed;
 mod params;
 mod planted;
 mod prologue;
+mod vector;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
@@ -38,6 +39,12 @@ pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
+pub(crate) use vector::{WIDTH as VECTOR_WIDTH, vectorised_buffers};
+
+/// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
+/// whenever a change to the lowering changes the code emitted for some program, so that caches
+/// written by an older lowering are not trusted by a newer one.
+pub(crate) const LOWERING_VERSION: u32 = 1;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -49,6 +56,10 @@ pub(crate) struct LowerOptions {
     /// Coalesced items of equal lengths, laid end to end invocation by invocation: only each item's
     /// first `params[4]` invocations run (see `packed`). Needs `coalesced`; no `items` table.
     pub(crate) packed: bool,
+    /// Four virtual invocations along x per invocation, with `vec4` rows (see `vector`): a plain
+    /// launch of a one-dimensional grid of a program that qualifies. With `direct`, the physical
+    /// grid is `[ceil(grid.x / 4), 1, 1]`; otherwise those workgroups folded into y and z.
+    pub(crate) vectorised: bool,
 }
 
 /// How one program buffer is bound.
@@ -65,6 +76,8 @@ pub(crate) struct LoweredBinding {
     pub(crate) buffer_index: usize,
     pub(crate) binding: u32,
     pub(crate) kind: BindingKind,
+    /// Declared as `vec4` rows (a vectorised module): the binding must span whole 16-byte rows.
+    pub(crate) rows: bool,
 }
 
 /// A lowered, validated module.
@@ -86,8 +99,26 @@ pub(crate) fn lower(
     let program = evidence.program();
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
+    let vector = if options.vectorised {
+        if options.coalesced || options.packed {
+            return Err(BackendError::compile(
+                "a vectorised module was asked for a coalesced launch. Fix: this is a vyre bug; report it with the program text (Display).",
+            ));
+        }
+        Some(vector::plan(evidence).ok_or_else(|| {
+            BackendError::compile(
+                "a vectorised module was asked for a program that does not qualify. Fix: this is a vyre bug; report it with the program text (Display).",
+            )
+        })?)
+    } else {
+        None
+    };
+    let vectorised = vector.as_ref().map_or_else(
+        || vec![false; program.buffers.len()],
+        |p| p.vectorised.clone(),
+    );
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, evidence, options)?;
+        globals::declare_buffers(&mut module, evidence, options, &vectorised)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
@@ -134,8 +165,12 @@ pub(crate) fn lower(
         locals: vec![None; evidence.vars().len()],
         barrier: barrier::barrier_scope(evidence),
         bounds,
+        lanes: None,
     };
-    lowerer.body(&mut body, &program.body)?;
+    match &vector {
+        Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
+        None => lowerer.body(&mut body, &program.body)?,
+    }
     lowerer.fb.flush(&mut body);
     let mut function = lowerer.fb.function;
     function.body = body;

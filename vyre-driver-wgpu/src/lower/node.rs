@@ -41,6 +41,12 @@ impl Lowerer<'_, '_> {
             }
             Node::Store { index, value, .. } => {
                 let b = self.evidence.node_buffer(node)?.index();
+                if self.is_lane_access(b, index) {
+                    let (value, _) = self.expr(block, value)?;
+                    let word = self.value_to_word(block, b, value);
+                    self.lane_store(block, b, word)?;
+                    return Ok(());
+                }
                 let proven = self.bounds.proven(self.evidence, b, index);
                 let (index, index_ty) = self.expr(block, index)?;
                 let (value, _) = self.expr(block, value)?;

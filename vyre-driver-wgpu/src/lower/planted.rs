@@ -19,11 +19,22 @@ pub enum Miscompile {
     WeakBarrierScope,
     /// `if i < n` is taken to prove `b[i]` in bounds when `n` is one more than `b`'s count.
     GuardBoundOffByOne,
+    /// The vectorised tail runs one lane too few: the last existing element of a partial row is
+    /// skipped.
+    VectorTailOffByOne,
+    /// The vectorised full-row test ignores where the virtual grid ends, so a row that the grid
+    /// ends inside runs all four lanes, elements no invocation owns included.
+    VectorIgnoresGridEnd,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 2] = [Miscompile::WeakBarrierScope, Miscompile::GuardBoundOffByOne];
+    pub const ALL: [Miscompile; 4] = [
+        Miscompile::WeakBarrierScope,
+        Miscompile::GuardBoundOffByOne,
+        Miscompile::VectorTailOffByOne,
+        Miscompile::VectorIgnoresGridEnd,
+    ];
 
     #[cfg(feature = "planted-miscompiles")]
     fn code(self) -> u8 {
@@ -31,6 +42,8 @@ impl Miscompile {
             Miscompile::None => 0,
             Miscompile::WeakBarrierScope => 1,
             Miscompile::GuardBoundOffByOne => 2,
+            Miscompile::VectorTailOffByOne => 3,
+            Miscompile::VectorIgnoresGridEnd => 4,
         }
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct Prologue {
     /// Per program buffer: its length when the module fixes it (the prologue's length is then this
     /// literal in every dispatch).
     pub(crate) fixed: Vec<Option<u32>>,
+    /// Vectorised modules: the invocation's row `c` (it runs virtual invocations `4c .. 4c + 3`
+    /// along x, whose builtins `vector` derives lane by lane).
+    pub(crate) row: Option<Handle<Expression>>,
 }
 
 pub(crate) struct PrologueInputs<'a> {
@@ -75,7 +78,21 @@ pub(crate) fn emit(
     let params = fb.expr(block, Expression::GlobalVariable(inputs.params));
 
     let size = inputs.program.workgroup_size;
-    let (gid, lid, wid, nwg, item) = if inputs.options.packed {
+    let mut row = None;
+    let (gid, lid, wid, nwg, item) = if inputs.options.vectorised {
+        let (c, grid) = vector_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p);
+        row = Some(c);
+        let zero = fb.u32(block, 0);
+        let one = fb.u32(block, 1);
+        // The x builtins are set lane by lane (see `vector`); y and z are those of a 1-D grid.
+        (
+            [c, zero, zero],
+            [lid[0], zero, zero],
+            [wid_p[0], zero, zero],
+            [grid, one, one],
+            None,
+        )
+    } else if inputs.options.packed {
         packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p)
     } else {
         let (wid, nwg, item) = if inputs.options.direct {
@@ -140,6 +157,7 @@ pub(crate) fn emit(
         lengths,
         offsets,
         fixed: fixed_lengths,
+        row,
     }
 }
 
@@ -184,6 +202,46 @@ fn packed_grid(
         nwg,
         Some(item),
     )
+}
+
+/// The vectorised form (see `vector`): the physical workgroup `L` (linear over the folded grid, or
+/// `wid.x` when direct) holds rows `L * W .. L * W + W - 1`, and row `c` is the virtual invocations
+/// `4c .. 4c + 3` along x. Returns `c` and the virtual grid's x. Folded launches exit workgroups
+/// past the last row's, before `L * W` could wrap; rows past the grid's end within a workgroup are
+/// left to the body, whose every path checks the row against the grid. Vectorised programs have no
+/// barriers, so the early return needs no uniformity.
+fn vector_grid(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    inputs: &PrologueInputs<'_>,
+    params: Handle<Expression>,
+    wid_p: Lanes,
+    lid_x: Handle<Expression>,
+    nwg_p: Lanes,
+) -> (Handle<Expression>, Handle<Expression>) {
+    let grid_x = param(fb, block, params, PARAM_GRID);
+    let linear = if inputs.options.direct {
+        wid_p[0]
+    } else {
+        let yz = fb.binary(block, B::Multiply, nwg_p[1], wid_p[2]);
+        let y = fb.binary(block, B::Add, wid_p[1], yz);
+        let xy = fb.binary(block, B::Multiply, nwg_p[0], y);
+        let linear = fb.binary(block, B::Add, wid_p[0], xy);
+        // ceil(grid.x / 4) workgroups hold rows: the last is (grid.x - 1) / 4 (grid.x >= 1).
+        let one = fb.u32(block, 1);
+        let two = fb.u32(block, 2);
+        let before = fb.binary(block, B::Subtract, grid_x, one);
+        let last_group = fb.binary(block, B::ShiftRight, before, two);
+        let surplus = fb.binary(block, B::Greater, linear, last_group);
+        fb.if_then(block, surplus, |fb, inner| {
+            fb.stmt(inner, Statement::Return { value: None })
+        });
+        linear
+    };
+    let width = fb.u32(block, inputs.program.workgroup_size[0]);
+    let base = fb.binary(block, B::Multiply, linear, width);
+    let c = fb.binary(block, B::Add, base, lid_x);
+    (c, grid_x)
 }
 
 /// Linearises the physical workgroup id, exits surplus workgroups, and unlinearises the virtual one.

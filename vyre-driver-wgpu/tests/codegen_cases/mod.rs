@@ -5,8 +5,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use vyre_driver::{DispatchConfig, VyreBackend};
-use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+use vyre_driver::{DeviceBuffer, DispatchConfig, VyreBackend};
+use vyre_foundation::ir::{BufferAccess, BufferDecl, DataType, Expr, Node, Program};
 
 /// One case: a name, a program, its inputs and its grid.
 pub struct Case {
@@ -43,6 +43,54 @@ pub fn disagreement(case: &Case, a: &dyn VyreBackend, b: &dyn VyreBackend) -> Op
     match (left, right) {
         (Ok(l), Ok(r)) if l == r => None,
         (l, r) => Some(format!("{}: {l:?}\nagainst {r:?}", case.name)),
+    }
+}
+
+/// Runs `case` through resident buffers on both backends (one `DeviceBuffer` per bound buffer,
+/// inputs written first) and compares every buffer's bytes afterwards: `None` when they agree.
+pub fn resident_disagreement(
+    case: &Case,
+    a: &dyn VyreBackend,
+    b: &dyn VyreBackend,
+) -> Option<String> {
+    let run = |backend: &dyn VyreBackend| -> Result<Vec<Vec<u8>>, String> {
+        let mut inputs = case.inputs.iter();
+        let mut buffers: Vec<DeviceBuffer> = Vec::new();
+        for decl in &case.program.buffers {
+            if decl.access == BufferAccess::Workgroup {
+                continue;
+            }
+            let input = decl.access.takes_input().then(|| inputs.next()).flatten();
+            let bytes = match (decl.count, input) {
+                (0, Some(input)) => input.len() as u64,
+                (count, _) => u64::from(count) * 4,
+            };
+            let buffer = backend.create_buffer(bytes).map_err(|e| e.to_string())?;
+            if let Some(input) = input {
+                let n = input.len().min(bytes as usize);
+                backend
+                    .write_buffer(&buffer, 0, &input[..n])
+                    .map_err(|e| e.to_string())?;
+            }
+            buffers.push(buffer);
+        }
+        let refs: Vec<&DeviceBuffer> = buffers.iter().collect();
+        let config = DispatchConfig::new().with_grid(case.grid);
+        backend
+            .dispatch_resident(&case.program, &refs, &config)
+            .map_err(|e| e.to_string())?;
+        buffers
+            .iter()
+            .map(|buffer| {
+                backend
+                    .read_buffer(buffer, 0..buffer.len())
+                    .map_err(|e| e.to_string())
+            })
+            .collect()
+    };
+    match (run(a), run(b)) {
+        (Ok(l), Ok(r)) if l == r => None,
+        (l, r) => Some(format!("{} (resident): {l:?}\nagainst {r:?}", case.name)),
     }
 }
 
@@ -275,6 +323,101 @@ fn vector_cases() -> Vec<Case> {
             [grid, 1, 1],
         ));
     }
+    // Counts that are not multiples of four, and grids whose invocations (odd workgroup sizes) end
+    // inside a row: every kind of partial row, against buffers ending before and after the grid.
+    for (count, workgroup, grid) in [(37, 3, 5), (37, 3, 20), (1, 1, 3), (6, 7, 1), (45, 5, 9)] {
+        for ty in [DataType::U32, DataType::F32] {
+            let inputs = if ty == DataType::F32 {
+                vec![floats(count, 3), floats(count, 4)]
+            } else {
+                vec![words(count, 3), words(count, 4)]
+            };
+            out.push(case(
+                &format!("vector_tail_axpy_{ty:?}_{count}_wg{workgroup}_grid{grid}"),
+                axpy(ty, count, workgroup),
+                inputs,
+                [grid, 1, 1],
+            ));
+        }
+    }
+    // The README's shape, `if i < n { out[i] = input[i] + 1 }`, with `n` below, at and past the
+    // count: lanes that do not store keep the output's zero, so the row is stored lane by lane.
+    for n in [41, 42, 43, 44] {
+        let i = Expr::gid_x;
+        let readme = Program::new(
+            vec![
+                BufferDecl::read("input", 0, DataType::U32).with_count(42),
+                BufferDecl::output("out", 1, DataType::U32).with_count(42),
+            ],
+            [4, 1, 1],
+            vec![Node::if_then(
+                Expr::lt(i(), Expr::u32(n)),
+                vec![Node::store(
+                    "out",
+                    i(),
+                    Expr::add(Expr::load("input", i()), Expr::u32(1)),
+                )],
+            )],
+        );
+        for grid in [11, 12] {
+            out.push(case(
+                &format!("vector_readme_n{n}_grid{grid}"),
+                readme.clone(),
+                vec![words(42, 9)],
+                [grid, 1, 1],
+            ));
+        }
+    }
+    // Runtime-sized buffers updated in place, with a scalar table loaded elsewhere, per-lane
+    // builtins, and an output read back through a byte range that ends inside a row.
+    let i = || Expr::var("i");
+    let in_place = Program::new(
+        vec![
+            BufferDecl::read_write("x", 0, DataType::U32),
+            BufferDecl::read("table", 1, DataType::U32).with_count(16),
+            BufferDecl::output("ids", 2, DataType::U32)
+                .with_count(50)
+                .with_output_byte_range(12..190),
+        ],
+        [5, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::store(
+                "x",
+                i(),
+                Expr::add(
+                    Expr::mul(Expr::load("x", i()), Expr::u32(3)),
+                    Expr::load("table", Expr::rem(i(), Expr::u32(16))),
+                ),
+            ),
+            Node::if_then(
+                Expr::lt(i(), Expr::buf_len("x")),
+                vec![Node::store(
+                    "ids",
+                    i(),
+                    Expr::add(
+                        Expr::local_x(),
+                        Expr::mul(Expr::workgroup_x(), Expr::u32(100)),
+                    ),
+                )],
+            ),
+        ],
+    );
+    for (len, grid) in [(45, 9), (45, 11), (47, 10), (48, 10), (3, 1)] {
+        out.push(case(
+            &format!("vector_in_place_len{len}_grid{grid}"),
+            in_place.clone(),
+            vec![words(len, 10), words(16, 11)],
+            [grid, 1, 1],
+        ));
+    }
+    // A two-dimensional grid runs the scalar module (the launch form is chosen per dispatch).
+    out.push(case(
+        "vector_axpy_2d_grid_scalar",
+        axpy(DataType::U32, 64, 8),
+        vec![words(64, 12), words(64, 13)],
+        [4, 2, 1],
+    ));
     // A grid wider than the device's 65535 workgroups per dimension runs the folded module.
     out.push(case(
         "vector_axpy_folded",

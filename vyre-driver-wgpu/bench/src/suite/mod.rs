@@ -19,6 +19,7 @@ use crate::vyre_wgpu;
 use crate::workloads::{self, MIB, Workload};
 
 mod chain;
+pub(crate) mod disk;
 mod launches;
 mod streaming;
 
@@ -142,6 +143,7 @@ impl<'g> Suite<'g> {
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),
+            Workload::DiskCache => self.disk_cache(),
         }
     }
 

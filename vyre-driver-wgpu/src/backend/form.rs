@@ -1,0 +1,102 @@
+//! The launch form of a plain or resident dispatch, chosen per dispatch: the vectorised module
+//! (`lower::vector`) when the program qualifies, the grid is one-dimensional and every vectorised
+//! binding can span whole 16-byte rows; otherwise the scalar module. Either runs direct when its
+//! physical grid fits the device's per-dimension limit, folded otherwise. The form is part of the
+//! lowering options, so each has its own cached pipeline.
+
+use vyre_driver::{BackendError, DispatchPlan};
+use vyre_foundation::validate::Validated;
+
+use super::fold_grid;
+use crate::launch::device_bytes;
+use crate::lower::{self, BindingKind, LowerOptions};
+
+/// How one dispatch launches: the lowering options and the physical grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Form {
+    pub(crate) options: LowerOptions,
+    pub(crate) physical: [u32; 3],
+}
+
+/// The bytes a vectorised binding of `elements` elements spans: whole 16-byte rows. `None` past
+/// `u64`.
+pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
+    device_bytes(BindingKind::StorageReadWrite, elements)?.checked_next_multiple_of(16)
+}
+
+/// The form of a dispatch of `evidence` as `plan` says, on a device allowing `max_groups`
+/// workgroups per dimension. `bindable(j, bytes)` says whether program buffer `j` can be bound with
+/// `bytes` bytes (whole rows) on this dispatch.
+///
+/// # Errors
+///
+/// As [`fold_grid`].
+pub(crate) fn choose(
+    evidence: &Validated<'_>,
+    plan: &DispatchPlan,
+    max_groups: u32,
+    bindable: impl Fn(usize, u64) -> bool,
+) -> Result<Form, BackendError> {
+    if let Some(form) = vectorised(evidence, plan, max_groups, bindable)? {
+        return Ok(form);
+    }
+    let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
+    Ok(Form {
+        options: LowerOptions {
+            coalesced: false,
+            direct,
+            packed: false,
+            vectorised: false,
+        },
+        physical,
+    })
+}
+
+fn vectorised(
+    evidence: &Validated<'_>,
+    plan: &DispatchPlan,
+    max_groups: u32,
+    bindable: impl Fn(usize, u64) -> bool,
+) -> Result<Option<Form>, BackendError> {
+    let [x, y, z] = plan.grid;
+    if y != 1 || z != 1 {
+        return Ok(None);
+    }
+    let Some(buffers) = lower::vectorised_buffers(evidence) else {
+        return Ok(None);
+    };
+    let whole_rows = buffers.iter().enumerate().all(|(j, &on)| {
+        !on || plan
+            .buffers
+            .get(j)
+            .and_then(|b| row_bytes(b.element_count))
+            .is_some_and(|bytes| bindable(j, bytes))
+    });
+    if !whole_rows {
+        return Ok(None);
+    }
+    let (physical, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
+    Ok(Some(Form {
+        options: LowerOptions {
+            coalesced: false,
+            direct,
+            packed: false,
+            vectorised: true,
+        },
+        physical,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_bytes;
+
+    #[test]
+    fn vectorised_bindings_span_whole_rows() {
+        assert_eq!(row_bytes(1), Some(16));
+        assert_eq!(row_bytes(4), Some(16));
+        assert_eq!(row_bytes(5), Some(32));
+        assert_eq!(row_bytes(u64::from(u32::MAX)), Some(1 << 34));
+        assert_eq!(row_bytes(u64::MAX / 4), None);
+    }
+}
