@@ -60,6 +60,28 @@ impl Drop for Shared {
 
 /// The wgpu backend. Cheap to clone (clones share the device, cache and pool); `Send + Sync`, so many
 /// threads may dispatch at once.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else {
+///     return Ok(()); // no Vulkan, Metal or DX12 adapter on this machine
+/// };
+/// println!("on {}", backend.adapter_name());
+/// let program = Program::new(
+///     vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("out", Expr::gid_x(), Expr::mul(Expr::gid_x(), Expr::u32(10)))],
+/// );
+/// let outputs = backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(outputs[0][4..8], 10u32.to_le_bytes());
+/// // The second dispatch of the same program reuses its pipeline.
+/// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(backend.stats().pipelines_created, 1);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone)]
 pub struct WgpuBackend {
     shared: Arc<Shared>,
@@ -81,6 +103,18 @@ impl WgpuBackend {
     ///
     /// [`BackendError::NoDevice`] when no adapter or device is available, with a `Fix:` saying how to
     /// get one (never [`BackendError::DeviceLost`], so a recovery loop does not retry forever).
+    ///
+    /// ```
+    /// let backend = match vyre_driver_wgpu::WgpuBackend::acquire() {
+    ///     Ok(backend) => backend,
+    ///     Err(e) => {
+    ///         // `NoDevice`, with a `Fix:` (install a Vulkan driver, or unset VYRE_WGPU_ADAPTER).
+    ///         eprintln!("{e}");
+    ///         return;
+    ///     }
+    /// };
+    /// println!("{:?}", backend.adapter_info().map(|info| info.device_type));
+    /// ```
     pub fn acquire() -> Result<Self, BackendError> {
         Self::acquire_with(&AdapterOptions::default())
     }

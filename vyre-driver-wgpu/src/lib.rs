@@ -49,7 +49,7 @@ mod stats;
 pub mod testing;
 
 pub use backend::WgpuBackend;
-pub use device::{ADAPTER_ENV, AdapterOptions};
+pub use device::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
 pub use disk::{CACHE_DIR_ENV, DiskCacheLoad, DiskCacheStatus, PipelineCacheDir};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
@@ -73,6 +73,20 @@ use vyre_foundation::ir::Program;
 /// # Errors
 ///
 /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] if lowering fails.
+///
+/// ```
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("out", 0, DataType::U32).with_count(8)],
+///     [64, 1, 1],
+///     vec![Node::store("out", Expr::gid_x(), Expr::u32(1))],
+/// );
+/// // No device needed: this only lowers the program.
+/// let wgsl = vyre_driver_wgpu::emit_wgsl(&program)?;
+/// assert!(wgsl.contains("@compute"));
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     let lowered = lower::lower(&evidence, &lower::LowerOptions::default())?;

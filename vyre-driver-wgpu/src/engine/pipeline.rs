@@ -94,6 +94,35 @@ impl WgpuPipeline {
     /// # Errors
     ///
     /// As `dispatch`; an item's input error names the item.
+    ///
+    /// ```
+    /// use vyre_driver::DispatchConfig;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let add = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("a", 0, DataType::U32).with_count(2),
+    ///         BufferDecl::read("b", 1, DataType::U32).with_count(2),
+    ///         BufferDecl::output("c", 2, DataType::U32).with_count(2),
+    ///     ],
+    ///     [64, 1, 1],
+    ///     vec![Node::store(
+    ///         "c",
+    ///         Expr::gid_x(),
+    ///         Expr::add(Expr::load("a", Expr::gid_x()), Expr::load("b", Expr::gid_x())),
+    ///     )],
+    /// );
+    /// let config = DispatchConfig::default();
+    /// let pipeline = backend.compile_persistent(&add, &config)?;
+    /// let words = |v: [u32; 2]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    /// // Three items, each with its own two inputs, in one launch.
+    /// let items: Vec<Vec<Vec<u8>>> = (0..3).map(|k| vec![words([k, k]), words([10, 20])]).collect();
+    /// let outputs = pipeline.dispatch_coalesced(&items, &config)?;
+    /// assert_eq!(outputs[2][0], words([12, 22]));
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn dispatch_coalesced(
         &self,
         items: &[Vec<Vec<u8>>],
