@@ -375,14 +375,29 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Arc<Compiled>, BackendError> {
+        if let Some(hit) = self.cached_program(program, options)? {
+            return Ok(hit);
+        }
+        self.compiled_validated(&vyre_foundation::validate(program)?, options)
+    }
+
+    /// The cached pipeline of `program` in the form `options`, if one was compiled, found without
+    /// validating `program` again: the cache holds only pipelines compiled from validated programs,
+    /// and a hit is checked for full equality with `program`.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for a program nested too deep to fingerprint.
+    pub(crate) fn cached_program(
+        &self,
+        program: &Program,
+        options: LowerOptions,
+    ) -> Result<Option<Arc<Compiled>>, BackendError> {
         // Hashing recurses once per nesting level: a program too deep for the validator must be
         // rejected before it is fingerprinted, or it overflows the stack.
         vyre_foundation::validate::validate_depth(program)?;
         let key = PipelineKey::new(program, options, self.state()?.generation);
-        if let Some(hit) = self.cached(&key, program)? {
-            return Ok(hit);
-        }
-        self.compiled_validated(&vyre_foundation::validate(program)?, options)
+        self.cached(&key, program)
     }
 
     fn cached(

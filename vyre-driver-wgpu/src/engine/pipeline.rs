@@ -64,19 +64,42 @@ impl WgpuBackend {
         program: &Program,
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
-        let evidence = vyre_foundation::validate(program)?;
         let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
-        let options = if one_dimensional && packed_stores(&evidence).is_some() {
-            PACKED
-        } else {
-            COALESCED
+        let compiled = match self.cached_form(program, one_dimensional)? {
+            Some(hit) => hit,
+            None => {
+                let evidence = vyre_foundation::validate(program)?;
+                let options = if one_dimensional && packed_stores(&evidence).is_some() {
+                    PACKED
+                } else {
+                    COALESCED
+                };
+                self.compiled_validated(&evidence, options)?
+            }
         };
-        let compiled = self.compiled_validated(&evidence, options)?;
         Ok(Arc::new(WgpuPipeline {
             compiled,
             backend: self.clone(),
             teardown: TeardownTurn::default(),
         }))
+    }
+
+    /// The pipeline `compile_persistent` would compile for `program`, when it is cached already: a
+    /// program seen before is not validated again (validation costs several microseconds, more
+    /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
+    /// that may run packed takes; the coalesced form is what any other takes, and whether the
+    /// program may run packed was recorded from its evidence when it was compiled.
+    fn cached_form(
+        &self,
+        program: &Program,
+        one_dimensional: bool,
+    ) -> Result<Option<Arc<Compiled>>, BackendError> {
+        if one_dimensional && let Some(hit) = self.cached_program(program, PACKED)? {
+            return Ok(Some(hit));
+        }
+        Ok(self
+            .cached_program(program, COALESCED)?
+            .filter(|hit| !one_dimensional || hit.packed_stores.is_none()))
     }
 }
 
