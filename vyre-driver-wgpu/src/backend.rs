@@ -7,6 +7,7 @@ pub(crate) mod form;
 mod grid;
 mod recovery;
 mod resident;
+mod split;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
@@ -24,12 +25,12 @@ use crate::disk::DiskCacheStatus;
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
-    self, BufferSpec, Faults, Init, Job, LaunchContext, Readback, job_buffers, poisoned,
+    self, BufferSpec, Faults, Init, Job, LaunchContext, Piece, Readback, job_buffers, poisoned,
 };
 use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::{self, Compiled};
-use crate::pool::BufferPool;
+use crate::pool::{self, BufferPool};
 use crate::stats::{Counters, WgpuStats};
 
 pub(crate) use grid::fold_grid;
@@ -59,6 +60,28 @@ impl Drop for Shared {
 
 /// The wgpu backend. Cheap to clone (clones share the device, cache and pool); `Send + Sync`, so many
 /// threads may dispatch at once.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else {
+///     return Ok(()); // no Vulkan, Metal or DX12 adapter on this machine
+/// };
+/// println!("on {}", backend.adapter_name());
+/// let program = Program::new(
+///     vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("out", Expr::gid_x(), Expr::mul(Expr::gid_x(), Expr::u32(10)))],
+/// );
+/// let outputs = backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(outputs[0][4..8], 10u32.to_le_bytes());
+/// // The second dispatch of the same program reuses its pipeline.
+/// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(backend.stats().pipelines_created, 1);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone)]
 pub struct WgpuBackend {
     shared: Arc<Shared>,
@@ -80,6 +103,18 @@ impl WgpuBackend {
     ///
     /// [`BackendError::NoDevice`] when no adapter or device is available, with a `Fix:` saying how to
     /// get one (never [`BackendError::DeviceLost`], so a recovery loop does not retry forever).
+    ///
+    /// ```
+    /// let backend = match vyre_driver_wgpu::WgpuBackend::acquire() {
+    ///     Ok(backend) => backend,
+    ///     Err(e) => {
+    ///         // `NoDevice`, with a `Fix:` (install a Vulkan driver, or unset VYRE_WGPU_ADAPTER).
+    ///         eprintln!("{e}");
+    ///         return;
+    ///     }
+    /// };
+    /// println!("{:?}", backend.adapter_info().map(|info| info.device_type));
+    /// ```
     pub fn acquire() -> Result<Self, BackendError> {
         Self::acquire_with(&AdapterOptions::default())
     }
@@ -151,13 +186,14 @@ impl WgpuBackend {
     }
 
     fn with_state(instance: wgpu::Instance, options: AdapterOptions, state: DeviceState) -> Self {
+        let pool_limit = pool::pool_limit(&state.limits, pool::host_memory_bytes());
         Self {
             shared: Arc::new(Shared {
                 instance,
                 options,
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
-                pool: Mutex::new(BufferPool::default()),
+                pool: Mutex::new(BufferPool::new(pool_limit)),
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
                 faults: Faults::default(),
@@ -237,8 +273,13 @@ impl WgpuBackend {
             .lock()
             .map(|c| c.counts())
             .unwrap_or_default();
-        let held = self.shared.pool.lock().map(|p| p.held_bytes()).unwrap_or(0);
-        self.shared.counters.snapshot(cache, held)
+        let (held, limit) = self
+            .shared
+            .pool
+            .lock()
+            .map(|p| (p.held_bytes(), p.limit_bytes()))
+            .unwrap_or((0, 0));
+        self.shared.counters.snapshot(cache, held, limit)
     }
 
     /// What the current device's disk pipeline cache did: its file, how it was loaded (or why it was
@@ -334,14 +375,29 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Arc<Compiled>, BackendError> {
+        if let Some(hit) = self.cached_program(program, options)? {
+            return Ok(hit);
+        }
+        self.compiled_validated(&vyre_foundation::validate(program)?, options)
+    }
+
+    /// The cached pipeline of `program` in the form `options`, if one was compiled, found without
+    /// validating `program` again: the cache holds only pipelines compiled from validated programs,
+    /// and a hit is checked for full equality with `program`.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for a program nested too deep to fingerprint.
+    pub(crate) fn cached_program(
+        &self,
+        program: &Program,
+        options: LowerOptions,
+    ) -> Result<Option<Arc<Compiled>>, BackendError> {
         // Hashing recurses once per nesting level: a program too deep for the validator must be
         // rejected before it is fingerprinted, or it overflows the stack.
         vyre_foundation::validate::validate_depth(program)?;
         let key = PipelineKey::new(program, options, self.state()?.generation);
-        if let Some(hit) = self.cached(&key, program)? {
-            return Ok(hit);
-        }
-        self.compiled_validated(&vyre_foundation::validate(program)?, options)
+        self.cached(&key, program)
     }
 
     fn cached(
@@ -365,17 +421,22 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let state = self.state()?;
+        let per_piece = split::piece_elements(&state, evidence, plan)?;
         let limits = &state.limits;
         // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
         // fit the binding and buffer limits.
-        let form = form::choose(
-            evidence,
-            plan,
-            limits.max_compute_workgroups_per_dimension,
-            |_, bytes| {
-                bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
-            },
-        )?;
+        let form = match per_piece {
+            Some(_) => form::split(plan),
+            None => form::choose(
+                evidence,
+                plan,
+                limits.max_compute_workgroups_per_dimension,
+                |_, bytes| {
+                    bytes <= limits.max_storage_buffer_binding_size
+                        && bytes <= limits.max_buffer_size
+                },
+            )?,
+        };
         let compiled = self.compiled_validated(evidence, form.options)?;
         let workgroup_x = evidence.program().workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
@@ -392,12 +453,17 @@ impl WgpuBackend {
                 init,
             })
         })?;
-        let params = lower::plan_params(plan, 1, 0)?;
+        let pieces = match per_piece {
+            Some(n) => {
+                let bytes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
+                split::pieces(&state, &compiled, plan, &bytes, n)?
+            }
+            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, form.physical)],
+        };
         let job = Job {
             buffers,
-            params,
+            pieces,
             items: None,
-            physical_grid: form.physical,
             timeout: config.timeout,
         };
         self.launch(&state, &compiled, job)

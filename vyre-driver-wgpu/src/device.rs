@@ -71,6 +71,19 @@ fn no_adapter(detail: &str) -> BackendError {
 }
 
 /// Which adapter [`crate::WgpuBackend::acquire_with`] opens.
+///
+/// ```
+/// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, wgpu};
+///
+/// // An integrated GPU first, and only adapters whose name contains "intel".
+/// let options = AdapterOptions::new()
+///     .with_power_preference(wgpu::PowerPreference::LowPower)
+///     .with_name("intel");
+/// match WgpuBackend::acquire_with(&options) {
+///     Ok(backend) => println!("on {}", backend.adapter_name()),
+///     Err(e) => println!("{e}"), // says which filter matched nothing
+/// }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AdapterOptions {
@@ -122,36 +135,149 @@ impl AdapterOptions {
     }
 }
 
+/// The name filter in force (lower-cased) and where it came from: the options, else `VYRE_WGPU_ADAPTER`.
+fn name_filter(options: &AdapterOptions) -> Option<NameFilter> {
+    match &options.name {
+        Some(name) => Some((name.to_lowercase(), "AdapterOptions::name".to_string())),
+        None => std::env::var(ADAPTER_ENV)
+            .ok()
+            .map(|v| (v.to_lowercase(), format!("{ADAPTER_ENV}={v}"))),
+    }
+}
+
+/// Why vyre would not open an adapter, or `None` when it is a candidate.
+fn exclusion(info: &wgpu::AdapterInfo, filter: Option<&NameFilter>) -> Option<String> {
+    if !trusted_backends().contains(wgpu::Backends::from(info.backend)) {
+        return Some(format!(
+            "vyre never uses the {:?} backend: its WGSL translation breaks vyre's integer rules",
+            info.backend
+        ));
+    }
+    match filter {
+        Some((name, source)) if !info.name.to_lowercase().contains(name.as_str()) => {
+            Some(format!("its name does not contain {name:?} ({source})"))
+        }
+        _ => None,
+    }
+}
+
+/// The sort key among candidates: lower is better.
+fn order(info: &wgpu::AdapterInfo, preference: wgpu::PowerPreference) -> u8 {
+    let low_power = preference == wgpu::PowerPreference::LowPower;
+    match rank(info) {
+        0 if low_power => 1,
+        1 if low_power => 0,
+        r => r,
+    }
+}
+
+/// An adapter and why vyre would not open it (`None`: a candidate).
+type Ranked = (wgpu::Adapter, Option<String>);
+
+/// A lower-cased name filter and where it came from.
+type NameFilter = (String, String);
+
+/// Every adapter `instance` sees with whether vyre would exclude it, candidates first, best first
+/// (a stable sort, so equal ranks keep wgpu's order).
+fn ranked(
+    instance: &wgpu::Instance,
+    options: &AdapterOptions,
+) -> (Vec<Ranked>, Option<NameFilter>) {
+    let filter = name_filter(options);
+    let mut adapters: Vec<Ranked> =
+        pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            .into_iter()
+            .map(|a| {
+                let excluded = exclusion(&a.get_info(), filter.as_ref());
+                (a, excluded)
+            })
+            .collect();
+    adapters.sort_by_key(|(a, excluded)| {
+        (
+            excluded.is_some(),
+            order(&a.get_info(), options.power_preference),
+        )
+    });
+    (adapters, filter)
+}
+
 /// Picks the best trusted adapter: discrete > integrated > virtual > CPU (integrated first for
 /// `LowPower`), filtered by the options' name or `VYRE_WGPU_ADAPTER`.
 pub(crate) fn pick_adapter(
     instance: &wgpu::Instance,
     options: &AdapterOptions,
 ) -> Result<wgpu::Adapter, BackendError> {
-    let adapters = pollster::block_on(instance.enumerate_adapters(trusted_backends()));
-    let filter = options
-        .name
-        .clone()
-        .or_else(|| std::env::var(ADAPTER_ENV).ok())
-        .map(|s| s.to_lowercase());
-    let mut candidates: Vec<wgpu::Adapter> = adapters
+    let (adapters, filter) = ranked(instance, options);
+    match adapters.into_iter().next() {
+        Some((adapter, None)) => Ok(adapter),
+        _ => Err(match filter {
+            Some((f, _)) => no_adapter(&format!("no adapter's name contains {f:?}")),
+            None => no_adapter("wgpu found no Vulkan, Metal or DX12 adapter"),
+        }),
+    }
+}
+
+/// One adapter wgpu sees, and what vyre makes of it (see [`list_adapters`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AdapterEntry {
+    /// What the driver reports: name, backend, device type, driver.
+    pub info: wgpu::AdapterInfo,
+    /// Why vyre would not open this adapter (a backend it never uses, or a name filter that leaves
+    /// it out); `None` for a candidate.
+    pub excluded: Option<String>,
+    /// Whether [`crate::WgpuBackend::acquire_with`] with the same options opens this adapter.
+    pub chosen: bool,
+    /// A sentence saying why it is chosen, passed over, or excluded.
+    pub reason: String,
+}
+
+/// Every adapter wgpu sees on this machine, best first, marking the one
+/// [`crate::WgpuBackend::acquire_with`]`(options)` opens and saying why; `vyre-conform
+/// list-adapters` prints this. Nothing is opened: a listed adapter may still refuse a device.
+///
+/// ```
+/// use vyre_driver_wgpu::{AdapterOptions, list_adapters};
+///
+/// for entry in list_adapters(&AdapterOptions::new()) {
+///     let mark = if entry.chosen { "*" } else { " " };
+///     println!("{mark} {} ({:?}): {}", entry.info.name, entry.info.backend, entry.reason);
+/// }
+/// ```
+#[must_use]
+pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
+    // Every backend this build of wgpu has, so an adapter vyre excludes is still listed, with why.
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::all();
+    let instance = wgpu::Instance::new(desc);
+    let (adapters, _) = ranked(&instance, options);
+    let candidates = adapters.iter().filter(|(_, e)| e.is_none()).count();
+    let preference = match options.power_preference {
+        wgpu::PowerPreference::LowPower => {
+            "integrated before discrete before virtual before CPU (LowPower)"
+        }
+        _ => "discrete before integrated before virtual before CPU (HighPerformance)",
+    };
+    adapters
         .into_iter()
-        .filter(|a| a.get_info().backend != wgpu::Backend::Gl)
-        .filter(|a| match &filter {
-            Some(f) => a.get_info().name.to_lowercase().contains(f.as_str()),
-            None => true,
+        .enumerate()
+        .map(|(i, (adapter, excluded))| {
+            let chosen = i == 0 && excluded.is_none();
+            let reason = match (&excluded, chosen) {
+                (Some(why), _) => format!("excluded: {why}"),
+                (None, true) => {
+                    format!("chosen: the best of {candidates} candidate(s), ranked {preference}")
+                }
+                (None, false) => "a candidate, ranked below the chosen one".to_string(),
+            };
+            AdapterEntry {
+                info: adapter.get_info(),
+                excluded,
+                chosen,
+                reason,
+            }
         })
-        .collect();
-    let low_power = options.power_preference == wgpu::PowerPreference::LowPower;
-    candidates.sort_by_key(|a| match rank(&a.get_info()) {
-        0 if low_power => 1,
-        1 if low_power => 0,
-        r => r,
-    });
-    candidates.into_iter().next().ok_or_else(|| match filter {
-        Some(f) => no_adapter(&format!("no adapter's name contains {f:?}")),
-        None => no_adapter("wgpu found no Vulkan, Metal or DX12 adapter"),
-    })
+        .collect()
 }
 
 pub(crate) fn new_instance() -> wgpu::Instance {

@@ -13,6 +13,7 @@
 //! Resident launches reuse `params` groups only: their buffers are the application's, and a
 //! `DeviceBuffer` is freed when its last clone drops, which a cached group would delay.
 
+use std::ops::Range;
 use std::sync::Mutex;
 
 use vyre_driver::BackendError;
@@ -26,8 +27,8 @@ const PARAMS_SHAPES: usize = 4;
 /// The most bytes a cached program-buffer group may bind in all.
 pub(crate) const USER_GROUP_BYTES: u64 = 1 << 20;
 
-/// One bound range: the buffer, by identity, and the bytes bound from offset 0.
-pub(crate) type BoundRange = (wgpu::Buffer, u64);
+/// One bound range: the buffer, by identity, and the byte range bound.
+pub(crate) type BoundRange = (wgpu::Buffer, Range<u64>);
 
 /// A pipeline's reusable bind groups (see the module docs).
 #[derive(Default)]
@@ -91,7 +92,9 @@ impl LaunchGroups {
     ) -> Result<wgpu::BindGroup, BackendError> {
         let small = ranges
             .iter()
-            .try_fold(0u64, |sum, (_, bytes)| sum.checked_add(*bytes))
+            .try_fold(0u64, |sum, (_, range)| {
+                sum.checked_add(range.end - range.start)
+            })
             .is_some_and(|sum| sum <= USER_GROUP_BYTES);
         if small {
             let kept = self.user.lock().map_err(|_| poisoned())?;
@@ -103,7 +106,7 @@ impl LaunchGroups {
         }
         let entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
             .zip(&ranges)
-            .map(|(binding, (buffer, bytes))| entry(binding, buffer, *bytes))
+            .map(|(binding, (buffer, range))| entry(binding, buffer, range.clone()))
             .collect();
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("vyre program buffers"),
@@ -119,14 +122,18 @@ impl LaunchGroups {
     }
 }
 
-/// A bind group entry binding `bytes` of `buffer` from offset 0.
-pub(crate) fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
+/// The bind group entry of `range` of `buffer` at `binding`.
+pub(crate) fn entry(
+    binding: u32,
+    buffer: &wgpu::Buffer,
+    range: Range<u64>,
+) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
+            offset: range.start,
+            size: wgpu::BufferSize::new(range.end - range.start),
         }),
     }
 }

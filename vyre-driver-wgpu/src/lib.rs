@@ -49,7 +49,7 @@ mod stats;
 pub mod testing;
 
 pub use backend::WgpuBackend;
-pub use device::{ADAPTER_ENV, AdapterOptions};
+pub use device::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
 pub use disk::{CACHE_DIR_ENV, DiskCacheLoad, DiskCacheStatus, PipelineCacheDir};
 pub use engine::WgpuPipeline;
 #[cfg(feature = "fault-injection")]
@@ -73,6 +73,20 @@ use vyre_foundation::ir::Program;
 /// # Errors
 ///
 /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] if lowering fails.
+///
+/// ```
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("out", 0, DataType::U32).with_count(8)],
+///     [64, 1, 1],
+///     vec![Node::store("out", Expr::gid_x(), Expr::u32(1))],
+/// );
+/// // No device needed: this only lowers the program.
+/// let wgsl = vyre_driver_wgpu::emit_wgsl(&program)?;
+/// assert!(wgsl.contains("@compute"));
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     let lowered = lower::lower(&evidence, &lower::LowerOptions::default())?;
@@ -95,6 +109,10 @@ pub enum LaunchForm {
     /// Coalesced items of equal lengths laid end to end; the engine uses it only for programs whose
     /// every effect is a store at `gid.x` (see `lower::packed`).
     Packed,
+    /// One piece of an elementwise dispatch split over several launches because a buffer is larger
+    /// than the device binds at once (see `lower::elementwise`): the builtins are the whole grid's and
+    /// every storage index is rebased onto the piece's bound range.
+    Split,
     /// A plain dispatch of a one-dimensional grid of an elementwise program, four virtual
     /// invocations per invocation with `vec4` rows, over `ceil(grid.x / 4)` workgroups that fit the
     /// device's per-dimension limit (see `lower::vector`).
@@ -118,18 +136,24 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
     }
+    if form == LaunchForm::Split && !lower::elementwise(&evidence) {
+        return Err(BackendError::unsupported(
+            "this program is not elementwise (some storage access is not at `gid.x`, or it has a uniform buffer), so vyre never splits it. Fix: emit it as `LaunchForm::Folded`.",
+        ));
+    }
     let vectorised = matches!(form, LaunchForm::Vectorised | LaunchForm::VectorisedFolded);
     if vectorised && lower::vectorised_buffers(&evidence).is_none() {
         return Err(BackendError::unsupported(
             "this program cannot run vectorised (it accesses a writable buffer elsewhere than at `gid.x`, or has an atomic, a barrier, a `return`, workgroup memory, a 2- or 3-dimensional workgroup, or no storage buffer accessed only at `gid.x`). Fix: emit it as `LaunchForm::Direct`, the form the backend uses for it.",
         ));
     }
-    // The same options as `backend::form` (scalar or vectorised, direct or folded) and
+    // The same options as `backend::form` (scalar or vectorised, direct or folded, or split) and
     // `engine::plan`'s `COALESCED` and `PACKED`.
     let options = lower::LowerOptions {
         coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
         direct: matches!(form, LaunchForm::Direct | LaunchForm::Vectorised),
         packed: form == LaunchForm::Packed,
+        split: form == LaunchForm::Split,
         vectorised,
     };
     let lowered = lower::lower(&evidence, &options)?;

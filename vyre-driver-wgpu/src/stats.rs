@@ -33,6 +33,9 @@ pub struct WgpuStats {
     pub cache_entries: u64,
     /// Bytes of idle buffers the pool holds now.
     pub pool_bytes_held: u64,
+    /// The most idle bytes the pool keeps: sized from the device's largest buffer and the host's
+    /// memory when the device was opened (see `ARCHITECTURE.md`).
+    pub pool_bytes_limit: u64,
     /// Buffers the pool created (reuse keeps this flat).
     pub buffers_created: u64,
     /// Device losses detected and recovered from.
@@ -66,7 +69,12 @@ pub(crate) struct CacheCounts {
 }
 
 impl Counters {
-    pub(crate) fn snapshot(&self, cache: CacheCounts, pool_bytes_held: u64) -> WgpuStats {
+    pub(crate) fn snapshot(
+        &self,
+        cache: CacheCounts,
+        pool_bytes_held: u64,
+        pool_bytes_limit: u64,
+    ) -> WgpuStats {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         WgpuStats {
             shader_modules_created: get(&self.shader_modules),
@@ -81,6 +89,7 @@ impl Counters {
             cache_evictions: cache.evictions,
             cache_entries: cache.entries,
             pool_bytes_held,
+            pool_bytes_limit,
             buffers_created: get(&self.buffers_created),
             recoveries: get(&self.recoveries),
         }

@@ -11,6 +11,15 @@ pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
 /// # Panics
 ///
 /// When no adapter exists and `VYRE_REQUIRE_GPU=1`: a GPU test must never pass without running.
+///
+/// ```
+/// // In a test: runs on the adapter, prints that it skipped without one, and panics without one when
+/// // VYRE_REQUIRE_GPU=1 (so CI never passes a GPU test that did not run).
+/// let Some(backend) = vyre_driver_wgpu::testing::backend_or_skip("my_gpu_test") else {
+///     return;
+/// };
+/// println!("testing on {}", backend.adapter_name());
+/// ```
 #[must_use]
 pub fn backend_or_skip(test: &str) -> Option<WgpuBackend> {
     backend_with_or_skip(test, &AdapterOptions::default())

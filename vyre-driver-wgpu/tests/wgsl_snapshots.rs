@@ -662,6 +662,19 @@ fn packed_module() {
 }
 
 #[test]
+fn split_module() {
+    // One piece of a dispatch split over several launches: the whole grid's ids (`params[5]` added to
+    // the workgroup id, `params[6]` as `num_workgroups.x`), and every storage index rebased onto the
+    // piece's bound range after its guard.
+    check("split_elementwise_add", LaunchForm::Split, &elementwise());
+    let refused = emit_wgsl_as(&queue_sum(), LaunchForm::Split);
+    assert!(
+        matches!(refused, Err(vyre_driver::BackendError::Unsupported(_))),
+        "{refused:?}"
+    );
+}
+
+#[test]
 fn packed_is_refused_for_a_program_the_engine_never_packs() {
     let refused = emit_wgsl_as(&queue_sum(), LaunchForm::Packed);
     assert!(

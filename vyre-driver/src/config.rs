@@ -4,6 +4,19 @@ use std::time::Duration;
 
 /// Settings for one dispatch. `DispatchConfig::default()` derives the grid, sets no label, no timeout
 /// and no execution budget.
+///
+/// ```
+/// use std::time::Duration;
+/// use vyre_driver::DispatchConfig;
+///
+/// let config = DispatchConfig::new()
+///     .with_grid([16, 1, 1]) // 16 workgroups; leave it out to derive the grid from the buffers
+///     .with_label("blur pass")
+///     .with_timeout(Duration::from_secs(2))
+///     .with_fuel(1_000_000);
+/// assert_eq!(config.grid, Some([16, 1, 1]));
+/// assert_eq!(DispatchConfig::default().grid, None);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct DispatchConfig {

@@ -4,6 +4,27 @@ use vyre_foundation::validate::ValidationErrors;
 
 /// Why a backend could not run a program. Every message says what happened and ends with a
 /// `Fix:` sentence.
+///
+/// ```
+/// use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// // Two inputs for a program with one input buffer.
+/// let program = Program::new(
+///     vec![BufferDecl::read("x", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// match backend.dispatch(&program, &[vec![0; 16], vec![0; 16]], &DispatchConfig::default()) {
+///     Err(e) if e.is_device_lost() => { /* open a new backend and retry */ }
+///     Err(e) => {
+///         assert_eq!(e.kind_name(), "InputMismatch");
+///         assert!(e.to_string().contains("Fix:"));
+///     }
+///     Ok(_) => unreachable!("two inputs for one buffer"),
+/// }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BackendError {

@@ -73,6 +73,27 @@ pub fn derive_grid(program: &Program, element_counts: &[u64]) -> [u32; 3] {
 ///
 /// [`BackendError::InputMismatch`] for wrong inputs, [`BackendError::InvalidConfig`] for a zero grid,
 /// [`BackendError::LimitExceeded`] for ids or sizes past 32 bits.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, derive_grid, plan_dispatch};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(1000),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(1000),
+///     ],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// // 1000 elements in workgroups of 64: 16 workgroups.
+/// assert_eq!(derive_grid(&program, &[1000, 1000]), [16, 1, 1]);
+/// let plan = plan_dispatch(&program, &[4000], &DispatchConfig::default())?;
+/// assert_eq!(plan.grid, [16, 1, 1]);
+/// // An input of 3 bytes is not a whole number of u32s.
+/// assert!(plan_dispatch(&program, &[3], &DispatchConfig::default()).is_err());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn plan_dispatch(
     program: &Program,
     input_lens: &[usize],

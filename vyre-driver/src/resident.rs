@@ -37,6 +37,17 @@ impl InstanceId {
 ///
 /// Backend authors build one with [`DeviceBuffer::new`] around their own storage and get it back with
 /// [`DeviceBuffer::storage`]; users only ever see [`DeviceBuffer::len`].
+///
+/// ```
+/// use vyre_driver::VyreBackend;
+///
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let buffer = backend.create_buffer(16)?; // four u32s, zero-filled, on the backend's device
+/// backend.write_buffer(&buffer, 4, &7u32.to_le_bytes())?;
+/// assert_eq!(buffer.len(), 16);
+/// assert_eq!(backend.read_buffer(&buffer, 4..8)?, 7u32.to_le_bytes());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone)]
 pub struct DeviceBuffer {
     len: u64,
@@ -128,6 +139,27 @@ impl DeviceBuffer {
 
 /// One dispatch of a [`crate::VyreBackend::dispatch_sequence`]: a program, one buffer per declared
 /// non-workgroup buffer (in declaration order, every access), and its configuration.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, Step, VyreBackend};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// // `x[i] += 1`, run twice in one sequence over a buffer that stays on the device.
+/// let increment = Program::new(
+///     vec![BufferDecl::read_write("x", 0, DataType::U32).with_count(4)],
+///     [4, 1, 1],
+///     vec![Node::store("x", Expr::gid_x(), Expr::add(Expr::load("x", Expr::gid_x()), Expr::u32(1)))],
+/// );
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let x = backend.create_buffer(16)?;
+/// let config = DispatchConfig::default();
+/// backend.dispatch_sequence(&[
+///     Step::new(&increment, &[&x], &config),
+///     Step::new(&increment, &[&x], &config),
+/// ])?;
+/// assert_eq!(backend.read_buffer(&x, 0..4)?, 2u32.to_le_bytes());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Step<'a> {
     /// The program.

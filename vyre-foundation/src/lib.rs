@@ -59,7 +59,7 @@
 //!
 //! ## Validation
 //!
-//! [`validate`] checks names, types, buffer declarations, writability, atomics, the uniformity of
+//! [`validate()`] checks names, types, buffer declarations, writability, atomics, the uniformity of
 //! barriers and nesting limits, and reports every error with a path and a `Fix:`.
 
 pub mod ir;

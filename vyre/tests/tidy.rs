@@ -48,6 +48,8 @@ struct Package {
     name: String,
     features: BTreeMap<String, Vec<String>>,
     normal: Vec<Dep>,
+    /// The package as `cargo metadata` prints it (manifest fields such as `license`, `publish`).
+    raw: Value,
 }
 
 /// The workspace's packages, and for each the packages its dependencies resolved to.
@@ -153,6 +155,7 @@ fn parse(json: &Value) -> Metadata {
                 name,
                 features,
                 normal,
+                raw: p.clone(),
             },
         );
     }
@@ -356,9 +359,32 @@ fn the_conformance_library_reaches_no_backend_but_the_reference() {
     assert!(
         bad.is_empty(),
         "vyre-conformance with no default features depends on {bad:?}. Fix: the library sees \
-         backends only through `VyreBackend`; only the `cli` feature (the vyre-conform binary) may \
+         backends only through `VyreBackend`; only the vyre-conform binary (conformance/cli) may \
          pull in the facade, and tests take vyre-driver-wgpu as a dev-dependency."
     );
+}
+
+#[test]
+fn no_library_crate_depends_on_the_command_line_crates() {
+    let Some(meta) = metadata() else { return };
+    for library in [
+        "vyre-foundation",
+        "vyre-driver",
+        "vyre-driver-wgpu",
+        "vyre-reference",
+        "vyre-conformance",
+        "vyre",
+    ] {
+        let closure = meta.closure(library, &[], true);
+        let bad = found(&closure, |name| {
+            name.starts_with("clap") || name == "indicatif" || name == "console"
+        });
+        assert!(
+            bad.is_empty(),
+            "{library} depends on {bad:?}. Fix: argument parsing and progress bars belong to the \
+             binaries (conformance/cli, vyre-driver-wgpu/bench), never to a library."
+        );
+    }
 }
 
 /// Every `.rs` file under `dir`, skipping the directories in `skip`.
@@ -403,5 +429,63 @@ fn the_conformance_library_never_names_the_wgpu_backend() {
          `VyreBackend`; take one as an argument, and leave picking it to `vyre::backend` (or to a \
          test's dev-dependency, or to src/bin).",
         hits.join("\n")
+    );
+}
+
+#[test]
+fn every_publishable_crate_has_full_metadata_and_both_licenses() {
+    let Some(meta) = metadata() else { return };
+    let root = repo();
+    let mut problems = Vec::new();
+    for id in &meta.members {
+        let package = &meta.packages[id];
+        let raw = &package.raw;
+        // `publish = false` is an empty registry list.
+        if raw["publish"].as_array().is_some_and(Vec::is_empty) {
+            continue;
+        }
+        for field in [
+            "description",
+            "license",
+            "repository",
+            "readme",
+            "rust_version",
+        ] {
+            if raw[field].as_str().is_none_or(str::is_empty) {
+                problems.push(format!("{}: no `{field}`", package.name));
+            }
+        }
+        if raw["homepage"].is_null() && raw["documentation"].is_null() {
+            problems.push(format!(
+                "{}: neither `homepage` nor `documentation`",
+                package.name
+            ));
+        }
+        for field in ["keywords", "categories"] {
+            if raw[field].as_array().is_none_or(Vec::is_empty) {
+                problems.push(format!("{}: no `{field}`", package.name));
+            }
+        }
+        let dir = Path::new(raw["manifest_path"].as_str().expect("manifest path"))
+            .parent()
+            .expect("a manifest's folder")
+            .to_path_buf();
+        for license in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            let here = std::fs::read(dir.join(license)).ok();
+            let top = std::fs::read(root.join(license)).ok();
+            if top.is_none() || here != top {
+                problems.push(format!(
+                    "{}: {license} is missing or differs from the repository's",
+                    package.name
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}\nFix: set the field in the crate's Cargo.toml (most come from [workspace.package]), and \
+         copy LICENSE-MIT and LICENSE-APACHE from the repository root into the crate's folder (cargo \
+         package takes only files inside it).",
+        problems.join("\n")
     );
 }

@@ -2,19 +2,25 @@
 //!
 //! ```text
 //! cargo run --release -p vyre-bench -- --quick
-//! vyre-bench [--quick] [--only roundtrip,bandwidth,...] [--max-bytes 1G] [--reps 30] [--json PATH]
+//! vyre-bench [--quick] [--only roundtrip,bandwidth,...] [--max-bytes 1G] [--reps 30] [--json PATH] [--quiet]
+//! vyre-bench --help          # every option, its default and the exit codes
 //! ```
 //!
-//! Six workloads (issue 8): round trip, bandwidth, fused chain, workgroup reduction, coalesced items
-//! and compile; then a chain of kernels over resident data, and `diskcache` (issue 19: a second
-//! process compiling 50 programs with vyre's disk pipeline cache on and off; it runs this binary
-//! again as its child processes, through the hidden `--disk-cache-child` subcommand). Every figure
-//! is a median over many repetitions after a warm-up, with its spread; device time comes from GPU
-//! timestamps, end-to-end time from the host clock, and the table says which is which. The last thing printed is a markdown table of ratios (vyre / baseline) with each
-//! goal of the issue and whether it is met.
+//! Eight workloads: round trip, bandwidth, fused chain, workgroup reduction, coalesced items,
+//! compile, a dispatch chain over resident data, and `diskcache` (a second process compiling 50
+//! programs with vyre's disk pipeline cache on and off; it runs this binary again as its child
+//! processes, through the hidden `--disk-cache-child` subcommand). Every figure is a median over
+//! many repetitions after a warm-up, with its spread; device time comes from GPU timestamps,
+//! end-to-end time from the host clock, and the table says which is which. The last thing printed
+//! is a markdown table of ratios (vyre / baseline) with each goal and whether it is met. A progress
+//! bar (rate, elapsed, ETA) runs on stderr, or plain lines when stderr is not a terminal.
 
 mod gpu;
 mod measure;
+// The progress display of vyre-conform, shared as a file so that neither binary's crate becomes a
+// library of the other.
+#[path = "../../../conformance/cli/src/progress.rs"]
+mod progress;
 mod raw;
 mod report;
 mod stats;
@@ -50,67 +56,122 @@ pub(crate) struct Options {
     /// Build the vyre backend on the raw side's own device (`WgpuBackend::from_device`), so both
     /// sides share one device instead of alternating two.
     pub(crate) same_device: bool,
+    /// No progress on stderr.
+    pub(crate) quiet: bool,
 }
 
-const USAGE: &str = "usage: vyre-bench [--quick] [--same-device] [--show-programs] [--only NAME[,NAME...]] [--max-bytes BYTES[K|M|G]] [--reps N] [--spin SECONDS] [--json PATH]
-workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache";
+/// The command line as clap sees it; [`Args::into_options`] applies `--quick`'s defaults.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "vyre-bench",
+    version,
+    about = "vyre against hand-written raw wgpu, side by side, on the same device in the same run.",
+    after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache.\n\n\
+                  Exit codes:\n  0  the figures were measured and printed\n  1  a measurement or \
+                  the device failed\n  2  a usage error"
+)]
+struct Args {
+    /// A short run (64 MiB, 8 repetitions, 0.05 s spin) for CPU drivers such as lavapipe; the flags
+    /// below override its values.
+    #[arg(long)]
+    quick: bool,
+    /// Build the vyre backend on the raw side's own device, so both sides share one device.
+    #[arg(long)]
+    same_device: bool,
+    /// Print every vyre program (and its WGSL) instead of measuring.
+    #[arg(long)]
+    show_programs: bool,
+    /// Run only these workloads, in this order (comma-separated).
+    #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_workload)]
+    only: Option<Vec<Workload>>,
+    /// The largest buffer a workload allocates: bytes, or with a K, M or G suffix; at least 1M
+    /// [default: 1G, or 64M with --quick].
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_bytes: Option<u64>,
+    /// Timed repetitions of each figure, 1 to 2048 [default: 30, or 8 with --quick].
+    #[arg(long, value_name = "N", value_parser = parse_reps)]
+    reps: Option<usize>,
+    /// Seconds of back-to-back dispatches before each device-time batch, 0 to 10 [default: 0.5,
+    /// or 0.05 with --quick].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_spin)]
+    spin: Option<f64>,
+    /// Write the figures as JSON to PATH.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// No progress bar or progress lines on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
 
-/// Parses `args` (without the program name).
-pub(crate) fn parse_args(args: &[String]) -> BenchResult<Options> {
-    let quick = args.iter().any(|a| a == "--quick");
-    let mut options = Options {
-        workloads: Workload::ALL.to_vec(),
-        quick,
-        max_bytes: if quick { 64 * MIB } else { 1024 * MIB },
-        reps: if quick { 8 } else { 30 },
-        spin: if quick { 0.05 } else { 0.5 },
-        json: None,
-        show_programs: false,
-        same_device: false,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{arg}` needs a value. Fix: see {USAGE}"))
-        };
-        match arg.as_str() {
-            "--quick" => {}
-            "--show-programs" => options.show_programs = true,
-            "--same-device" => options.same_device = true,
-            "--only" => {
-                options.workloads = value()?
-                    .split(',')
-                    .map(Workload::parse)
-                    .collect::<BenchResult<_>>()?;
-            }
-            "--max-bytes" => options.max_bytes = parse_bytes(&value()?)?,
-            "--reps" => {
-                let v = value()?;
-                options.reps = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&r| (1..=2048).contains(&r))
-                    .ok_or_else(|| {
-                        format!(
-                            "`--reps {v}` is not a count from 1 to 2048. Fix: pass e.g. --reps 30."
-                        )
-                    })?;
-            }
-            "--spin" => {
-                let v = value()?;
-                options.spin = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| (0.0..=10.0).contains(s))
-                    .ok_or_else(|| format!("`--spin {v}` is not a number of seconds from 0 to 10. Fix: pass e.g. --spin 0.5."))?;
-            }
-            "--json" => options.json = Some(PathBuf::from(value()?)),
-            other => return Err(format!("unknown argument `{other}`. Fix: see {USAGE}")),
+impl Args {
+    fn into_options(self) -> Options {
+        let quick = self.quick;
+        Options {
+            workloads: self.only.unwrap_or_else(|| Workload::ALL.to_vec()),
+            quick,
+            max_bytes: self
+                .max_bytes
+                .unwrap_or(if quick { 64 * MIB } else { 1024 * MIB }),
+            reps: self.reps.unwrap_or(if quick { 8 } else { 30 }),
+            spin: self.spin.unwrap_or(if quick { 0.05 } else { 0.5 }),
+            json: self.json,
+            show_programs: self.show_programs,
+            same_device: self.same_device,
+            quiet: self.quiet,
         }
     }
-    Ok(options)
+}
+
+fn parse_workload(name: &str) -> BenchResult<Workload> {
+    Workload::parse(name)
+}
+
+fn parse_reps(v: &str) -> BenchResult<usize> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|&r| (1..=2048).contains(&r))
+        .ok_or_else(|| format!("`{v}` is not a count from 1 to 2048. Fix: pass e.g. --reps 30."))
+}
+
+fn parse_spin(v: &str) -> BenchResult<f64> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| (0.0..=10.0).contains(s))
+        .ok_or_else(|| {
+            format!("`{v}` is not a number of seconds from 0 to 10. Fix: pass e.g. --spin 0.5.")
+        })
+}
+
+/// What parsing the command line came to.
+#[derive(Debug)]
+enum Parsed {
+    /// Run with these options.
+    Run(Options),
+    /// `--help` or `--version`: print this on stdout and exit 0.
+    Print(String),
+}
+
+/// Parses `args` (without the program name). A usage error is one line ending in a `Fix:`.
+fn parse_args(args: &[String]) -> BenchResult<Parsed> {
+    use clap::Parser;
+    use clap::error::ErrorKind;
+    let argv = std::iter::once("vyre-bench").chain(args.iter().map(String::as_str));
+    match Args::try_parse_from(argv) {
+        Ok(args) => Ok(Parsed::Run(args.into_options())),
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            Ok(Parsed::Print(e.render().to_string().trim_end().to_string()))
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("bad arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            Err(if first.contains("Fix:") {
+                first.to_string()
+            } else {
+                format!("{first}. Fix: see `vyre-bench --help`.")
+            })
+        }
+    }
 }
 
 /// `1048576`, `64K`, `16M` or `1G` as bytes.
@@ -127,7 +188,7 @@ fn parse_bytes(text: &str) -> BenchResult<u64> {
         .and_then(|n| n.checked_mul(1 << shift))
         .filter(|&n| n >= MIB)
         .ok_or_else(|| {
-            format!("`--max-bytes {text}` is not a size of at least 1M. Fix: pass e.g. 64M or 1G.")
+            format!("`{text}` is not a size of at least 1M. Fix: pass e.g. --max-bytes 64M or 1G.")
         })
 }
 
@@ -190,10 +251,14 @@ fn run(options: &Options) -> BenchResult<()> {
         }
     };
     let mut suite = suite::Suite::new(&gpu, options, backend.as_ref());
-    for &workload in &options.workloads {
-        eprintln!("-- {}", workload.name());
+    let total = options.workloads.len() as u64;
+    let meter = progress::Meter::new("vyre-bench", total, "workloads", options.quiet);
+    for (done, &workload) in options.workloads.iter().enumerate() {
+        meter.update(done as u64, total, &format!("running {}", workload.name()));
         suite.run(workload)?;
     }
+    meter.update(total, total, "");
+    meter.finish();
     let table = report::table(&suite.rows, &gpu.info.name);
     if let Some(path) = &options.json {
         let figures = serde_json::json!({
@@ -243,11 +308,21 @@ fn main() -> ExitCode {
             }
         };
     }
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        eprintln!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    match parse_args(&args).and_then(|options| run(&options)) {
+    let options = match parse_args(&args) {
+        Ok(Parsed::Run(options)) => options,
+        Ok(Parsed::Print(text)) => {
+            #[allow(clippy::print_stdout)] // --help and --version go to stdout.
+            {
+                println!("{text}");
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("vyre-bench: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("vyre-bench: {message}");
@@ -260,34 +335,43 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_string()).collect()
+    fn parse(list: &[&str]) -> BenchResult<Options> {
+        let args: Vec<String> = list.iter().map(|s| (*s).to_string()).collect();
+        match parse_args(&args)? {
+            Parsed::Run(options) => Ok(options),
+            Parsed::Print(text) => Err(format!("printed instead of parsing: {text}")),
+        }
     }
 
     #[test]
     fn defaults_run_everything_up_to_one_gib() {
-        let o = parse_args(&[]).unwrap();
+        let o = parse(&[]).unwrap();
         assert_eq!(o.workloads, Workload::ALL.to_vec());
         assert_eq!(o.max_bytes, 1 << 30);
-        assert!(!o.quick && !o.show_programs);
+        assert_eq!((o.reps, o.spin), (30, 0.5));
+        assert!(!o.quick && !o.show_programs && !o.same_device && o.json.is_none());
     }
 
     #[test]
     fn quick_shrinks_sizes_and_reps_and_flags_override_it() {
-        let o = parse_args(&args(&["--quick"])).unwrap();
+        let o = parse(&["--quick"]).unwrap();
         assert!(o.quick && o.max_bytes == 64 * MIB && o.reps < 30);
-        let o = parse_args(&args(&["--max-bytes", "16M", "--quick", "--reps", "3"])).unwrap();
+        let o = parse(&["--max-bytes", "16M", "--quick", "--reps", "3"]).unwrap();
         assert_eq!((o.max_bytes, o.reps), (16 * MIB, 3));
+        let o = parse(&["--quick", "--max-bytes=2G", "--spin=1.5"]).unwrap();
+        assert_eq!((o.max_bytes, o.spin), (2 << 30, 1.5));
     }
 
     #[test]
     fn only_picks_workloads_in_the_given_order() {
-        let o = parse_args(&args(&["--only", "compile,roundtrip"])).unwrap();
+        let o = parse(&["--only", "compile,roundtrip"]).unwrap();
         assert_eq!(o.workloads, vec![Workload::Compile, Workload::RoundTrip]);
+        let o = parse(&["--only=chain"]).unwrap();
+        assert_eq!(o.workloads, vec![Workload::Chain]);
     }
 
     #[test]
-    fn bad_arguments_are_errors_with_a_fix() {
+    fn bad_arguments_are_one_line_errors_with_a_fix() {
         for bad in [
             &["--reps", "0"][..],
             &["--spin", "-1"],
@@ -297,9 +381,26 @@ mod tests {
             &["--json"],
             &["--frobnicate"],
         ] {
-            let err = parse_args(&args(bad)).unwrap_err();
-            assert!(err.contains("Fix:"), "{bad:?}: {err}");
+            let err = parse(bad).unwrap_err();
+            assert!(
+                err.contains("Fix:") && !err.contains('\n'),
+                "{bad:?}: {err}"
+            );
         }
+    }
+
+    #[test]
+    fn help_and_version_are_printed_not_errors() {
+        let args = vec!["--help".to_string()];
+        let Ok(Parsed::Print(help)) = parse_args(&args) else {
+            panic!("--help did not print");
+        };
+        assert!(
+            help.contains("--max-bytes") && help.contains("Exit codes:"),
+            "{help}"
+        );
+        let args = vec!["--version".to_string()];
+        assert!(matches!(parse_args(&args), Ok(Parsed::Print(v)) if v.starts_with("vyre-bench ")));
     }
 
     #[test]

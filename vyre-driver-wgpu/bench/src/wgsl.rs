@@ -37,7 +37,7 @@ pub(crate) fn add_wgsl(elem: Elem) -> String {
     elementwise_wgsl(elem.name(), true, "    out[i] = x + y;")
 }
 
-/// The ten-operation chain of [`workloads::chain_reference`], over vec4<u32> or scalar u32.
+/// The ten-operation chain of [`crate::workloads::chain_reference`], over `vec4<u32>` or scalar `u32`.
 pub(crate) fn chain_wgsl(vec4: bool, salt: u32) -> String {
     let k = |v: u32| {
         if vec4 {

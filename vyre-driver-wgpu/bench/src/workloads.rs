@@ -25,13 +25,15 @@ pub(crate) enum Workload {
     Compile,
     /// Ten elementwise kernels over resident data in one `dispatch_sequence`.
     Chain,
+    /// The host link, raw wgpu: upload and read-back, each step timed apart.
+    Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
     DiskCache,
 }
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 8] = [
+    pub(crate) const ALL: [Workload; 9] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -39,6 +41,7 @@ impl Workload {
         Workload::Coalesced,
         Workload::Compile,
         Workload::Chain,
+        Workload::Link,
         Workload::DiskCache,
     ];
 
@@ -52,6 +55,7 @@ impl Workload {
             Workload::Coalesced => "coalesced",
             Workload::Compile => "compile",
             Workload::Chain => "chain",
+            Workload::Link => "link",
             Workload::DiskCache => "diskcache",
         }
     }

@@ -2,7 +2,8 @@
 //! (`lower::vector`) when the program qualifies, the grid is one-dimensional and every vectorised
 //! binding can span whole 16-byte rows; otherwise the scalar module. Either runs direct when its
 //! physical grid fits the device's per-dimension limit, folded otherwise. The form is part of the
-//! lowering options, so each has its own cached pipeline.
+//! lowering options, so each has its own cached pipeline. A dispatch with a buffer over the binding
+//! limit runs split (`split`) instead, scalar.
 
 use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::validate::Validated;
@@ -47,9 +48,25 @@ pub(crate) fn choose(
             direct,
             packed: false,
             vectorised: false,
+            split: false,
         },
         physical,
     })
+}
+
+/// The form of each piece of a dispatch split over several launches (see `split`): the scalar split
+/// module over the virtual grid's own x (each piece launches its share of it).
+pub(crate) fn split(plan: &DispatchPlan) -> Form {
+    Form {
+        options: LowerOptions {
+            coalesced: false,
+            direct: false,
+            packed: false,
+            vectorised: false,
+            split: true,
+        },
+        physical: plan.grid,
+    }
 }
 
 fn vectorised(
@@ -82,6 +99,7 @@ fn vectorised(
             direct,
             packed: false,
             vectorised: true,
+            split: false,
         },
         physical,
     }))

@@ -10,6 +10,7 @@ use super::WgpuBackend;
 use crate::device;
 use crate::launch::poisoned;
 use crate::lifecycle::Turn;
+use crate::pool;
 
 impl WgpuBackend {
     /// Runs `f`, and once more after recovering if it failed because the device was lost.
@@ -43,22 +44,28 @@ impl WgpuBackend {
                 device::describe(&old.info)
             )));
         }
-        // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone).
-        let _turn = Turn::take();
-        // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
-        let cache_dir = &shared.options.pipeline_cache;
-        let fresh = device::open(old.adapter.clone(), old.generation + 1, cache_dir)
-            .or_else(|_| {
-                let adapter = device::pick_adapter(&shared.instance, &shared.options)?;
-                device::open(adapter, old.generation + 1, cache_dir)
-            })
-            .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?;
+        // Same adapter first; re-enumerate when it refuses (the adapter itself may be gone). The
+        // turn covers opening the device only: a thread holding the pipeline cache's lock may be
+        // dropping a pipeline, which takes the turn, so the turn is never held while waiting for that
+        // lock (the 8-thread loss test deadlocked on exactly this).
+        let fresh = {
+            let _turn = Turn::take();
+            // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
+            let cache_dir = &shared.options.pipeline_cache;
+            device::open(old.adapter.clone(), old.generation + 1, cache_dir)
+                .or_else(|_| {
+                    let adapter = device::pick_adapter(&shared.instance, &shared.options)?;
+                    device::open(adapter, old.generation + 1, cache_dir)
+                })
+                .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?
+        };
+        let limit = pool::pool_limit(&fresh.limits, pool::host_memory_bytes());
         *shared.state.write().map_err(|_| poisoned())? = Arc::new(fresh);
         shared
             .pool
             .lock()
             .map_err(|_| poisoned())?
-            .reset(old.generation + 1);
+            .reset(old.generation + 1, limit);
         shared
             .cache
             .lock()

@@ -7,9 +7,9 @@ use std::time::Duration;
 use vyre_driver::{BackendError, DeviceBuffer, PreparedStep, VyreBackend};
 use vyre_foundation::ir::BufferAccess;
 
-use super::{WgpuBackend, form};
+use super::{WgpuBackend, form, split};
 use crate::device::DeviceState;
-use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, binding_bytes};
+use crate::launch::{self, Bound, Piece, ResidentLaunch, WgpuBuffer, binding_bytes};
 use crate::lower;
 
 impl WgpuBackend {
@@ -59,8 +59,7 @@ impl WgpuBackend {
         needs(held, wgpu::BufferUsages::COPY_DST, "written")?;
         let ctx = self.context(&state);
         if offset.is_multiple_of(4) && data.len().is_multiple_of(4) {
-            launch::write_aligned(ctx, &held.buffer, offset, data);
-            return Ok(());
+            return launch::write_aligned(ctx, &held.buffer, offset, data);
         }
         // wgpu writes whole words: read the words the range touches, patch them, write them back.
         let start = offset / 4 * 4;
@@ -80,8 +79,7 @@ impl WgpuBackend {
             launch::read_resident(ctx, &held.buffer, held.allocated, start..stop, None)?;
         let at = usize::try_from(offset - start).unwrap_or(0);
         words[at..at + data.len()].copy_from_slice(data);
-        launch::write_aligned(ctx, &held.buffer, start, &words);
-        Ok(())
+        launch::write_aligned(ctx, &held.buffer, start, &words)
     }
 
     pub(super) fn read_resident(
@@ -196,21 +194,25 @@ impl WgpuBackend {
     ) -> Result<ResidentLaunch<'s>, BackendError> {
         let plan = &step.plan;
         let program = step.program.program();
+        let per_piece = split::piece_elements(state, &step.program, plan)?;
         // Whole rows must fit the binding limit and the buffer the step passes (an imported buffer
         // may end inside a row).
-        let form = form::choose(
-            &step.program,
-            plan,
-            state.limits.max_compute_workgroups_per_dimension,
-            |j, bytes| {
-                bytes <= state.limits.max_storage_buffer_binding_size
-                    && plan.buffers[j]
-                        .input
-                        .and_then(|k| step.buffers.get(k))
-                        .and_then(|buffer| self.resident(buffer, state).ok())
-                        .is_some_and(|held| bytes <= held.allocated)
-            },
-        )?;
+        let form = match per_piece {
+            Some(_) => form::split(plan),
+            None => form::choose(
+                &step.program,
+                plan,
+                state.limits.max_compute_workgroups_per_dimension,
+                |j, bytes| {
+                    bytes <= state.limits.max_storage_buffer_binding_size
+                        && plan.buffers[j]
+                            .input
+                            .and_then(|k| step.buffers.get(k))
+                            .and_then(|buffer| self.resident(buffer, state).ok())
+                            .is_some_and(|held| bytes <= held.allocated)
+                },
+            )?,
+        };
         let compiled = self.compiled_validated(&step.program, form.options)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
         for b in &compiled.bindings {
@@ -229,7 +231,7 @@ impl WgpuBackend {
                 lower::BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
                 _ => state.limits.max_storage_buffer_binding_size,
             };
-            if bytes > max {
+            if bytes > max && per_piece.is_none() {
                 return Err(BackendError::limit_exceeded(format!(
                     "buffer `{}` binds {bytes} bytes; this device binds at most {max}. Fix: split the data over several buffers and dispatches.",
                     decl.name
@@ -263,11 +265,17 @@ impl WgpuBackend {
                 clear: output,
             });
         }
+        let pieces = match per_piece {
+            Some(n) => {
+                let bytes: Vec<u64> = bound.iter().map(|b| b.bytes).collect();
+                split::pieces(state, &compiled, plan, &bytes, n)?
+            }
+            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, form.physical)],
+        };
         Ok(ResidentLaunch {
             compiled,
             bound,
-            params: lower::plan_params(plan, 1, 0)?,
-            physical_grid: form.physical,
+            pieces,
         })
     }
 }

@@ -16,7 +16,9 @@ use super::layout::{ItemLayout, split_outputs};
 use super::packed::{packed_active, run_packed};
 use super::plan::{COALESCED, Chunk, Limits, Plans, chunk_end};
 use crate::backend::{WgpuBackend, fold_grid};
-use crate::launch::{BufferSpec, Init, Job, Readback, device_bytes, job_buffers, size_overflow};
+use crate::launch::{
+    BufferSpec, Init, Job, Piece, Readback, device_bytes, job_buffers, size_overflow,
+};
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::Compiled;
 
@@ -123,9 +125,8 @@ fn launch(
     let params = lower::plan_params(first, n, 0)?;
     let job = Job {
         buffers,
-        params,
+        pieces: vec![Piece::whole(params, physical)],
         items: Some(std::mem::take(&mut layout.table)),
-        physical_grid: physical,
         timeout: config.timeout,
     };
     let state = backend.state()?;

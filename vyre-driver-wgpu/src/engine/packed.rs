@@ -12,7 +12,7 @@ use super::coalesced::compiled_for;
 use super::layout::output_buffers;
 use super::plan::{Chunk, Limits, MAX_BINDING_ELEMENTS, PACKED, too_big};
 use crate::backend::{WgpuBackend, fold_grid};
-use crate::launch::{BufferSpec, Init, Job, Readback, job_buffers};
+use crate::launch::{BufferSpec, Init, Job, Piece, Readback, job_buffers};
 use crate::lower::{self, LoweredBinding};
 use crate::pipeline::Compiled;
 use crate::stats::bump;
@@ -144,9 +144,8 @@ fn launch_packed(
     let params = lower::plan_params(plan, n, active)?;
     let job = Job {
         buffers,
-        params,
+        pieces: vec![Piece::whole(params, physical)],
         items: None,
-        physical_grid: physical,
         timeout: config.timeout,
     };
     let state = backend.state()?;

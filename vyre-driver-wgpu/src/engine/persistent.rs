@@ -27,6 +27,15 @@ pub struct WorkResult {
 }
 
 /// A queue of work items, drained in order.
+///
+/// ```
+/// use vyre_driver_wgpu::engine::persistent::{PersistentPayloadWorkItem, PersistentQueue};
+///
+/// let mut queue = PersistentQueue::new();
+/// queue.push(PersistentPayloadWorkItem { id: 7, payload: vec![0; 16] });
+/// assert_eq!(queue.len(), 1);
+/// ```
+/// See [`run_persistent_kernel`] for draining it.
 #[derive(Clone, Debug, Default, Eq, PartialEq)]
 pub struct PersistentQueue {
     items: SmallVec<[PersistentPayloadWorkItem; 16]>,
@@ -100,6 +109,36 @@ impl Batch for Payloads<'_> {
 ///
 /// [`BackendError`] when the program is invalid or has another shape, a payload does not fit the input
 /// buffer, a limit is exceeded, or the device is lost and cannot be recovered.
+///
+/// ```
+/// use vyre_driver::DispatchConfig;
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_driver_wgpu::engine::persistent::{
+///     PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+/// };
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// // One input and one output buffer: each item's payload is its input, each result its output.
+/// let double = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(4),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(4),
+///     ],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::mul(Expr::load("x", Expr::gid_x()), Expr::u32(2)))],
+/// );
+/// let mut queue = PersistentQueue::new();
+/// for id in 0..100u32 {
+///     let payload = [id, id + 1, id + 2, id + 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+///     queue.push(PersistentPayloadWorkItem { id, payload });
+/// }
+/// let report = run_persistent_kernel(&backend, &double, &DispatchConfig::default(), queue)?;
+/// assert_eq!(report.results.len(), 100);
+/// assert_eq!(report.results[5].payload[0..4], 10u32.to_le_bytes());
+/// println!("{} launch(es) for 100 items", report.kernel_launches);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn run_persistent_kernel(
     backend: &WgpuBackend,
     program: &Program,

@@ -64,19 +64,42 @@ impl WgpuBackend {
         program: &Program,
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
-        let evidence = vyre_foundation::validate(program)?;
         let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
-        let options = if one_dimensional && packed_stores(&evidence).is_some() {
-            PACKED
-        } else {
-            COALESCED
+        let compiled = match self.cached_form(program, one_dimensional)? {
+            Some(hit) => hit,
+            None => {
+                let evidence = vyre_foundation::validate(program)?;
+                let options = if one_dimensional && packed_stores(&evidence).is_some() {
+                    PACKED
+                } else {
+                    COALESCED
+                };
+                self.compiled_validated(&evidence, options)?
+            }
         };
-        let compiled = self.compiled_validated(&evidence, options)?;
         Ok(Arc::new(WgpuPipeline {
             compiled,
             backend: self.clone(),
             teardown: TeardownTurn::default(),
         }))
+    }
+
+    /// The pipeline `compile_persistent` would compile for `program`, when it is cached already: a
+    /// program seen before is not validated again (validation costs several microseconds, more
+    /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
+    /// that may run packed takes; the coalesced form is what any other takes, and whether the
+    /// program may run packed was recorded from its evidence when it was compiled.
+    fn cached_form(
+        &self,
+        program: &Program,
+        one_dimensional: bool,
+    ) -> Result<Option<Arc<Compiled>>, BackendError> {
+        if one_dimensional && let Some(hit) = self.cached_program(program, PACKED)? {
+            return Ok(Some(hit));
+        }
+        Ok(self
+            .cached_program(program, COALESCED)?
+            .filter(|hit| !one_dimensional || hit.packed_stores.is_none()))
     }
 }
 
@@ -94,6 +117,35 @@ impl WgpuPipeline {
     /// # Errors
     ///
     /// As `dispatch`; an item's input error names the item.
+    ///
+    /// ```
+    /// use vyre_driver::DispatchConfig;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let add = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("a", 0, DataType::U32).with_count(2),
+    ///         BufferDecl::read("b", 1, DataType::U32).with_count(2),
+    ///         BufferDecl::output("c", 2, DataType::U32).with_count(2),
+    ///     ],
+    ///     [64, 1, 1],
+    ///     vec![Node::store(
+    ///         "c",
+    ///         Expr::gid_x(),
+    ///         Expr::add(Expr::load("a", Expr::gid_x()), Expr::load("b", Expr::gid_x())),
+    ///     )],
+    /// );
+    /// let config = DispatchConfig::default();
+    /// let pipeline = backend.compile_persistent(&add, &config)?;
+    /// let words = |v: [u32; 2]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    /// // Three items, each with its own two inputs, in one launch.
+    /// let items: Vec<Vec<Vec<u8>>> = (0..3).map(|k| vec![words([k, k]), words([10, 20])]).collect();
+    /// let outputs = pipeline.dispatch_coalesced(&items, &config)?;
+    /// assert_eq!(outputs[2][0], words([12, 22]));
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn dispatch_coalesced(
         &self,
         items: &[Vec<Vec<u8>>],

@@ -15,6 +15,7 @@ pub(super) const COALESCED: LowerOptions = LowerOptions {
     coalesced: true,
     direct: false,
     packed: false,
+    split: false,
     vectorised: false,
 };
 
@@ -22,6 +23,7 @@ pub(super) const PACKED: LowerOptions = LowerOptions {
     coalesced: true,
     direct: false,
     packed: true,
+    split: false,
     vectorised: false,
 };
 

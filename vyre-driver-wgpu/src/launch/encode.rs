@@ -1,70 +1,60 @@
-//! The encode stage: the two bind groups, one encoder that clears the zeroed buffers, records the one
-//! dispatch, and copies every readback range into a staging buffer.
-
-use std::ops::Range;
+//! The encode stage: the bind groups of every piece, one encoder that clears the zeroed buffers and
+//! records the dispatches, and the ranges to read back (copied by the readback stage's ring).
 
 use vyre_driver::BackendError;
 
 use super::LaunchContext;
 use super::job::{Init, Job};
-use super::upload::{Uploaded, lease};
+use super::readback::Read;
+use super::upload::Uploaded;
 use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
 
-/// One readback: the staging buffer, the word-aligned span `start..end` of the source copied into
-/// it, and the byte range the caller asked for.
-pub(super) struct Staging {
-    pub(super) buffer: wgpu::Buffer,
-    pub(super) start: u64,
-    pub(super) end: u64,
-    pub(super) range: Range<u64>,
-}
-
-impl Staging {
-    /// The mapped span (at least one word: wgpu maps no empty range).
-    pub(super) fn mapped(&self) -> Range<u64> {
-        0..(self.end - self.start).max(4)
-    }
-}
-
-/// The command buffer of the launch and its staging buffers, in readback order.
-pub(super) fn encode(
+/// The encoder of the launch (its work recorded, not yet finished) and what to read back, in order.
+pub(super) fn encode<'u>(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
     job: &Job<'_>,
-    uploaded: &Uploaded,
-) -> Result<(wgpu::CommandBuffer, Vec<Staging>), BackendError> {
+    uploaded: &'u Uploaded,
+) -> Result<(wgpu::CommandEncoder, Vec<Read<'u>>), BackendError> {
     let device = &ctx.state.device;
-    let ranges = uploaded
-        .buffers
-        .iter()
-        .zip(&job.buffers)
-        .map(|(buffer, jb)| (buffer.clone(), jb.bytes))
-        .collect();
-    let user_group = compiled.groups.user(
-        device,
-        &compiled.user_layout,
-        compiled.bindings.iter().map(|b| b.binding),
-        ranges,
-        ctx.counters,
-    )?;
-    let internal_group = match &uploaded.items {
-        // The items table changes with every batch: its group is made anew.
-        Some(((params, params_len), (items, len))) => {
-            bump(&ctx.counters.bind_groups, 1);
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("vyre internal"),
-                layout: &compiled.internal_layout,
-                entries: &[entry(0, params, *params_len), entry(1, items, *len)],
-            })
-        }
-        None => {
-            compiled
-                .groups
-                .params(device, &compiled.internal_layout, &job.params, ctx.counters)?
-        }
-    };
+    let mut groups = Vec::with_capacity(job.pieces.len());
+    for piece in &job.pieces {
+        let ranges = uploaded
+            .buffers
+            .iter()
+            .zip(&job.buffers)
+            .enumerate()
+            .map(|(i, (buffer, jb))| (buffer.clone(), piece.range(i, jb.bytes)))
+            .collect();
+        let user_group = compiled.groups.user(
+            device,
+            &compiled.user_layout,
+            compiled.bindings.iter().map(|b| b.binding),
+            ranges,
+            ctx.counters,
+        )?;
+        let internal_group = match &uploaded.items {
+            // The items table changes with every batch (a coalesced launch is one piece): its group
+            // is made anew.
+            Some(((params, params_len), (items, len))) => {
+                bump(&ctx.counters.bind_groups, 1);
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("vyre internal"),
+                    layout: &compiled.internal_layout,
+                    entries: &[entry(0, params, 0..*params_len), entry(1, items, 0..*len)],
+                })
+            }
+            None => compiled.groups.params(
+                device,
+                &compiled.internal_layout,
+                &piece.params,
+                ctx.counters,
+            )?,
+        };
+        groups.push((user_group, internal_group, piece.physical_grid));
+    }
 
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre"),
@@ -80,50 +70,24 @@ pub(super) fn encode(
             timestamp_writes: None,
         });
         pass.set_pipeline(&compiled.pipeline);
-        pass.set_bind_group(0, &user_group, &[]);
-        pass.set_bind_group(1, &internal_group, &[]);
-        let [x, y, z] = job.physical_grid;
-        pass.dispatch_workgroups(x, y, z);
-    }
-    bump(&ctx.counters.dispatch_calls, 1);
-    let mut staging = Vec::new();
-    for (buffer, jb) in uploaded.buffers.iter().zip(&job.buffers) {
-        if let Some(range) = &jb.readback {
-            staging.push(copy_out(ctx, &mut encoder, buffer, jb.bytes, range)?);
+        for (user_group, internal_group, [x, y, z]) in &groups {
+            pass.set_bind_group(0, user_group, &[]);
+            pass.set_bind_group(1, internal_group, &[]);
+            pass.dispatch_workgroups(*x, *y, *z);
         }
     }
-    Ok((encoder.finish(), staging))
-}
-
-/// Records the copy of `range` of `source` (`bytes` long) into a new staging buffer.
-pub(super) fn copy_out(
-    ctx: LaunchContext<'_>,
-    encoder: &mut wgpu::CommandEncoder,
-    source: &wgpu::Buffer,
-    bytes: u64,
-    range: &Range<u64>,
-) -> Result<Staging, BackendError> {
-    if range.start > range.end || range.end > bytes {
-        return Err(BackendError::new(format!(
-            "the readback range {range:?} lies outside its {bytes}-byte buffer. Fix: report this vyre bug with the program text."
-        )));
-    }
-    // `range.end <= bytes`, a multiple of 4, so rounding up to 4 cannot pass it or wrap.
-    let start = range.start / 4 * 4;
-    let end = range.end.next_multiple_of(4).min(bytes);
-    let len = (end - start).max(4);
-    let buffer = lease(
-        ctx,
-        len,
-        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-    )?;
-    if end > start {
-        encoder.copy_buffer_to_buffer(source, start, &buffer, 0, end - start);
-    }
-    Ok(Staging {
-        buffer,
-        start,
-        end,
-        range: range.clone(),
-    })
+    bump(&ctx.counters.dispatch_calls, groups.len() as u64);
+    let reads = uploaded
+        .buffers
+        .iter()
+        .zip(&job.buffers)
+        .filter_map(|(buffer, jb)| {
+            jb.readback.as_ref().map(|range| Read {
+                source: buffer,
+                bytes: jb.bytes,
+                range: range.clone(),
+            })
+        })
+        .collect();
+    Ok((encoder, reads))
 }

@@ -32,13 +32,41 @@ pub(crate) struct JobBuffer<'a> {
     pub(crate) readback: Option<Range<u64>>,
 }
 
-/// One launch.
+/// One launch: its buffers, and the dispatches that run over them (one, or the pieces of a split
+/// elementwise dispatch), recorded in one encoder and one submit.
 pub(crate) struct Job<'a> {
     pub(crate) buffers: Vec<JobBuffer<'a>>,
-    pub(crate) params: Vec<u32>,
+    pub(crate) pieces: Vec<Piece>,
     pub(crate) items: Option<Vec<u32>>,
-    pub(crate) physical_grid: [u32; 3],
     pub(crate) timeout: Option<Duration>,
+}
+
+/// One dispatch of a launch: its `params` words, its physical grid, and the byte range of each bound
+/// buffer it binds, in binding order (`None`: every buffer whole, from byte 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) params: Vec<u32>,
+    pub(crate) physical_grid: [u32; 3],
+    pub(crate) ranges: Option<Vec<Range<u64>>>,
+}
+
+impl Piece {
+    /// The one dispatch of an unsplit launch.
+    pub(crate) fn whole(params: Vec<u32>, physical_grid: [u32; 3]) -> Self {
+        Self {
+            params,
+            physical_grid,
+            ranges: None,
+        }
+    }
+
+    /// The bytes of binding `i` (of `bytes` in all) this piece binds.
+    pub(crate) fn range(&self, i: usize, bytes: u64) -> Range<u64> {
+        self.ranges
+            .as_ref()
+            .and_then(|r| r.get(i).cloned())
+            .unwrap_or(0..bytes)
+    }
 }
 
 /// One bound program buffer as its launch sees it.

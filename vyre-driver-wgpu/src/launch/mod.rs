@@ -1,5 +1,6 @@
-//! Running one launch: upload into pooled buffers, one encoder, one dispatch, one submit, one mapping
-//! of every readback.
+//! Running one launch: upload into pooled buffers (large ones through a staging ring), one encoder
+//! with its dispatches and the first readback copies in one submit, then the readback streamed
+//! through a ring of reused staging buffers.
 //!
 //! A launch sees only a [`LaunchContext`]: the device it runs on, the buffer pool, the counters and
 //! the fault hooks. It never sees the backend, so it cannot recover, recompile or pick another form;
@@ -10,6 +11,7 @@ mod fault;
 mod job;
 mod readback;
 mod resident;
+mod stage;
 mod submit;
 mod upload;
 
@@ -30,7 +32,7 @@ pub use fault::FaultPoint;
 pub(crate) use fault::FaultPoint;
 pub(crate) use fault::Faults;
 pub(crate) use job::{
-    BufferSpec, Init, Job, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
+    BufferSpec, Init, Job, Piece, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
 };
 pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
@@ -64,19 +66,10 @@ pub(crate) fn run(
     }
     let scopes = submit::Scopes::push(&state.device);
     let uploaded = upload::upload(ctx, compiled, &job)?;
-    let (commands, staging) = encode::encode(ctx, compiled, &job, &uploaded)?;
-    let submission = submit::submit(ctx, scopes, commands)?;
-    if fault == Some(FaultPoint::AfterSubmit) {
-        state.lose();
-    }
-    let slots = readback::map(&staging);
-    if fault == Some(FaultPoint::DuringMap) {
-        state.lose();
-    }
-    submit::wait(state, submission, &slots, job.timeout)?;
-    let outputs = readback::read(state, &staging, &slots)?;
+    let (encoder, reads) = encode::encode(ctx, compiled, &job, &uploaded)?;
+    let outputs = readback::read_back(ctx, scopes, encoder, &reads, job.timeout, fault)?;
+    drop(reads);
     let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    readback::give_back(&mut pool, state.generation, staging);
     uploaded.give_back(&mut pool, state.generation);
     Ok(outputs)
 }

@@ -1,76 +1,239 @@
-//! The readback stage: every staging buffer mapped, each caller's byte range cut from it, and the
-//! staging buffers unmapped and returned to the pool.
+//! The readback stage: the requested byte ranges of device buffers copied into host vectors through a
+//! small ring of reused staging buffers, chunk by chunk, so that the host copies chunk `k` out of its
+//! mapped staging buffer while the device copies chunks `k + 1 ..` into the others.
+//!
+//! A readback of at most [`CHUNK`] bytes per buffer takes one staging buffer per range, copied in
+//! the launch's own submit (as before the ring existed). Larger ones never take a staging buffer of
+//! their whole size: at most [`RING`] buffers of [`CHUNK`] bytes, leased from the pool and given
+//! back, so a 1 GiB output read per call reuses the same 192 MiB of staging.
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::encode::Staging;
-use super::poisoned;
-use crate::device::DeviceState;
-use crate::pool::BufferPool;
+use super::fault::FaultPoint;
+use super::upload::lease;
+use super::{LaunchContext, poisoned, submit};
 
-/// One slot per staging buffer, filled by its `map_async` callback.
+/// The largest piece a staging buffer holds. Every piece costs a submit and a map round trip (tens
+/// of microseconds on a discrete GPU), so pieces are large enough for that to vanish against the
+/// copy itself (64 MiB at 25 GB/s is 2.7 ms), and small enough that the ring stays a small share of
+/// the pool.
+pub(crate) const CHUNK: u64 = 64 << 20;
+
+/// Staging buffers in flight at once: while the host reads one, the device fills the others.
+pub(crate) const RING: usize = 3;
+
+/// One slot per map request, filled by its `map_async` callback.
 pub(super) type MapSlots = Arc<Mutex<Vec<Option<Result<(), wgpu::BufferAsyncError>>>>>;
 
-/// Requests the mapping of every staging buffer; the slots fill as the callbacks run.
-pub(super) fn map(staging: &[Staging]) -> MapSlots {
-    let results: MapSlots = Arc::new(Mutex::new(vec![None; staging.len()]));
-    for (i, s) in staging.iter().enumerate() {
-        let sink = Arc::clone(&results);
-        s.buffer
-            .slice(s.mapped())
-            .map_async(wgpu::MapMode::Read, move |r| {
-                if let Ok(mut slots) = sink.lock() {
-                    slots[i] = Some(r);
-                }
-            });
-    }
-    results
+/// One requested range: `range` of `source` (`bytes` long), copied as the word-aligned span
+/// around it.
+pub(super) struct Read<'a> {
+    pub(super) source: &'a wgpu::Buffer,
+    pub(super) bytes: u64,
+    pub(super) range: Range<u64>,
 }
 
-/// Each staging buffer's requested bytes, in order, once every map has completed.
-pub(super) fn read(
-    state: &DeviceState,
-    staging: &[Staging],
-    slots: &MapSlots,
-) -> Result<Vec<Vec<u8>>, BackendError> {
-    let mut outputs = Vec::with_capacity(staging.len());
-    let slots = slots.lock().map_err(|_| poisoned())?;
-    for (slot, s) in slots.iter().zip(staging) {
-        match slot {
-            Some(Ok(())) => {}
-            _ if state.confirm_lost() => {
-                return Err(state.lost_error("the readback could not be mapped"));
-            }
-            _ => {
-                return Err(BackendError::new(
-                    "wgpu could not map a readback buffer although the device is healthy. Fix: retry the dispatch; report it to the vyre developers if it persists.",
-                ));
+/// One piece of a readback: `len` bytes of read `read`'s source from byte `from` (word-aligned).
+struct Piece {
+    read: usize,
+    from: u64,
+    len: u64,
+}
+
+/// One staging buffer of the ring and the piece it holds now.
+struct Slot {
+    buffer: wgpu::Buffer,
+    piece: usize,
+    submission: Option<wgpu::SubmissionIndex>,
+    map: MapSlots,
+}
+
+/// The word-aligned pieces of every read, in order.
+fn pieces(reads: &[Read<'_>]) -> Result<Vec<Piece>, BackendError> {
+    let mut pieces = Vec::new();
+    for (i, r) in reads.iter().enumerate() {
+        if r.range.start > r.range.end || r.range.end > r.bytes {
+            return Err(BackendError::new(format!(
+                "the readback range {:?} lies outside its {}-byte buffer. Fix: report this vyre bug with the program text.",
+                r.range, r.bytes
+            )));
+        }
+        // `range.end <= bytes`, a multiple of 4, so rounding up to 4 cannot pass it or wrap.
+        let start = r.range.start / 4 * 4;
+        let end = r.range.end.next_multiple_of(4).min(r.bytes);
+        let mut from = start;
+        loop {
+            let len = (end - from).min(CHUNK);
+            pieces.push(Piece { read: i, from, len });
+            from += len;
+            if from >= end {
+                break;
             }
         }
-        let view = s
-            .buffer
-            .slice(s.mapped())
-            .get_mapped_range()
-            .map_err(|e| state.lost_error(&format!("mapping failed: {e}")))?;
-        // Both offsets are below the staging buffer's length, which was mapped into memory.
-        let from = usize::try_from(s.range.start - s.start).unwrap_or(usize::MAX);
-        let to = usize::try_from(s.range.end - s.start).unwrap_or(usize::MAX);
-        let bytes = view.get(from..to).ok_or_else(|| {
-            BackendError::new(
-                "a readback range lies outside its mapped staging buffer. Fix: report this vyre bug with the program text.",
-            )
+    }
+    Ok(pieces)
+}
+
+/// Submits `encoder` (the launch's work, if any) with the copies of the first pieces, then streams
+/// every read back through the staging ring; returns one vector per read, in order.
+pub(super) fn read_back(
+    ctx: LaunchContext<'_>,
+    scopes: submit::Scopes,
+    mut encoder: wgpu::CommandEncoder,
+    reads: &[Read<'_>],
+    timeout: Option<Duration>,
+    fault: Option<FaultPoint>,
+) -> Result<Vec<Vec<u8>>, BackendError> {
+    let state = ctx.state;
+    let pieces = pieces(reads)?;
+    let mut outputs = Vec::with_capacity(reads.len());
+    for r in reads {
+        let len = usize::try_from(r.range.end - r.range.start).unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        out.try_reserve_exact(len).map_err(|_| {
+            BackendError::out_of_memory(format!(
+                "the host could not allocate {len} bytes for a readback. Fix: read smaller ranges or use smaller outputs."
+            ))
         })?;
-        outputs.push(bytes.to_vec());
+        outputs.push(out);
+    }
+    // Slot `j` holds pieces `j`, `j + RING`, ...: it is as large as the largest of them (only one
+    // piece per slot, sized exactly, when a launch reads back little).
+    let slots = RING.min(pieces.len());
+    let mut ring = Vec::with_capacity(slots);
+    for j in 0..slots {
+        let size = pieces
+            .iter()
+            .skip(j)
+            .step_by(RING)
+            .map(|p| p.len)
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let buffer = lease(
+            ctx,
+            size,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
+        copy(&mut encoder, reads, &pieces[j], &buffer);
+        ring.push(Slot {
+            buffer,
+            piece: j,
+            submission: None,
+            map: Arc::new(Mutex::new(vec![None])),
+        });
+    }
+    let submission = submit::submit(ctx, scopes, encoder.finish())?;
+    if fault == Some(FaultPoint::AfterSubmit) {
+        state.lose();
+    }
+    for slot in &mut ring {
+        slot.submission = Some(submission.clone());
+        request_map(slot, &pieces);
+    }
+    if fault == Some(FaultPoint::DuringMap) {
+        state.lose();
+    }
+    for k in 0..pieces.len() {
+        let slot = &mut ring[k % RING];
+        let piece = &pieces[k];
+        submit::wait(state, slot.submission.take(), &slot.map, timeout)?;
+        take(
+            state,
+            slot,
+            piece,
+            &reads[piece.read],
+            &mut outputs[piece.read],
+        )?;
+        if let Some(next) = pieces.get(k + RING) {
+            let scopes = submit::Scopes::push(&state.device);
+            let mut encoder =
+                state
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("vyre readback"),
+                    });
+            copy(&mut encoder, reads, next, &slot.buffer);
+            slot.submission = Some(submit::submit(ctx, scopes, encoder.finish())?);
+            slot.piece = k + RING;
+            slot.map = Arc::new(Mutex::new(vec![None]));
+            request_map(slot, &pieces);
+        }
+    }
+    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
+    for slot in ring {
+        pool.give(slot.buffer, state.generation);
     }
     Ok(outputs)
 }
 
-/// Unmaps every staging buffer and returns it to the pool for device `generation`.
-pub(super) fn give_back(pool: &mut BufferPool, generation: u64, staging: Vec<Staging>) {
-    for s in staging {
-        s.buffer.unmap();
-        pool.give(s.buffer, generation);
+/// Records the copy of `piece` into `staging`.
+fn copy(
+    encoder: &mut wgpu::CommandEncoder,
+    reads: &[Read<'_>],
+    piece: &Piece,
+    staging: &wgpu::Buffer,
+) {
+    if piece.len > 0 {
+        encoder.copy_buffer_to_buffer(reads[piece.read].source, piece.from, staging, 0, piece.len);
     }
+}
+
+/// Requests the mapping of the piece `slot` holds; its slot fills when the callback runs.
+fn request_map(slot: &Slot, pieces: &[Piece]) {
+    let sink = Arc::clone(&slot.map);
+    let len = pieces[slot.piece].len.max(4);
+    slot.buffer
+        .slice(0..len)
+        .map_async(wgpu::MapMode::Read, move |r| {
+            if let Ok(mut slots) = sink.lock() {
+                slots[0] = Some(r);
+            }
+        });
+}
+
+/// Appends the requested bytes of the mapped `piece` to `out` and unmaps the slot.
+fn take(
+    state: &crate::device::DeviceState,
+    slot: &Slot,
+    piece: &Piece,
+    read: &Read<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), BackendError> {
+    match slot.map.lock().map_err(|_| poisoned())?.first() {
+        Some(Some(Ok(()))) => {}
+        _ if state.confirm_lost() => {
+            return Err(state.lost_error("the readback could not be mapped"));
+        }
+        _ => {
+            return Err(BackendError::new(
+                "wgpu could not map a readback buffer although the device is healthy. Fix: retry the dispatch; report it to the vyre developers if it persists.",
+            ));
+        }
+    }
+    {
+        let view = slot
+            .buffer
+            .slice(0..piece.len.max(4))
+            .get_mapped_range()
+            .map_err(|e| state.lost_error(&format!("mapping failed: {e}")))?;
+        // The part of the requested range inside this piece, relative to the piece's start.
+        let lo = read.range.start.max(piece.from);
+        let hi = read.range.end.min(piece.from + piece.len);
+        if hi > lo {
+            let at = |x: u64| usize::try_from(x - piece.from).unwrap_or(usize::MAX);
+            let bytes = view.get(at(lo)..at(hi)).ok_or_else(|| {
+                BackendError::new(
+                    "a readback range lies outside its mapped staging buffer. Fix: report this vyre bug with the program text.",
+                )
+            })?;
+            out.extend_from_slice(bytes);
+        }
+    }
+    slot.buffer.unmap();
+    Ok(())
 }

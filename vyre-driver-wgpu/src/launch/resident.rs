@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::encode::copy_out;
-use super::{LaunchContext, poisoned, readback, submit};
+use super::job::Piece;
+use super::{LaunchContext, readback, stage, submit};
 use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
@@ -74,16 +74,25 @@ pub(crate) fn create(ctx: LaunchContext<'_>, bytes: u64) -> Result<wgpu::Buffer,
 }
 
 /// Writes `data` at the word-aligned `offset` (the caller aligns: `offset` and `data.len()` are
-/// multiples of 4). The write reaches the device before the next submission.
+/// multiples of 4). The write reaches the device before the next submission. Large writes go
+/// through the staging ring (see `stage`).
 pub(crate) fn write_aligned(
     ctx: LaunchContext<'_>,
     buffer: &wgpu::Buffer,
     offset: u64,
     data: &[u8],
-) {
+) -> Result<(), BackendError> {
+    if stage::streams(data.len() as u64) {
+        let state = ctx.state;
+        if state.is_lost() {
+            return Err(state.lost_error("before the write"));
+        }
+        return stage::write(ctx, buffer, offset, data, 0, None);
+    }
     if !data.is_empty() {
         ctx.state.queue.write_buffer(buffer, offset, data);
     }
+    Ok(())
 }
 
 /// The bytes `range` of `buffer` (`bytes` long), after every submission before this one.
@@ -102,18 +111,17 @@ pub(crate) fn read(
         return Ok(Vec::new());
     }
     let scopes = submit::Scopes::push(&state.device);
-    let mut encoder = state
+    let encoder = state
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre read"),
         });
-    let staging = vec![copy_out(ctx, &mut encoder, buffer, bytes, &range)?];
-    let submission = submit::submit(ctx, scopes, encoder.finish())?;
-    let slots = readback::map(&staging);
-    submit::wait(state, submission, &slots, timeout)?;
-    let mut outputs = readback::read(state, &staging, &slots)?;
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    readback::give_back(&mut pool, state.generation, staging);
+    let reads = [readback::Read {
+        source: buffer,
+        bytes,
+        range,
+    }];
+    let mut outputs = readback::read_back(ctx, scopes, encoder, &reads, timeout, None)?;
     Ok(outputs.pop().unwrap_or_default())
 }
 
@@ -125,13 +133,12 @@ pub(crate) struct Bound<'a> {
     pub(crate) clear: bool,
 }
 
-/// One launch of a sequence.
+/// One launch of a sequence: one dispatch, or the pieces of a split elementwise one.
 pub(crate) struct ResidentLaunch<'a> {
     pub(crate) compiled: Arc<Compiled>,
     /// In the pipeline's binding order.
     pub(crate) bound: Vec<Bound<'a>>,
-    pub(crate) params: Vec<u32>,
-    pub(crate) physical_grid: [u32; 3],
+    pub(crate) pieces: Vec<Piece>,
 }
 
 /// Runs `launches` in order in one encoder and one submit, then waits for them.
@@ -151,24 +158,7 @@ pub(crate) fn run_sequence(
     });
     for launch in launches {
         let compiled = &launch.compiled;
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
-            .bindings
-            .iter()
-            .zip(&launch.bound)
-            .map(|(b, bound)| entry(b.binding, bound.buffer, bound.bytes))
-            .collect();
-        bump(&ctx.counters.bind_groups, 1);
-        let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre resident buffers"),
-            layout: &compiled.user_layout,
-            entries: &entries,
-        });
-        let internal_group = compiled.groups.params(
-            device,
-            &compiled.internal_layout,
-            &launch.params,
-            ctx.counters,
-        )?;
+        // Outputs are cleared whole before the first piece: a piece binds only its own range.
         for bound in &launch.bound {
             if bound.clear {
                 encoder.clear_buffer(bound.buffer, 0, Some(bound.bytes));
@@ -179,14 +169,37 @@ pub(crate) fn run_sequence(
             timestamp_writes: None,
         });
         pass.set_pipeline(&compiled.pipeline);
-        pass.set_bind_group(0, &user_group, &[]);
-        pass.set_bind_group(1, &internal_group, &[]);
-        let [x, y, z] = launch.physical_grid;
-        pass.dispatch_workgroups(x, y, z);
+        for piece in &launch.pieces {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
+                .bindings
+                .iter()
+                .zip(&launch.bound)
+                .enumerate()
+                .map(|(i, (b, bound))| entry(b.binding, bound.buffer, piece.range(i, bound.bytes)))
+                .collect();
+            // Made per launch: a kept group would hold the application's buffers past their last
+            // drop (see `groups`).
+            bump(&ctx.counters.bind_groups, 1);
+            let user_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vyre resident buffers"),
+                layout: &compiled.user_layout,
+                entries: &entries,
+            });
+            let internal_group = compiled.groups.params(
+                device,
+                &compiled.internal_layout,
+                &piece.params,
+                ctx.counters,
+            )?;
+            pass.set_bind_group(0, &user_group, &[]);
+            pass.set_bind_group(1, &internal_group, &[]);
+            let [x, y, z] = piece.physical_grid;
+            pass.dispatch_workgroups(x, y, z);
+            bump(&ctx.counters.dispatch_calls, 1);
+        }
         drop(pass);
-        bump(&ctx.counters.dispatch_calls, 1);
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
     let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
-    submit::wait(state, submission, &no_maps, timeout)
+    submit::wait(state, Some(submission), &no_maps, timeout)
 }

@@ -60,18 +60,21 @@ pub(super) fn submit(
     Ok(submission)
 }
 
-/// Waits for `submission` and every staging map, then reports a loss or an uncaptured error.
+/// Waits for `submission` (if any) and every staging map, then reports a loss or an uncaptured
+/// error.
 pub(super) fn wait(
     state: &DeviceState,
-    submission: wgpu::SubmissionIndex,
+    submission: Option<wgpu::SubmissionIndex>,
     slots: &MapSlots,
     timeout: Option<Duration>,
 ) -> Result<(), BackendError> {
     let started = Instant::now();
-    state.poll(wgpu::PollType::Wait {
-        submission_index: Some(submission),
-        timeout,
-    })?;
+    if let Some(submission) = submission {
+        state.poll(wgpu::PollType::Wait {
+            submission_index: Some(submission),
+            timeout,
+        })?;
+    }
     await_maps(state, slots, started, timeout)?;
     if state.is_lost() {
         return Err(state.lost_error("during the dispatch"));

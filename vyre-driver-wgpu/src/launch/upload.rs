@@ -4,7 +4,7 @@
 use vyre_driver::BackendError;
 
 use super::job::{Init, Job};
-use super::{LaunchContext, poisoned};
+use super::{LaunchContext, poisoned, stage};
 use crate::lower::BindingKind;
 use crate::pipeline::Compiled;
 use crate::pool::{BufferPool, size_class};
@@ -34,8 +34,8 @@ impl Uploaded {
     }
 }
 
-/// Checks every buffer against the binding limits, leases it and writes its initial bytes (zeroed
-/// buffers are cleared by the encoder instead).
+/// Checks what every piece binds against the binding limits, leases every buffer and writes its
+/// initial bytes (zeroed buffers are cleared by the encoder instead).
 pub(super) fn upload(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
@@ -43,20 +43,40 @@ pub(super) fn upload(
 ) -> Result<Uploaded, BackendError> {
     let state = ctx.state;
     let mut buffers = Vec::with_capacity(job.buffers.len());
-    for (binding, buffer) in compiled.bindings.iter().zip(&job.buffers) {
+    for (i, (binding, buffer)) in compiled.bindings.iter().zip(&job.buffers).enumerate() {
         let max = match binding.kind {
             BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
             _ => state.limits.max_storage_buffer_binding_size,
         };
-        if buffer.bytes > max {
+        let bound = job
+            .pieces
+            .iter()
+            .map(|p| {
+                let r = p.range(i, buffer.bytes);
+                r.end.saturating_sub(r.start)
+            })
+            .max()
+            .unwrap_or(buffer.bytes);
+        if bound > max {
             return Err(BackendError::limit_exceeded(format!(
-                "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches.",
+                "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches (vyre splits elementwise programs itself: index every storage buffer at `gid.x`).",
                 compiled.program.buffers[binding.buffer_index].name, buffer.bytes
             )));
         }
         let leased = lease(ctx, buffer.bytes, usage_for(binding.kind))?;
         if let Init::Bytes(bytes) = &buffer.init {
-            if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
+            // A large buffer streams even from a short input: its zero tail is a device-side
+            // clear, not a host vector of the buffer's size.
+            if stage::streams(buffer.bytes) {
+                if bytes.len() as u64 > buffer.bytes {
+                    return Err(BackendError::new(format!(
+                        "{} input bytes were planned into a {}-byte buffer. Fix: report this vyre bug with the program text.",
+                        bytes.len(),
+                        buffer.bytes
+                    )));
+                }
+                stage::write(ctx, &leased, 0, bytes, buffer.bytes, job.timeout)?;
+            } else if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
                 state.queue.write_buffer(&leased, 0, bytes);
             } else {
                 state
@@ -67,7 +87,11 @@ pub(super) fn upload(
         buffers.push(leased);
     }
     let items = match &job.items {
-        Some(items) => Some((words_buffer(ctx, &job.params)?, words_buffer(ctx, items)?)),
+        Some(items) => {
+            // A coalesced launch is one piece; its params go beside its items table.
+            let params = job.pieces.first().map_or(&[][..], |p| p.params.as_slice());
+            Some((words_buffer(ctx, params)?, words_buffer(ctx, items)?))
+        }
         None => None,
     };
     Ok(Uploaded { buffers, items })

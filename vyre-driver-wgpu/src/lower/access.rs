@@ -53,22 +53,30 @@ impl Lowerer<'_, '_> {
     pub(crate) fn address(&mut self, block: &mut Block, target: Target) -> Address {
         let buffer = target.buffer;
         let index = self.index_u32(block, target.index, target.index_ty);
+        let global = self.globals[buffer];
+        // A piece of a split launch binds its storage buffers from element `rebase` on. The guard
+        // still compares the whole-dispatch index with the whole buffer's length; only the slot moves.
+        // Elementwise programs index at `gid.x`, which is at least `rebase` in this piece, so an
+        // index that passes its guard (or its proof) lands inside the piece's binding.
+        let slot_index = match (self.prologue.rebase, global.layout) {
+            (Some(base), Layout::Storage) => self.fb.binary(block, B::Subtract, index, base),
+            _ => index,
+        };
         let (in_bounds, clamped) = if target.proven {
-            (None, index)
+            (None, slot_index)
         } else {
             let len = self.prologue.lengths[buffer];
             let in_bounds = self.fb.binary(block, B::Less, index, len);
             let zero = self.fb.u32(block, 0);
             (
                 Some(in_bounds),
-                self.fb.select(block, in_bounds, index, zero),
+                self.fb.select(block, in_bounds, slot_index, zero),
             )
         };
         let slot = match self.prologue.offsets[buffer] {
             Some(offset) => self.fb.binary(block, B::Add, offset, clamped),
             None => clamped,
         };
-        let global = self.globals[buffer];
         let base = self
             .fb
             .expr(block, Expression::GlobalVariable(global.global));

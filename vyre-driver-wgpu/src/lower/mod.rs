@@ -18,6 +18,7 @@ mod access;
 mod barrier;
 mod bounds;
 mod coverage;
+mod elementwise;
 mod func;
 mod globals;
 mod lowerer;
@@ -34,8 +35,9 @@ use vyre_driver::BackendError;
 use vyre_foundation::validate::Validated;
 
 pub(crate) use coverage::{covers, fully_written_outputs};
+pub(crate) use elementwise::elementwise;
 pub(crate) use packed::packed_stores;
-pub(crate) use params::{ITEM_ROW_WORDS, plan_params};
+pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
@@ -56,6 +58,11 @@ pub(crate) struct LowerOptions {
     /// Coalesced items of equal lengths, laid end to end invocation by invocation: only each item's
     /// first `params[4]` invocations run (see `packed`). Needs `coalesced`; no `items` table.
     pub(crate) packed: bool,
+    /// One piece of an elementwise dispatch split over several launches (see `elementwise`): the
+    /// launch runs workgroups `params[5]..` along x of a grid `params[6]` wide, and every storage
+    /// buffer is bound from element `params[5] * workgroup_size.x` on. Needs neither `direct` nor
+    /// `coalesced`.
+    pub(crate) split: bool,
     /// Four virtual invocations along x per invocation, with `vec4` rows (see `vector`): a plain
     /// launch of a one-dimensional grid of a program that qualifies. With `direct`, the physical
     /// grid is `[ceil(grid.x / 4), 1, 1]`; otherwise those workgroups folded into y and z.
@@ -97,6 +104,11 @@ pub(crate) fn lower(
     options: &LowerOptions,
 ) -> Result<Lowered, BackendError> {
     let program = evidence.program();
+    if options.split && (options.direct || options.coalesced) {
+        return Err(BackendError::compile(
+            "a split launch was asked of a direct or coalesced module. Fix: report this vyre bug with the program text.",
+        ));
+    }
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module);
     let vector = if options.vectorised {

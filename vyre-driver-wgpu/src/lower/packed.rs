@@ -75,12 +75,12 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     ok.then_some(stored)
 }
 
-fn is_gid_x(expr: &Expr) -> bool {
+pub(super) fn is_gid_x(expr: &Expr) -> bool {
     matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
 }
 
 /// Calls `f` on every node, parents before children.
-fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
+pub(super) fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
     let mut stack: Vec<&Node> = body.iter().rev().collect();
     while let Some(node) = stack.pop() {
         f(node);

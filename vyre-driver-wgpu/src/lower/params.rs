@@ -3,7 +3,8 @@
 //!
 //! `params` is a read-only `array<u32>`: the virtual grid at `[0..3]`, the item count at `[3]`, the
 //! invocations each packed item runs at `[4]`, and each program buffer's element count at `[8 + j]`.
-//! Words 5 to 7 are reserved and zero.
+//! A piece of a split launch has its first workgroup along x at `[5]` and the whole grid's x at `[6]`
+//! (its own grid at `[0..3]` is the piece's). Word 7 is reserved and zero, as are 5 and 6 elsewhere.
 
 use vyre_driver::{BackendError, DispatchPlan};
 
@@ -13,6 +14,10 @@ pub(crate) const PARAM_GRID: u32 = 0;
 pub(crate) const PARAM_ITEMS: u32 = 3;
 /// Packed modules: how many invocations each item runs (0 otherwise).
 pub(crate) const PARAM_ACTIVE: u32 = 4;
+/// Split launches: the piece's first workgroup along x, within the whole grid.
+pub(crate) const PARAM_SPLIT_BASE: u32 = 5;
+/// Split launches: the whole grid's x (what `num_workgroups.x` is in every piece).
+pub(crate) const PARAM_WHOLE_GRID_X: u32 = 6;
 /// Program buffer `j`'s element count is at `PARAM_LENGTHS + j`.
 pub(crate) const PARAM_LENGTHS: u32 = 8;
 
@@ -72,6 +77,30 @@ pub(crate) fn plan_params(
         active,
         lengths: &lengths,
     })
+}
+
+/// The `params` words of one piece of a split launch shaped like `plan`: the piece runs workgroups
+/// `first..first + width` along x of the plan's grid (all of y and z), with the plan's element counts
+/// (the whole buffers' lengths, which `buf_len` and every bounds guard see).
+///
+/// # Errors
+///
+/// As [`params_words`].
+pub(crate) fn split_params(
+    plan: &DispatchPlan,
+    first: u32,
+    width: u32,
+) -> Result<Vec<u32>, BackendError> {
+    let lengths: Vec<u64> = plan.buffers.iter().map(|b| b.element_count).collect();
+    let mut words = params_words(&Params {
+        grid: [width, plan.grid[1], plan.grid[2]],
+        items: 1,
+        active: 0,
+        lengths: &lengths,
+    })?;
+    words[PARAM_SPLIT_BASE as usize] = first;
+    words[PARAM_WHOLE_GRID_X as usize] = plan.grid[0];
+    Ok(words)
 }
 
 fn too_large(what: &str) -> BackendError {

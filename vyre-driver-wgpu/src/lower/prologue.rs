@@ -8,7 +8,10 @@ use naga::{BinaryOperator as B, Block, Expression, Handle, Statement};
 
 use super::LowerOptions;
 use super::func::FunctionBuilder;
-use super::params::{ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS};
+use super::params::{
+    ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS, PARAM_SPLIT_BASE,
+    PARAM_WHOLE_GRID_X,
+};
 use vyre_foundation::ir::{BufferAccess, Program};
 
 /// What the prologue computed, for use by the body.
@@ -22,6 +25,9 @@ pub(crate) struct Prologue {
     /// Per program buffer: its length when the module fixes it (the prologue's length is then this
     /// literal in every dispatch).
     pub(crate) fixed: Vec<Option<u32>>,
+    /// Split launches: the element the piece's storage bindings start at (`params[5]` times the
+    /// workgroup width), subtracted from every storage index after its guard.
+    pub(crate) rebase: Option<Handle<Expression>>,
     /// Vectorised modules: the invocation's row `c` (it runs virtual invocations `4c .. 4c + 3`
     /// along x, whose builtins `vector` derives lane by lane).
     pub(crate) row: Option<Handle<Expression>>,
@@ -78,6 +84,7 @@ pub(crate) fn emit(
     let params = fb.expr(block, Expression::GlobalVariable(inputs.params));
 
     let size = inputs.program.workgroup_size;
+    let mut rebase = None;
     let mut row = None;
     let (gid, lid, wid, nwg, item) = if inputs.options.vectorised {
         let (c, grid) = vector_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p);
@@ -95,11 +102,20 @@ pub(crate) fn emit(
     } else if inputs.options.packed {
         packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p)
     } else {
-        let (wid, nwg, item) = if inputs.options.direct {
+        let (mut wid, mut nwg, item) = if inputs.options.direct {
             (wid_p, nwg_p, None)
         } else {
             virtual_grid(fb, block, inputs, params, wid_p, nwg_p)
         };
+        if inputs.options.split {
+            // The piece's workgroups are the whole grid's from `params[5]` on: the program sees the
+            // whole grid's ids, so every value it computes is the one a single launch computes.
+            let first = param(fb, block, params, PARAM_SPLIT_BASE);
+            wid[0] = fb.binary(block, B::Add, wid[0], first);
+            nwg[0] = param(fb, block, params, PARAM_WHOLE_GRID_X);
+            let width = fb.u32(block, size[0]);
+            rebase = Some(fb.binary(block, B::Multiply, first, width));
+        }
         let gid = [0, 1, 2].map(|a| {
             let w = fb.u32(block, size[a]);
             let base = fb.binary(block, B::Multiply, wid[a], w);
@@ -157,6 +173,7 @@ pub(crate) fn emit(
         lengths,
         offsets,
         fixed: fixed_lengths,
+        rebase,
         row,
     }
 }

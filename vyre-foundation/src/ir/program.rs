@@ -8,7 +8,7 @@ pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
 /// A compute program: the buffers it uses, its workgroup size, and the body every invocation runs.
 ///
 /// A program is plain data: build it by hand, compare it, hash it, print it. Check it with
-/// [`crate::validate`] before handing it to a backend (every backend does so itself too).
+/// [`crate::validate()`] before handing it to a backend (every backend does so itself too).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Program {

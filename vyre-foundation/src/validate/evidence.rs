@@ -1,6 +1,6 @@
 //! What validation proves about a program, kept for the backends that compile it.
 //!
-//! [`crate::validate`] returns a [`Validated`]: the program it checked, borrowed, with the facts the
+//! [`crate::validate()`] returns a [`Validated`]: the program it checked, borrowed, with the facts the
 //! checker established on the way (the model is naga's `ModuleInfo`). Backends compile from it and
 //! never resolve a name again:
 //!
@@ -132,7 +132,7 @@ pub struct BufferUse {
     pub length: bool,
 }
 
-/// A program [`crate::validate`] accepted, with the facts it proved. See the module docs.
+/// A program [`crate::validate()`] accepted, with the facts it proved. See the module docs.
 #[derive(Debug)]
 pub struct Validated<'p> {
     program: &'p Program,

@@ -1,6 +1,6 @@
 //! The validator: every rule a program must satisfy before a backend sees it.
 //!
-//! [`validate`] reports every error at once, each with a path to the offending part and a `Fix:`.
+//! [`validate()`] reports every error at once, each with a path to the offending part and a `Fix:`.
 //! A backend only ever runs a program that passed it.
 
 mod check;
@@ -37,7 +37,7 @@ pub fn validate(program: &crate::ir::Program) -> Result<Validated<'_>, Validatio
     }
 }
 
-/// [`validate`], except that barriers in non-uniform control flow are accepted.
+/// [`validate()`], except that barriers in non-uniform control flow are accepted.
 ///
 /// For tests of a backend's own defences only (the reference interpreter detects invocations of one
 /// workgroup that reach different barriers, which no validated program can do): such a program
@@ -59,7 +59,7 @@ pub fn validate_allowing_divergent_barriers(
     }
 }
 
-/// Checks only the nesting limits, without recursion, and returns [`validate`]'s errors when they are
+/// Checks only the nesting limits, without recursion, and returns [`validate()`]'s errors when they are
 /// passed.
 ///
 /// The IR's derived `Hash`, `PartialEq` and `Clone` recurse once per level, so hashing a program nested

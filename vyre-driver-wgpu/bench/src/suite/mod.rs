@@ -21,6 +21,7 @@ use crate::workloads::{self, MIB, Workload};
 mod chain;
 pub(crate) mod disk;
 mod launches;
+mod link;
 mod streaming;
 
 /// The rows and notes of one run.
@@ -143,6 +144,7 @@ impl<'g> Suite<'g> {
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),
+            Workload::Link => self.link(),
             Workload::DiskCache => self.disk_cache(),
         }
     }

@@ -5,11 +5,11 @@ use crate::ir::{DataType, Expr, Literal, Program};
 /// The type of a validated expression, given the types of the variables in scope.
 ///
 /// A convenience for tools that hold one expression and the types of its variables, without the
-/// program's evidence; on an expression of a program [`crate::validate`] accepted it never returns
+/// program's evidence; on an expression of a program [`crate::validate()`] accepted it never returns
 /// `None`. Backends do not use it: they read each expression's type from the evidence
 /// ([`crate::validate::Validated::type_of`]), which is what to prefer whenever the program was
 /// validated. It re-derives types from names, so on an unvalidated program it answers `None` rather
-/// than reporting why; use [`crate::validate`] for that.
+/// than reporting why; use [`crate::validate()`] for that.
 #[must_use]
 pub fn expr_type(
     expr: &Expr,

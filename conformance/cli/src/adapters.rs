@@ -1,0 +1,91 @@
+//! `vyre-conform list-adapters`: every adapter wgpu sees, what vyre makes of each, and what
+//! `vyre::Choice::Auto` takes here and why.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use vyre::wgpu::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
+use vyre::{BACKEND_ENV_VAR, Choice, select};
+
+/// Options of `list-adapters`.
+#[derive(Args, Debug)]
+pub(crate) struct ListArgs {
+    /// Print the listing as one JSON object on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &ListArgs) -> ExitCode {
+    let entries = list_adapters(&AdapterOptions::new());
+    // The automatic choice itself, so what is printed is what a program calling it would get.
+    let auto = match select(Choice::Auto) {
+        Ok(picked) => Ok((picked.backend.id().to_string(), picked.reason)),
+        Err(e) => Err(e.to_string()),
+    };
+    if args.json {
+        let value = json(&entries, &auto);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
+        );
+    } else {
+        print_text(&entries, &auto);
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>) {
+    if entries.is_empty() {
+        println!("wgpu sees no adapter here (Vulkan, Metal and DX12 were asked).");
+    }
+    for entry in entries {
+        let info = &entry.info;
+        println!(
+            "{} {} ({:?}, {:?}; driver {} {})\n    {}",
+            if entry.chosen { "*" } else { "-" },
+            info.name,
+            info.backend,
+            info.device_type,
+            info.driver,
+            info.driver_info,
+            entry.reason
+        );
+    }
+    for (name, value) in [ADAPTER_ENV, BACKEND_ENV_VAR].map(|n| (n, std::env::var(n).ok())) {
+        if let Some(value) = value {
+            println!("{name}={value} is set");
+        }
+    }
+    match auto {
+        Ok((_, reason)) => println!("Choice::Auto {reason}"),
+        Err(e) => println!("Choice::Auto fails here: {e}"),
+    }
+}
+
+fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> serde_json::Value {
+    let adapters: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "name": e.info.name,
+                "backend": format!("{:?}", e.info.backend),
+                "device_type": format!("{:?}", e.info.device_type),
+                "driver": e.info.driver,
+                "driver_info": e.info.driver_info,
+                "chosen": e.chosen,
+                "excluded": e.excluded,
+                "reason": e.reason,
+            })
+        })
+        .collect();
+    let auto = match auto {
+        Ok((backend, reason)) => serde_json::json!({ "backend": backend, "reason": reason }),
+        Err(e) => serde_json::json!({ "error": e }),
+    };
+    serde_json::json!({
+        "adapters": adapters,
+        ADAPTER_ENV: std::env::var(ADAPTER_ENV).ok(),
+        BACKEND_ENV_VAR: std::env::var(BACKEND_ENV_VAR).ok(),
+        "auto": auto,
+    })
+}

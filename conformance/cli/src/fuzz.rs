@@ -1,0 +1,159 @@
+//! `vyre-conform fuzz`: the differential fuzzer, the reference against another backend.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use vyre::{Choice, VyreBackend, select};
+use vyre_conformance::ReferenceBackend;
+use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress, FuzzSummary};
+use vyre_conformance::resident::{Resident, ResidentMode};
+
+use crate::progress::Meter;
+
+/// Options of `fuzz`.
+#[derive(Args, Debug)]
+pub(crate) struct FuzzArgs {
+    /// Programs to generate and run.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub(crate) cases: u64,
+    /// The seed: the same seed generates the same programs.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Stop after this many minutes even if cases remain.
+    #[arg(long, value_name = "M")]
+    pub(crate) minutes: Option<u64>,
+    /// The backend compared with the reference (reference, wgpu).
+    #[arg(long, value_name = "NAME", default_value = "wgpu")]
+    pub(crate) backend: String,
+    /// Save every shrunk mismatch as a regression case under DIR.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) save: Option<PathBuf>,
+    /// Run the candidate through its resident buffers: `resident` (write, dispatch_resident, read)
+    /// or `sequence` (one dispatch_sequence).
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub(crate) resident: Option<ResidentMode>,
+    /// Write the summary and every mismatch as JSON to PATH (`-`: stdout, in place of the text).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub(crate) quiet: bool,
+}
+
+fn parse_mode(name: &str) -> Result<ResidentMode, String> {
+    ResidentMode::from_name(name)
+        .ok_or_else(|| format!("`{name}` is no mode (the modes: resident, sequence)"))
+}
+
+pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
+    let picked = match select(Choice::Named(&args.backend)) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("vyre-conform fuzz: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!("vyre-conform fuzz: {}", picked.reason);
+    let candidate: Box<dyn VyreBackend> = match args.resident {
+        Some(mode) => Box::new(Resident::new(picked.backend, mode)),
+        None => picked.backend,
+    };
+    let options = FuzzOptions {
+        cases: args.cases,
+        seed: args.seed,
+        regressions_dir: args.save.clone(),
+        time_limit: args.minutes.map(|m| Duration::from_secs(m * 60)),
+        ..FuzzOptions::default()
+    };
+    let meter = Meter::new("fuzz", args.cases, "programs", args.quiet);
+    let progress = |p: &FuzzProgress| {
+        meter.update(
+            p.done,
+            p.total,
+            &format!(
+                "{} ops, {} mismatches, {} skipped",
+                p.ops_executed, p.mismatches, p.skipped
+            ),
+        );
+    };
+    let reference = ReferenceBackend::new();
+    let summary = fuzz::run(&options, &reference, candidate.as_ref(), &progress);
+    meter.finish();
+    let to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    if !to_stdout {
+        print_summary(args.seed, &summary);
+    }
+    if let Some(Err(message)) = args
+        .json
+        .as_deref()
+        .map(|p| write_json(p, args.seed, &summary))
+    {
+        eprintln!("vyre-conform fuzz: {message}");
+        return ExitCode::from(2);
+    }
+    if summary.mismatches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn print_summary(seed: u64, summary: &FuzzSummary) {
+    println!(
+        "fuzz seed {seed}: {} programs, {} ops executed, {} skipped ({} indeterminate), {} mismatches, {:.1} s",
+        summary.programs,
+        summary.ops_executed,
+        summary.skipped,
+        summary.indeterminate,
+        summary.mismatches.len(),
+        summary.elapsed.as_secs_f64()
+    );
+    for m in &summary.mismatches {
+        println!(
+            "\nMISMATCH at case {}: {}\n{}",
+            m.case_index, m.detail, m.minimal.program
+        );
+    }
+}
+
+/// The summary as JSON: the counts, and each mismatch with its minimal program's text form.
+fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
+    let mismatches: Vec<serde_json::Value> = summary
+        .mismatches
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "case_index": m.case_index,
+                "detail": m.detail,
+                "minimal_program": m.minimal.program.to_string(),
+                "saved": m.saved.as_ref().map(|p| p.display().to_string()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "seed": seed,
+        "programs": summary.programs,
+        "ops_executed": summary.ops_executed,
+        "skipped": summary.skipped,
+        "indeterminate": summary.indeterminate,
+        "elapsed_s": summary.elapsed.as_secs_f64(),
+        "mismatches": mismatches,
+    })
+}
+
+fn write_json(path: &Path, seed: u64, summary: &FuzzSummary) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(&summary_json(seed, summary))
+        .map_err(|e| format!("could not serialise the summary: {e}. Fix: report this bug."))?;
+    if path == Path::new("-") {
+        println!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| {
+        format!(
+            "could not write `{}`: {e}. Fix: pass a writable path to --json.",
+            path.display()
+        )
+    })
+}

@@ -1,0 +1,183 @@
+//! `vyre-conform`: runs the conformance catalogue on every backend available here (or one, with
+//! `--backend`), prints an area x backend table and the first failures in full, optionally writes the
+//! reports as JSON, and exits non-zero on any failure. `fuzz` runs the differential fuzzer and
+//! `list-adapters` says which GPU adapters vyre sees and which one it takes.
+//!
+//! Arguments are parsed by clap; a usage error is one line on stderr and exit code 2. Adding a
+//! subcommand means adding a [`Command`] variant with its own arguments and an arm in [`main`].
+
+#![allow(clippy::print_stdout)]
+
+mod adapters;
+mod check;
+mod fuzz;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// The exit codes, shown under every `--help`.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  everything asked for ran and passed (for list-adapters: the listing was printed)
+  1  a case failed (check) or a mismatch was found (fuzz)
+  2  a usage error, or a backend that was asked for (--backend, VYRE_BACKEND, or wgpu under
+     VYRE_REQUIRE_GPU=1) is unavailable, or a report could not be written
+
+Environment:
+  VYRE_BACKEND=NAME        check only this backend when --backend is absent
+  VYRE_WGPU_ADAPTER=TEXT   use the wgpu adapter whose name contains TEXT (see list-adapters)
+  VYRE_REQUIRE_GPU=1       a missing wgpu adapter fails the run instead of being NOT CHECKED";
+
+/// Runs the vyre conformance catalogue on every backend available here: the reference backend
+/// always, wgpu when an adapter exists (a missing one is listed as NOT CHECKED under the table).
+#[derive(Debug, Parser)]
+#[command(
+    name = "vyre-conform",
+    version,
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true,
+    subcommand_precedence_over_arg = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The options of `check`, which runs when no subcommand is given.
+    #[command(flatten)]
+    check: check::CheckArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the conformance catalogue (the default when no subcommand is given).
+    #[command(after_help = EXIT_CODES)]
+    Check(check::CheckArgs),
+    /// Run random valid programs on the reference and on another backend; mismatches are shrunk,
+    /// printed, and saved as regression cases.
+    #[command(after_help = EXIT_CODES)]
+    Fuzz(fuzz::FuzzArgs),
+    /// List every adapter wgpu sees, which one vyre's automatic choice takes, and why.
+    #[command(after_help = EXIT_CODES)]
+    ListAdapters(adapters::ListArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
+    match cli.command {
+        None => check::run(&cli.check),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Fuzz(args)) => fuzz::run(&args),
+        Some(Command::ListAdapters(args)) => adapters::run(&args),
+    }
+}
+
+/// `--help` and `--version` print to stdout and exit 0; anything else is a usage error: one line on
+/// stderr naming what was wrong, with a `Fix:`, and exit code 2.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let text = error.render().to_string();
+            println!("{}", text.trim_end());
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            println!("{}", Cli::command().render_help().to_string().trim_end());
+            ExitCode::from(2)
+        }
+        _ => {
+            eprintln!("vyre-conform: {}", one_line(&error.render().to_string()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// clap's first line without its `error: ` prefix, and a `Fix:` (clap's own tip when it has one).
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("bad arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let tip = lines
+        .find_map(|l| l.strip_prefix("tip: "))
+        .map(|t| format!("{t}, or see"))
+        .unwrap_or_else(|| "see".to_string());
+    format!("{first}. Fix: {tip} `vyre-conform --help`.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("vyre-conform").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn options_without_a_subcommand_run_check() {
+        let cli = parse(&["--area", "integer", "--failures=3", "--quiet"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.check.areas.len(), 1);
+        assert_eq!(cli.check.failures, 3);
+        assert!(cli.check.quiet);
+    }
+
+    #[test]
+    fn check_takes_the_same_options_as_the_default() {
+        let Some(Command::Check(args)) =
+            parse(&["check", "--backend", "reference", "--json", "r.json"])
+                .unwrap()
+                .command
+        else {
+            panic!("not check");
+        };
+        assert_eq!(args.backend.as_deref(), Some("reference"));
+        assert_eq!(args.json.as_deref(), Some(std::path::Path::new("r.json")));
+        assert_eq!(args.failures, 5);
+    }
+
+    #[test]
+    fn fuzz_keeps_its_defaults_and_accepts_flag_equals_value() {
+        let Some(Command::Fuzz(args)) = parse(&["fuzz", "--seed=7", "--resident", "sequence"])
+            .unwrap()
+            .command
+        else {
+            panic!("not fuzz");
+        };
+        assert_eq!(
+            (args.cases, args.seed, args.backend.as_str()),
+            (10_000, 7, "wgpu")
+        );
+        assert!(args.resident.is_some() && args.minutes.is_none() && args.save.is_none());
+    }
+
+    #[test]
+    fn bad_values_and_flags_are_usage_errors_on_one_line() {
+        for bad in [
+            &["--area", "nothing"][..],
+            &["--failures", "many"],
+            &["--frobnicate"],
+            &["fuzz", "--cases", "-1"],
+            &["fuzz", "--resident", "sometimes"],
+            &["fuzz", "--area", "integer"],
+            &["list-adapters", "--cases", "3"],
+            &["nonsense"],
+        ] {
+            let error = parse(bad).unwrap_err();
+            let line = one_line(&error.render().to_string());
+            assert!(
+                !line.contains('\n') && line.contains("Fix:"),
+                "{bad:?}: {line}"
+            );
+            assert_eq!(error.exit_code(), 2, "{bad:?}");
+        }
+    }
+}

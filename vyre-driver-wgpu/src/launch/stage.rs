@@ -1,0 +1,120 @@
+//! Large uploads through a small ring of reused, host-mappable staging buffers.
+//!
+//! `queue.write_buffer` already stages: it copies the bytes into a staging buffer that wgpu allocates
+//! for that one call, and the device copies them at the next submit. For small writes that is the
+//! fastest path (one host copy, no wait), and vyre keeps it. For a write larger than [`CHUNK`] it
+//! means a fresh host-visible allocation of the whole size on every call (1 GiB for a 1 GiB input;
+//! pinned memory the driver maps and frees each time) and no overlap of the host copy with the device
+//! copy. Here such a write goes through at most [`RING`] staging buffers of [`CHUNK`] bytes from the
+//! pool instead: the host fills chunk `k + 1` while the device copies chunk `k`, and the buffers are
+//! reused by the next call. `vyre-bench --only link` times both ways on the device at hand (see
+//! `BENCHMARKS.md`).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use vyre_driver::BackendError;
+
+use super::readback::{CHUNK, MapSlots, RING};
+use super::upload::lease;
+use super::{LaunchContext, poisoned, submit};
+
+/// True when a write of `len` bytes goes through the ring rather than `queue.write_buffer`.
+pub(super) fn streams(len: u64) -> bool {
+    len > CHUNK
+}
+
+/// Writes `data` into `dest` from the word-aligned `offset` (the last word padded with zeros), then
+/// zeros `dest` up to `zero_to` (a multiple of 4) when that lies further. The copies are submitted
+/// before this returns, so every later submission sees them.
+pub(super) fn write(
+    ctx: LaunchContext<'_>,
+    dest: &wgpu::Buffer,
+    offset: u64,
+    data: &[u8],
+    zero_to: u64,
+    timeout: Option<Duration>,
+) -> Result<(), BackendError> {
+    let state = ctx.state;
+    let chunk = usize::try_from(CHUNK).unwrap_or(usize::MAX);
+    let chunks: Vec<&[u8]> = data.chunks(chunk).collect();
+    if chunks.is_empty() {
+        if zero_to > offset {
+            let scopes = submit::Scopes::push(&state.device);
+            let mut encoder =
+                state
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("vyre upload"),
+                    });
+            encoder.clear_buffer(dest, offset, Some(zero_to - offset));
+            submit::submit(ctx, scopes, encoder.finish())?;
+        }
+        return Ok(());
+    }
+    let slots = RING.min(chunks.len());
+    let mut ring: Vec<(wgpu::Buffer, Option<wgpu::SubmissionIndex>)> = Vec::with_capacity(slots);
+    for _ in 0..slots {
+        let buffer = lease(
+            ctx,
+            CHUNK,
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        ring.push((buffer, None));
+    }
+    let mut at = offset;
+    for (k, bytes) in chunks.iter().enumerate() {
+        let (staging, submitted) = &mut ring[k % RING];
+        let len = bytes.len();
+        let padded = len.next_multiple_of(4) as u64;
+        // Mapping for writing waits until the device has finished copying this slot's last chunk.
+        let map: MapSlots = Arc::new(Mutex::new(vec![None]));
+        let sink = Arc::clone(&map);
+        staging
+            .slice(0..padded)
+            .map_async(wgpu::MapMode::Write, move |r| {
+                if let Ok(mut slots) = sink.lock() {
+                    slots[0] = Some(r);
+                }
+            });
+        submit::wait(state, submitted.take(), &map, timeout)?;
+        if !matches!(
+            map.lock().map_err(|_| poisoned())?.first(),
+            Some(Some(Ok(())))
+        ) {
+            if state.confirm_lost() {
+                return Err(state.lost_error("an upload staging buffer could not be mapped"));
+            }
+            return Err(BackendError::new(
+                "wgpu could not map an upload staging buffer although the device is healthy. Fix: retry; report it to the vyre developers if it persists.",
+            ));
+        }
+        {
+            let mut view = staging
+                .slice(0..padded)
+                .get_mapped_range_mut()
+                .map_err(|e| state.lost_error(&format!("mapping failed: {e}")))?;
+            view.slice(..len).copy_from_slice(bytes);
+            view.slice(len..).fill(0);
+        }
+        staging.unmap();
+        let scopes = submit::Scopes::push(&state.device);
+        let mut encoder = state
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("vyre upload"),
+            });
+        encoder.copy_buffer_to_buffer(staging, 0, dest, at, padded);
+        at += padded;
+        if k + 1 == chunks.len() && zero_to > at {
+            encoder.clear_buffer(dest, at, Some(zero_to - at));
+        }
+        *submitted = Some(submit::submit(ctx, scopes, encoder.finish())?);
+    }
+    // The buffers go back at once: a later lease maps them for writing, which waits for these copies.
+    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
+    for (buffer, _) in ring {
+        pool.give(buffer, state.generation);
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! Which programs are *elementwise*: every access of every bound buffer is at the invocation's own
+//! index `gid.x`. Such a program may run as several launches over ranges of its buffers (see
+//! `LowerOptions::split`) when a buffer is larger than the device binds at once.
+//!
+//! The rule, from the validated program:
+//!
+//! - every `load`, `store` and atomic on a storage buffer indexes it with exactly `gid.x`, or with a
+//!   variable declared by a `let` of exactly `gid.x` and never assigned (the aliases `packed` and
+//!   `coverage` accept too);
+//! - no buffer is `uniform` (a uniform binding has a fixed size and a 64 KiB-class limit; it is never
+//!   split, so the program keeps the single launch and its limit error);
+//! - workgroup buffers may be indexed any way: a split cuts the grid at whole workgroups, so every
+//!   workgroup, its shared memory and its barriers stay whole in one launch.
+//!
+//! Then invocation `gid.x = i` touches element `i` of each storage buffer and nothing else in them, and
+//! invocations with another `gid.x` never touch it: cutting the grid along x into runs of whole
+//! workgroups, each launched with its buffers bound from its first `gid.x` on, runs every invocation
+//! with the builtins and element values it has in one launch, in any order of the launches.
+
+use std::collections::HashSet;
+
+use vyre_foundation::ir::{BufferAccess, Expr, Node};
+use vyre_foundation::validate::{Validated, VarId};
+
+use super::packed::{is_gid_x, walk};
+
+/// True when the validated program is elementwise (see the module docs). A missing fact counts as
+/// not elementwise, which keeps the always-correct single launch.
+pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
+    let program = evidence.program();
+    if program
+        .buffers
+        .iter()
+        .any(|b| b.access == BufferAccess::Uniform)
+    {
+        return false;
+    }
+    let mut aliases: HashSet<VarId> = HashSet::new();
+    walk(&program.body, &mut |node| {
+        if let Node::Let { value, .. } = node
+            && is_gid_x(value)
+            && let Ok(id) = evidence.node_var(node)
+            && evidence.var(id).is_ok_and(|v| !v.assigned)
+        {
+            aliases.insert(id);
+        }
+    });
+    let at_gid = |index: &Expr| match index {
+        Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
+        _ => is_gid_x(index),
+    };
+    let shared = |id: Result<vyre_foundation::validate::BufferId, _>| {
+        id.ok()
+            .and_then(|b| program.buffers.get(b.index()))
+            .map(|b| b.access == BufferAccess::Workgroup)
+    };
+    let mut ok = true;
+    walk(&program.body, &mut |node| {
+        if let Node::Store { index, .. } = node {
+            match shared(evidence.node_buffer(node)) {
+                Some(true) => {}
+                Some(false) => ok &= at_gid(index),
+                None => ok = false,
+            }
+        }
+        for root in node.exprs() {
+            let mut stack = vec![root];
+            while let Some(expr) = stack.pop() {
+                if let Expr::Load { index, .. } | Expr::Atomic { index, .. } = expr {
+                    match shared(evidence.buffer_of(expr)) {
+                        Some(true) => {}
+                        Some(false) => ok &= at_gid(index),
+                        None => ok = false,
+                    }
+                }
+                stack.extend(expr.children());
+            }
+        }
+    });
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Program};
+
+    fn check(extra: Vec<BufferDecl>, body: Vec<Node>) -> bool {
+        let mut buffers = vec![
+            BufferDecl::read("a", 0, DataType::U32),
+            BufferDecl::read_write("b", 1, DataType::U32),
+            BufferDecl::output("out", 2, DataType::U32).with_count(64),
+        ];
+        buffers.extend(extra);
+        let p = Program::new(buffers, [64, 1, 1], body);
+        match vyre_foundation::validate(&p) {
+            Ok(evidence) => elementwise(&evidence),
+            Err(e) => panic!("{p}\n{e}"),
+        }
+    }
+
+    fn add_at(index: Expr) -> Node {
+        Node::store(
+            "out",
+            index.clone(),
+            Expr::add(Expr::load("a", index.clone()), Expr::load("b", index)),
+        )
+    }
+
+    #[test]
+    fn loads_stores_and_atomics_at_gid_or_its_alias_are_elementwise() {
+        assert!(check(vec![], vec![add_at(Expr::gid_x())]));
+        let alias = vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::if_then(
+                Expr::lt(Expr::var("i"), Expr::buf_len("a")),
+                vec![add_at(Expr::var("i"))],
+            ),
+        ];
+        assert!(check(vec![], alias));
+        let atomic = Node::let_bind(
+            "old",
+            Expr::atomic(AtomicOp::Add, "b", Expr::gid_x(), Expr::u32(1)),
+        );
+        assert!(check(vec![], vec![atomic]));
+        // Builtins used as values, lengths and workgroup memory at any index are allowed.
+        let shared = vec![
+            Node::store("tile", Expr::local_x(), Expr::gid_x()),
+            Node::barrier(),
+            Node::store("out", Expr::gid_x(), Expr::load("tile", Expr::u32(0))),
+        ];
+        assert!(check(
+            vec![BufferDecl::workgroup("tile", 64, DataType::U32)],
+            shared
+        ));
+    }
+
+    #[test]
+    fn another_index_an_assigned_alias_or_a_uniform_buffer_is_not_elementwise() {
+        assert!(!check(vec![], vec![add_at(Expr::u32(0))]));
+        let neighbour = Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::load("a", Expr::add(Expr::gid_x(), Expr::u32(1))),
+        );
+        assert!(!check(vec![], vec![neighbour]));
+        let reassigned = vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::assign("i", Expr::u32(3)),
+            add_at(Expr::var("i")),
+        ];
+        assert!(!check(vec![], reassigned));
+        let nested = Node::if_then(
+            Expr::eq(Expr::load("a", Expr::local_x()), Expr::u32(0)),
+            vec![add_at(Expr::gid_x())],
+        );
+        assert!(!check(vec![], vec![nested]));
+        let uniform = BufferDecl::uniform("u", 3, DataType::U32).with_count(4);
+        assert!(!check(vec![uniform], vec![add_at(Expr::gid_x())]));
+    }
+}
