@@ -56,7 +56,7 @@ pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
     };
     let mut ok = true;
     walk(&program.body, &mut |node| {
-        if let Node::Store { index, .. } = node {
+        if let Node::Store { index, .. } | Node::Atomic { index, .. } = node {
             match shared(evidence.node_buffer(node)) {
                 Some(true) => {}
                 Some(false) => ok &= at_gid(index),
@@ -123,6 +123,8 @@ mod tests {
             Expr::atomic(AtomicOp::Add, "b", Expr::gid_x(), Expr::u32(1)),
         );
         assert!(check(vec![], vec![atomic]));
+        let statement = Node::atomic(AtomicOp::Add, "b", Expr::gid_x(), Expr::u32(1));
+        assert!(check(vec![], vec![statement]));
         // Builtins used as values, lengths and workgroup memory at any index are allowed.
         let shared = vec![
             Node::store("tile", Expr::local_x(), Expr::gid_x()),
@@ -155,6 +157,9 @@ mod tests {
             vec![add_at(Expr::gid_x())],
         );
         assert!(!check(vec![], vec![nested]));
+        // An atomic statement is an access like any other: a shared counter is not elementwise.
+        let counter = Node::atomic(AtomicOp::Add, "b", Expr::u32(0), Expr::u32(1));
+        assert!(!check(vec![], vec![add_at(Expr::gid_x()), counter]));
         let uniform = BufferDecl::uniform("u", 3, DataType::U32).with_count(4);
         assert!(!check(vec![uniform], vec![add_at(Expr::gid_x())]));
     }
