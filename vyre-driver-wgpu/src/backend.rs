@@ -238,6 +238,17 @@ impl WgpuBackend {
     }
 
     /// The adapter's name and type, e.g. `NVIDIA H200 (Vulkan, DiscreteGpu)`.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let info = backend.adapter_info()?;
+    /// assert!(backend.adapter_name().starts_with(&info.name));
+    /// assert_eq!(backend.capabilities().device_name, backend.adapter_name());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn adapter_name(&self) -> String {
         self.state()
@@ -251,6 +262,20 @@ impl WgpuBackend {
     /// # Errors
     ///
     /// Only when an internal lock was poisoned.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let device = backend.wgpu_device()?;
+    /// // The very device vyre runs on: its limits are the backend's capabilities.
+    /// let limits = device.limits();
+    /// let caps = backend.capabilities();
+    /// assert_eq!(caps.max_workgroups_per_dimension, limits.max_compute_workgroups_per_dimension);
+    /// assert_eq!(caps.max_storage_buffer_bytes, limits.max_storage_buffer_binding_size);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn wgpu_device(&self) -> Result<wgpu::Device, BackendError> {
         Ok(self.state()?.device.clone())
     }
@@ -260,11 +285,45 @@ impl WgpuBackend {
     /// # Errors
     ///
     /// Only when an internal lock was poisoned.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{WgpuBackend, wgpu};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let info = backend.adapter_info()?;
+    /// assert_ne!(info.backend, wgpu::Backend::Gl); // vyre never opens a GL adapter
+    /// if info.device_type == wgpu::DeviceType::Cpu {
+    ///     println!("running on a CPU driver ({}): fine for tests, slow for work", info.name);
+    /// }
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn adapter_info(&self) -> Result<wgpu::AdapterInfo, BackendError> {
         Ok(self.state()?.info.clone())
     }
 
-    /// The backend's counters.
+    /// The backend's counters (see [`WgpuStats`] for each).
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_driver_wgpu::WgpuBackend;
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(64)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(1))],
+    /// );
+    /// let before = backend.stats();
+    /// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+    /// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+    /// let after = backend.stats();
+    /// // Compiled once, found in the cache the second time, one submit per dispatch.
+    /// assert_eq!(after.cache_misses - before.cache_misses, 1);
+    /// assert_eq!(after.cache_hits - before.cache_hits, 1);
+    /// assert_eq!(after.submits - before.submits, 2);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn stats(&self) -> WgpuStats {
         let cache = self
@@ -284,6 +343,16 @@ impl WgpuBackend {
 
     /// What the current device's disk pipeline cache did: its file, how it was loaded (or why it was
     /// ignored) and how many saves it made. See [`PipelineCacheDir`](crate::PipelineCacheDir).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, DiskCacheLoad, PipelineCacheDir, WgpuBackend};
+    ///
+    /// let options = AdapterOptions::new().with_pipeline_cache(PipelineCacheDir::Off);
+    /// let Ok(backend) = WgpuBackend::acquire_with(&options) else { return };
+    /// let status = backend.disk_cache();
+    /// assert!(matches!(status.load, DiskCacheLoad::Off(_)));
+    /// assert_eq!((status.path, status.saves), (None, 0));
+    /// ```
     #[must_use]
     pub fn disk_cache(&self) -> DiskCacheStatus {
         match self.state() {
@@ -295,11 +364,50 @@ impl WgpuBackend {
     /// Saves the disk pipeline cache now when pipelines were compiled since its last save (it is
     /// also saved when the backend is dropped, and at most every two seconds after compiles). True
     /// when a file was written; a failure is logged as a warning, never returned.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_driver_wgpu::{AdapterOptions, PipelineCacheDir, WgpuBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("vyre-doc-save-{}", std::process::id()));
+    /// let options = AdapterOptions::new().with_pipeline_cache(PipelineCacheDir::At(dir.clone()));
+    /// let Ok(backend) = WgpuBackend::acquire_with(&options) else { return Ok(()) };
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(0x5a7e))],
+    /// );
+    /// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+    /// // A file is written only when the device keeps a disk cache (Vulkan)...
+    /// let has_cache = backend.disk_cache().path.is_some();
+    /// assert_eq!(backend.save_pipeline_cache(), has_cache);
+    /// // ...and only when something was compiled since the last save.
+    /// assert!(!backend.save_pipeline_cache());
+    /// if let Some(path) = backend.disk_cache().path {
+    ///     assert!(path.starts_with(&dir) && path.exists());
+    /// }
+    /// drop(backend);
+    /// let _ = std::fs::remove_dir_all(&dir);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn save_pipeline_cache(&self) -> bool {
         self.state().is_ok_and(|state| state.disk.save(true))
     }
 
     /// Which device this is: 0 for the first, bumped by every recovery.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// assert_eq!(backend.device_generation(), 0);
+    /// backend.force_device_lost()?;
+    /// backend.try_recover()?;
+    /// assert_eq!(backend.device_generation(), 1);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn device_generation(&self) -> u64 {
         self.state().map(|s| s.generation).unwrap_or(0)
@@ -311,6 +419,27 @@ impl WgpuBackend {
     /// # Errors
     ///
     /// Only when an internal lock was poisoned.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_driver_wgpu::WgpuBackend;
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(3))],
+    /// );
+    /// backend.force_device_lost()?;
+    /// assert!(backend.device_lost());
+    /// // Either recover explicitly with `try_recover`, or let the next dispatch do it.
+    /// let outputs = backend.dispatch(&program, &[], &DispatchConfig::default())?;
+    /// assert_eq!(outputs[0][12..16], 3u32.to_le_bytes());
+    /// assert!(!backend.device_lost());
+    /// assert_eq!(backend.stats().recoveries, 1);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn force_device_lost(&self) -> Result<(), BackendError> {
         self.state()?.lose();
         Ok(())

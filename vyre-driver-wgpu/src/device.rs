@@ -10,6 +10,19 @@ use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
 
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
+///
+/// It applies when [`AdapterOptions::name`] is `None` (the default); a name set in code wins.
+///
+/// ```
+/// use vyre_driver_wgpu::{ADAPTER_ENV, AdapterOptions};
+///
+/// assert_eq!(ADAPTER_ENV, "VYRE_WGPU_ADAPTER"); // e.g. `VYRE_WGPU_ADAPTER=llvmpipe cargo test`
+/// match std::env::var(ADAPTER_ENV) {
+///     Ok(filter) => println!("only adapters whose name contains {filter:?}"),
+///     Err(_) => println!("the best adapter, whatever its name"),
+/// }
+/// assert_eq!(AdapterOptions::new().name, None); // so the variable decides
+/// ```
 pub const ADAPTER_ENV: &str = "VYRE_WGPU_ADAPTER";
 
 /// One open device and what it reported.
@@ -87,8 +100,8 @@ fn no_adapter(detail: &str) -> BackendError {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AdapterOptions {
-    /// `HighPerformance` (the default) ranks discrete GPUs first, `LowPower` integrated ones; CPU
-    /// drivers such as lavapipe come last either way.
+    /// `None` (the default) and `HighPerformance` rank discrete GPUs first, `LowPower` integrated
+    /// ones; CPU drivers such as lavapipe come last either way.
     pub power_preference: wgpu::PowerPreference,
     /// Only adapters whose name contains this (case-insensitive). `None` reads `VYRE_WGPU_ADAPTER`.
     pub name: Option<String>,
@@ -99,12 +112,31 @@ pub struct AdapterOptions {
 
 impl AdapterOptions {
     /// The default options: the fastest adapter, filtered by `VYRE_WGPU_ADAPTER` if set.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, PipelineCacheDir, wgpu};
+    ///
+    /// let options = AdapterOptions::new();
+    /// // wgpu's default preference, `None`, ranks adapters as `HighPerformance` does.
+    /// assert_eq!(options.power_preference, wgpu::PowerPreference::None);
+    /// assert_eq!(options.name, None);
+    /// assert_eq!(options.pipeline_cache, PipelineCacheDir::FromEnv);
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Prefers low-power (integrated) adapters or high-performance (discrete) ones.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, list_adapters, wgpu};
+    ///
+    /// let options = AdapterOptions::new().with_power_preference(wgpu::PowerPreference::LowPower);
+    /// assert_eq!(options.power_preference, wgpu::PowerPreference::LowPower);
+    /// // Whatever the preference, at most one adapter is the one vyre would open.
+    /// assert!(list_adapters(&options).iter().filter(|e| e.chosen).count() <= 1);
+    /// ```
     #[must_use]
     pub fn with_power_preference(mut self, preference: wgpu::PowerPreference) -> Self {
         self.power_preference = preference;
@@ -112,6 +144,17 @@ impl AdapterOptions {
     }
 
     /// Only adapters whose name contains `name` (case-insensitive).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, list_adapters};
+    ///
+    /// let options = AdapterOptions::new().with_name("no adapter is called this");
+    /// // No adapter matches: none is chosen, each says why, and acquiring fails with `NoDevice`.
+    /// assert!(list_adapters(&options).iter().all(|e| !e.chosen && e.excluded.is_some()));
+    /// let err = WgpuBackend::acquire_with(&options).unwrap_err();
+    /// assert_eq!(err.kind_name(), "NoDevice");
+    /// assert!(err.to_string().contains("Fix:"));
+    /// ```
     #[must_use]
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
@@ -218,6 +261,20 @@ pub(crate) fn pick_adapter(
 }
 
 /// One adapter wgpu sees, and what vyre makes of it (see [`list_adapters`]).
+///
+/// ```
+/// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, list_adapters};
+///
+/// let options = AdapterOptions::new();
+/// let entries = list_adapters(&options);
+/// let chosen: Vec<_> = entries.iter().filter(|e| e.chosen).collect();
+/// assert!(chosen.len() <= 1);
+/// assert!(chosen.iter().all(|e| e.excluded.is_none()));
+/// // The chosen entry is the adapter `acquire_with` opens.
+/// if let (Ok(backend), [entry]) = (WgpuBackend::acquire_with(&options), chosen.as_slice()) {
+///     assert_eq!(backend.adapter_info().ok().map(|i| i.name), Some(entry.info.name.clone()));
+/// }
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AdapterEntry {

@@ -3,7 +3,38 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A snapshot of the backend's counters.
+/// A snapshot of the backend's counters ([`crate::WgpuBackend::stats`]): what vyre did on the
+/// device, to check that pipelines, bind groups and buffers are reused.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(256),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(256),
+///     ],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::load("x", Expr::gid_x()))],
+/// );
+/// let input = vec![vec![7u8; 1024]];
+/// backend.dispatch(&program, &input, &DispatchConfig::default())?;
+/// let once = backend.stats();
+/// assert_eq!((once.pipelines_created, once.cache_misses, once.cache_entries), (1, 1, 1));
+/// assert!(once.dispatch_calls >= 1 && once.submits >= 1);
+/// assert!(once.pool_bytes_held <= once.pool_bytes_limit);
+/// backend.dispatch(&program, &input, &DispatchConfig::default())?;
+/// let twice = backend.stats();
+/// // The second dispatch compiled nothing and made no new buffers: the cache and pool served it.
+/// assert_eq!(twice.pipelines_created, 1);
+/// assert_eq!(twice.cache_hits, once.cache_hits + 1);
+/// assert_eq!(twice.buffers_created, once.buffers_created);
+/// assert_eq!(twice.recoveries, 0);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WgpuStats {

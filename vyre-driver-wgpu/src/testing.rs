@@ -4,6 +4,14 @@ use crate::backend::WgpuBackend;
 use crate::device::AdapterOptions;
 
 /// The environment variable that turns "no adapter" from a skip into a failure.
+///
+/// ```
+/// use vyre_driver_wgpu::testing::REQUIRE_GPU_ENV;
+///
+/// assert_eq!(REQUIRE_GPU_ENV, "VYRE_REQUIRE_GPU"); // CI: `VYRE_REQUIRE_GPU=1 cargo test`
+/// let required = std::env::var(REQUIRE_GPU_ENV).as_deref() == Ok("1");
+/// println!("GPU tests {}", if required { "must run" } else { "may skip" });
+/// ```
 pub const REQUIRE_GPU_ENV: &str = "VYRE_REQUIRE_GPU";
 
 /// A backend for a GPU test, or `None` (after printing that `test` skipped) when no adapter exists.
@@ -30,6 +38,18 @@ pub fn backend_or_skip(test: &str) -> Option<WgpuBackend> {
 /// # Panics
 ///
 /// As [`backend_or_skip`].
+///
+/// ```
+/// use vyre_driver_wgpu::testing::backend_with_or_skip;
+/// use vyre_driver_wgpu::{AdapterOptions, DiskCacheLoad, PipelineCacheDir};
+///
+/// // A test that must not touch the user's pipeline cache.
+/// let options = AdapterOptions::new().with_pipeline_cache(PipelineCacheDir::Off);
+/// let Some(backend) = backend_with_or_skip("cache_off_test", &options) else {
+///     return;
+/// };
+/// assert!(matches!(backend.disk_cache().load, DiskCacheLoad::Off(_)));
+/// ```
 #[must_use]
 pub fn backend_with_or_skip(test: &str, options: &AdapterOptions) -> Option<WgpuBackend> {
     match WgpuBackend::acquire_with(options) {

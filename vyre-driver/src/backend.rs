@@ -6,6 +6,28 @@ use vyre_foundation::validate::Validated;
 use crate::{BackendError, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step};
 
 /// What a backend or its device can do. Limits a program exceeds give [`BackendError::LimitExceeded`].
+///
+/// The struct is `#[non_exhaustive]`: a backend outside this crate starts from
+/// [`Capabilities::unlimited`] and sets the fields its device limits.
+///
+/// ```
+/// use vyre_driver::{Capabilities, VyreBackend};
+///
+/// // A backend author describing a GPU with wgpu's default limits.
+/// let mut caps = Capabilities::unlimited("my accelerator");
+/// caps.is_gpu = true;
+/// caps.max_workgroups_per_dimension = 65_535;
+/// caps.max_workgroup_size = [256, 256, 64];
+/// caps.max_invocations_per_workgroup = 256;
+/// caps.max_bound_buffers = 8;
+/// assert_eq!(caps.device_name, "my accelerator");
+/// assert!(caps.max_workgroup_size[0] <= caps.max_invocations_per_workgroup);
+///
+/// // A user reading what a backend supports.
+/// let reference = vyre_reference::ReferenceBackend::new().capabilities();
+/// assert!(!reference.is_gpu);
+/// assert!(reference.max_bound_buffers >= 8);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Capabilities {
@@ -33,6 +55,13 @@ pub struct Capabilities {
 
 impl Capabilities {
     /// Capabilities with no practical limits, for interpreters.
+    ///
+    /// ```
+    /// let caps = vyre_driver::Capabilities::unlimited("my interpreter");
+    /// assert_eq!(caps.device_name, "my interpreter");
+    /// assert!(!caps.is_gpu && !caps.timestamps);
+    /// assert_eq!(caps.max_workgroups_per_dimension, u32::MAX);
+    /// ```
     #[must_use]
     pub fn unlimited(device_name: impl Into<String>) -> Self {
         Self {
@@ -99,9 +128,25 @@ impl Capabilities {
 /// ```
 pub trait VyreBackend: Send + Sync {
     /// A short stable identifier, e.g. `"reference"` or `"wgpu"`.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend: Box<dyn VyreBackend> = Box::new(vyre_reference::ReferenceBackend::new());
+    /// assert_eq!(backend.id(), "reference");
+    /// ```
     fn id(&self) -> &str;
 
     /// What this backend and its device support.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let caps = vyre_reference::ReferenceBackend::new().capabilities();
+    /// // Choose a workgroup size the backend accepts.
+    /// let size = 256.min(caps.max_invocations_per_workgroup);
+    /// assert!(size >= 64, "every backend takes workgroups of 64");
+    /// ```
     fn capabilities(&self) -> Capabilities;
 
     /// Runs `program` once over its grid.
@@ -117,6 +162,27 @@ pub trait VyreBackend: Send + Sync {
     ///
     /// A [`BackendError`] when the program is invalid, the inputs do not fit it, a limit is exceeded,
     /// the device is lost, or the dispatch times out. Never a panic.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// // `y[i] = x[i] * 3`
+    /// let triple = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("x", 0, DataType::U32).with_count(4),
+    ///         BufferDecl::output("y", 1, DataType::U32).with_count(4),
+    ///     ],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("y", Expr::gid_x(), Expr::mul(Expr::load("x", Expr::gid_x()), Expr::u32(3)))],
+    /// );
+    /// let x: Vec<u8> = [1u32, 2, 3, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let outputs = backend.dispatch(&triple, &[x], &DispatchConfig::default())?;
+    /// let expected: Vec<u8> = [3u32, 6, 9, 12].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// assert_eq!(outputs, vec![expected]);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn dispatch(
         &self,
         program: &Program,
@@ -137,6 +203,23 @@ pub trait VyreBackend: Send + Sync {
     /// # Errors
     ///
     /// As [`VyreBackend::dispatch`], less what [`prepare`] already checked.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend, prepare};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(2)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(5))],
+    /// );
+    /// let config = DispatchConfig::default();
+    /// // What `dispatch` does: the shared checks, then the backend's own part.
+    /// let (validated, plan) = prepare(&program, &[], &config)?;
+    /// let outputs = vyre_reference::ReferenceBackend::new().execute(&validated, &plan, &[], &config)?;
+    /// assert_eq!(outputs[0], [5u32, 5].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn execute(
         &self,
         program: &Validated<'_>,
@@ -160,6 +243,16 @@ pub trait VyreBackend: Send + Sync {
     ///
     /// [`BackendError::LimitExceeded`] past the device's largest buffer, [`BackendError::OutOfMemory`]
     /// when the device refuses the memory.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let buffer = backend.create_buffer(8)?;
+    /// assert_eq!(buffer.len(), 8);
+    /// assert_eq!(backend.read_buffer(&buffer, 0..8)?, vec![0; 8]); // zero-filled
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
         let _ = bytes;
         Err(no_resident(self.id()))
@@ -171,6 +264,19 @@ pub trait VyreBackend: Send + Sync {
     ///
     /// [`BackendError::InvalidConfig`] for a buffer of another backend or a range past its end;
     /// [`BackendError::DeviceLost`] for a buffer whose device was lost since it was created.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let buffer = backend.create_buffer(8)?;
+    /// backend.write_buffer(&buffer, 2, &[1, 2, 3])?;
+    /// assert_eq!(backend.read_buffer(&buffer, 0..8)?, [0, 0, 1, 2, 3, 0, 0, 0]);
+    /// // Past the end: refused, nothing written.
+    /// let err = backend.write_buffer(&buffer, 6, &[9, 9, 9]).unwrap_err();
+    /// assert_eq!(err.kind_name(), "InvalidConfig");
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn write_buffer(
         &self,
         buffer: &DeviceBuffer,
@@ -186,6 +292,17 @@ pub trait VyreBackend: Send + Sync {
     /// # Errors
     ///
     /// As [`VyreBackend::write_buffer`].
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let buffer = backend.create_buffer(4)?;
+    /// backend.write_buffer(&buffer, 0, &0xdead_beef_u32.to_le_bytes())?;
+    /// assert_eq!(backend.read_buffer(&buffer, 2..4)?, [0xad, 0xde]);
+    /// assert!(backend.read_buffer(&buffer, 0..5).is_err()); // past the end
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn read_buffer(
         &self,
         buffer: &DeviceBuffer,
@@ -209,6 +326,31 @@ pub trait VyreBackend: Send + Sync {
     /// As [`VyreBackend::dispatch`]; [`BackendError::InputMismatch`] for the wrong number of
     /// buffers or one smaller than its declared count, [`BackendError::InvalidConfig`] for a buffer
     /// of another backend, [`BackendError::DeviceLost`] for a buffer whose device was lost.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// // `y[i] = x[i] + 1` over buffers that stay on the device: only the reads copy data back.
+    /// let program = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("x", 0, DataType::U32).with_count(2),
+    ///         BufferDecl::output("y", 1, DataType::U32).with_count(2),
+    ///     ],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("y", Expr::gid_x(), Expr::add(Expr::load("x", Expr::gid_x()), Expr::u32(1)))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let (x, y) = (backend.create_buffer(8)?, backend.create_buffer(8)?);
+    /// let words: Vec<u8> = [41u32, 99].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// backend.write_buffer(&x, 0, &words)?;
+    /// backend.dispatch_resident(&program, &[&x, &y], &DispatchConfig::default())?;
+    /// assert_eq!(backend.read_buffer(&y, 0..4)?, 42u32.to_le_bytes());
+    /// // One buffer per declared buffer, outputs included.
+    /// let err = backend.dispatch_resident(&program, &[&x], &DispatchConfig::default()).unwrap_err();
+    /// assert_eq!(err.kind_name(), "InputMismatch");
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn dispatch_resident(
         &self,
         program: &Program,
@@ -227,6 +369,33 @@ pub trait VyreBackend: Send + Sync {
     /// # Errors
     ///
     /// As [`VyreBackend::dispatch_resident`], the message naming the step.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, Step, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let rw = || vec![BufferDecl::read_write("a", 0, DataType::U32).with_count(4)];
+    /// let fill = Program::new(rw(), [4, 1, 1], vec![Node::store("a", Expr::gid_x(), Expr::u32(7))]);
+    /// let double = Program::new(
+    ///     rw(),
+    ///     [4, 1, 1],
+    ///     vec![Node::store("a", Expr::gid_x(), Expr::mul(Expr::load("a", Expr::gid_x()), Expr::u32(2)))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let a = backend.create_buffer(16)?;
+    /// let small = backend.create_buffer(4)?;
+    /// let config = DispatchConfig::default();
+    /// // The second step sees the first's writes.
+    /// backend.dispatch_sequence(&[Step::new(&fill, &[&a], &config), Step::new(&double, &[&a], &config)])?;
+    /// assert_eq!(backend.read_buffer(&a, 12..16)?, 14u32.to_le_bytes());
+    /// // A bad step 1 stops the whole sequence before step 0 runs, and the error names it.
+    /// let (a_only, small_only) = ([&a], [&small]);
+    /// let steps = [Step::new(&double, &a_only, &config), Step::new(&fill, &small_only, &config)];
+    /// let err = backend.dispatch_sequence(&steps).unwrap_err();
+    /// assert!(err.to_string().starts_with("step 1 of the sequence"));
+    /// assert_eq!(backend.read_buffer(&a, 12..16)?, 14u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
         let prepared = crate::prepare_sequence(steps)?;
         self.execute_sequence(&prepared)
@@ -238,12 +407,43 @@ pub trait VyreBackend: Send + Sync {
     /// # Errors
     ///
     /// As [`VyreBackend::dispatch_sequence`], less what the checks cover.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, Step, VyreBackend, prepare_sequence};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let fill = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(1)],
+    ///     [1, 1, 1],
+    ///     vec![Node::store("o", Expr::u32(0), Expr::u32(9))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let o = backend.create_buffer(4)?;
+    /// let config = DispatchConfig::default();
+    /// // What `dispatch_sequence` does: the shared checks, then the backend's own part.
+    /// let buffers = [&o];
+    /// let prepared = prepare_sequence(&[Step::new(&fill, &buffers, &config)])?;
+    /// backend.execute_sequence(&prepared)?;
+    /// assert_eq!(backend.read_buffer(&o, 0..4)?, 9u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
         let _ = steps;
         Err(no_resident(self.id()))
     }
 
     /// True when the backend's device is lost and [`VyreBackend::try_recover`] is needed.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// if backend.device_lost() {
+    ///     backend.try_recover()?;
+    /// }
+    /// assert!(!backend.device_lost()); // an interpreter never loses its device
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn device_lost(&self) -> bool {
         false
     }
@@ -253,6 +453,15 @@ pub trait VyreBackend: Send + Sync {
     /// # Errors
     ///
     /// [`BackendError::DeviceLost`] when the lost device could not be replaced.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// backend.try_recover()?; // nothing to recover: a no-op
+    /// assert!(!backend.device_lost());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }
@@ -273,6 +482,28 @@ fn no_resident(backend: &str) -> BackendError {
 ///
 /// [`BackendError::InvalidProgram`] for an invalid program; [`crate::plan_dispatch`]'s errors for
 /// inputs or a grid that do not fit it.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, prepare};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(128),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(128),
+///     ],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let (validated, plan) = prepare(&program, &[vec![0; 512]], &DispatchConfig::default())?;
+/// assert_eq!(validated.program().buffers.len(), 2);
+/// assert_eq!(plan.grid, [2, 1, 1]); // 128 elements in workgroups of 64
+/// assert_eq!(plan.buffers[0].input, Some(0));
+/// // Too many bytes for `x`: refused before any backend runs.
+/// let err = prepare(&program, &[vec![0; 516]], &DispatchConfig::default()).unwrap_err();
+/// assert_eq!(err.kind_name(), "InputMismatch");
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn prepare<'p>(
     program: &'p Program,
     inputs: &[Vec<u8>],

@@ -33,12 +33,36 @@ pub struct DispatchConfig {
 
 impl DispatchConfig {
     /// The default configuration.
+    ///
+    /// ```
+    /// let config = vyre_driver::DispatchConfig::new();
+    /// assert_eq!(config, vyre_driver::DispatchConfig::default());
+    /// assert!(config.grid.is_none() && config.timeout.is_none() && config.fuel.is_none());
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Sets an explicit grid (workgroup counts).
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// // One workgroup of 4 writes its ids; a grid of two writes all 8 elements.
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(8)],
+    ///     [4, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::add(Expr::gid_x(), Expr::u32(1)))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let one = backend.dispatch(&program, &[], &DispatchConfig::new().with_grid([1, 1, 1]))?;
+    /// assert_eq!(one[0][16..20], [0; 4]); // element 4 untouched
+    /// let two = backend.dispatch(&program, &[], &DispatchConfig::new().with_grid([2, 1, 1]))?;
+    /// assert_eq!(two[0][16..20], 5u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn with_grid(mut self, grid: [u32; 3]) -> Self {
         self.grid = Some(grid);
@@ -46,6 +70,11 @@ impl DispatchConfig {
     }
 
     /// Sets a label.
+    ///
+    /// ```
+    /// let config = vyre_driver::DispatchConfig::new().with_label("histogram pass");
+    /// assert_eq!(config.label.as_deref(), Some("histogram pass"));
+    /// ```
     #[must_use]
     pub fn with_label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
@@ -53,6 +82,13 @@ impl DispatchConfig {
     }
 
     /// Sets a wall-clock timeout.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let config = vyre_driver::DispatchConfig::new().with_timeout(Duration::from_millis(500));
+    /// assert_eq!(config.timeout, Some(Duration::from_millis(500)));
+    /// ```
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -60,6 +96,21 @@ impl DispatchConfig {
     }
 
     /// Sets an execution budget in IR operations.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(1024)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(1))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// // Far too small a budget for 1024 stores: the interpreter stops with a timeout.
+    /// let err = backend.dispatch(&program, &[], &DispatchConfig::new().with_fuel(10)).unwrap_err();
+    /// assert_eq!(err.kind_name(), "Timeout");
+    /// ```
     #[must_use]
     pub fn with_fuel(mut self, fuel: u64) -> Self {
         self.fuel = Some(fuel);

@@ -94,24 +94,89 @@ macro_rules! constructors {
 
 constructors! {
     /// An [`BackendError::Other`] error. A message without a `Fix:` gets a generic one.
+    ///
+    /// ```
+    /// use vyre_driver::BackendError;
+    ///
+    /// let e = BackendError::new("the widget jammed");
+    /// assert_eq!(e.kind_name(), "Other");
+    /// assert!(e.to_string().starts_with("the widget jammed Fix:"));
+    /// // A message with its own `Fix:` is kept as it is.
+    /// let e = BackendError::new("the widget jammed. Fix: oil it.");
+    /// assert_eq!(e.to_string(), "the widget jammed. Fix: oil it.");
+    /// ```
     new => Other,
     /// An [`BackendError::InputMismatch`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::input_mismatch("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "InputMismatch");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     input_mismatch => InputMismatch,
     /// A [`BackendError::LimitExceeded`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::limit_exceeded("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "LimitExceeded");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     limit_exceeded => LimitExceeded,
     /// An [`BackendError::Unsupported`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::unsupported("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "Unsupported");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     unsupported => Unsupported,
     /// A [`BackendError::Compile`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::compile("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "Compile");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     compile => Compile,
     /// A [`BackendError::NoDevice`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::no_device("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "NoDevice");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     no_device => NoDevice,
     /// A [`BackendError::DeviceLost`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::device_lost("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "DeviceLost");
+    /// assert_eq!(e.is_device_lost(), true);
+    /// ```
     device_lost => DeviceLost,
     /// An [`BackendError::OutOfMemory`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::out_of_memory("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "OutOfMemory");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     out_of_memory => OutOfMemory,
     /// A [`BackendError::Timeout`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::timeout("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "Timeout");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     timeout => Timeout,
     /// A [`BackendError::InvalidConfig`] error.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::invalid_config("what happened. Fix: what to do.");
+    /// assert_eq!(e.kind_name(), "InvalidConfig");
+    /// assert_eq!(e.is_device_lost(), false);
+    /// ```
     invalid_config => InvalidConfig,
 }
 
@@ -132,6 +197,12 @@ impl From<ValidationErrors> for BackendError {
 impl BackendError {
     /// The same error, its message prefixed with `step {index} of the sequence: ` (an invalid
     /// program's errors stay as they are). The variant never changes.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::timeout("too slow. Fix: raise the timeout.").in_step(3);
+    /// assert_eq!(e.kind_name(), "Timeout");
+    /// assert_eq!(e.to_string(), "step 3 of the sequence: too slow. Fix: raise the timeout.");
+    /// ```
     #[must_use]
     pub fn in_step(self, index: usize) -> Self {
         let prefix = |m: String| format!("step {index} of the sequence: {m}");
@@ -152,12 +223,34 @@ impl BackendError {
 
     /// True for [`BackendError::DeviceLost`], the one error recovery can act on. False for
     /// [`BackendError::NoDevice`]: a device that never existed cannot be recovered.
+    ///
+    /// ```
+    /// use vyre_driver::BackendError;
+    ///
+    /// assert!(BackendError::device_lost("reset. Fix: retry.").is_device_lost());
+    /// assert!(!BackendError::no_device("no adapter. Fix: install a driver.").is_device_lost());
+    /// ```
     #[must_use]
     pub fn is_device_lost(&self) -> bool {
         matches!(self, BackendError::DeviceLost(_))
     }
 
     /// The variant's name, e.g. `"Timeout"`; useful in reports and tests.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+    ///     [64, 1, 1],
+    ///     vec![],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let config = DispatchConfig::new().with_grid([0, 1, 1]);
+    /// let err = backend.dispatch(&program, &[], &config).unwrap_err();
+    /// assert_eq!(err.kind_name(), "InvalidConfig"); // a grid with a zero dimension
+    /// ```
     #[must_use]
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -7,6 +7,24 @@ use vyre_foundation::ir::{BufferAccess, Program};
 use crate::{BackendError, DispatchConfig};
 
 /// One buffer of a dispatch, resolved against the caller's inputs.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, ResolvedBuffer, plan_dispatch};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32), // runtime-sized: its length comes from the input
+///         BufferDecl::output("y", 1, DataType::U32).with_count(8),
+///     ],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let plan = plan_dispatch(&program, &[12], &DispatchConfig::default())?;
+/// assert_eq!(plan.buffers[0], ResolvedBuffer { element_count: 3, input: Some(0) });
+/// assert_eq!(plan.buffers[1], ResolvedBuffer { element_count: 8, input: None });
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResolvedBuffer {
     /// The buffer's element count for this dispatch (what `buf_len` yields).
@@ -17,7 +35,23 @@ pub struct ResolvedBuffer {
     pub input: Option<usize>,
 }
 
-/// The checked shape of one dispatch.
+/// The checked shape of one dispatch, made by [`plan_dispatch`] (byte vectors) or
+/// [`crate::plan_resident`] (resident buffers) and handed to [`crate::VyreBackend::execute`].
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, plan_dispatch};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(300)],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let plan = plan_dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(plan.grid, [5, 1, 1]); // ceil(300 / 64)
+/// assert_eq!(plan.buffers.len(), 1);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DispatchPlan {
     /// One entry per program buffer, in declaration order.
@@ -32,6 +66,20 @@ impl DispatchPlan {
     /// A planned grid keeps every axis's global ids within `u32`, but the three axes together still
     /// reach 2^96 invocations (`[u32::MAX; 3]` workgroups of one invocation), so the product is
     /// checked rather than wrapped.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, plan_dispatch};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(16)],
+    ///     [8, 2, 1],
+    ///     vec![],
+    /// );
+    /// let plan = plan_dispatch(&program, &[], &DispatchConfig::new().with_grid([3, 2, 1]))?;
+    /// assert_eq!(plan.invocations(&program), Some(8 * 2 * 3 * 2));
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn invocations(&self, program: &Program) -> Option<u64> {
         self.grid
@@ -47,6 +95,24 @@ impl DispatchPlan {
 ///
 /// The count saturates at `u32::MAX` workgroups. [`plan_dispatch`] never reaches that: it only passes
 /// element counts that fit a `u32`, and `ceil(n / x) <= n`.
+///
+/// ```
+/// use vyre_driver::derive_grid;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("small", 0, DataType::U32).with_count(10),
+///         BufferDecl::output("large", 1, DataType::U32).with_count(1000),
+///     ],
+///     [256, 1, 1],
+///     vec![],
+/// );
+/// // The largest bound buffer decides: ceil(1000 / 256) = 4 workgroups.
+/// assert_eq!(derive_grid(&program, &[10, 1000]), [4, 1, 1]);
+/// // Never zero workgroups.
+/// assert_eq!(derive_grid(&program, &[0, 0]), [1, 1, 1]);
+/// ```
 #[must_use]
 pub fn derive_grid(program: &Program, element_counts: &[u64]) -> [u32; 3] {
     let largest = program

@@ -15,11 +15,33 @@ use crate::{BackendError, DispatchConfig, DispatchPlan};
 
 /// Which backend instance made a [`DeviceBuffer`]: every backend instance that can hold data takes a
 /// fresh one, so a buffer handed to another instance is recognised and refused.
+///
+/// ```
+/// use vyre_driver::VyreBackend;
+///
+/// let a = vyre_reference::ReferenceBackend::new();
+/// let b = vyre_reference::ReferenceBackend::new();
+/// let buffer = a.create_buffer(4)?;
+/// // Each instance stamps its buffers with its own id, so `b` refuses `a`'s buffer.
+/// assert_eq!(a.create_buffer(4)?.owner(), buffer.owner());
+/// assert_ne!(b.create_buffer(4)?.owner(), buffer.owner());
+/// assert_eq!(b.read_buffer(&buffer, 0..4).unwrap_err().kind_name(), "InvalidConfig");
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct InstanceId(NonZeroU64);
 
 impl InstanceId {
     /// An id no other instance in this process has.
+    ///
+    /// ```
+    /// use vyre_driver::InstanceId;
+    ///
+    /// // A backend takes one when it is created and stamps every buffer it makes with it.
+    /// let (first, second) = (InstanceId::fresh(), InstanceId::fresh());
+    /// assert_ne!(first, second);
+    /// assert_eq!(first, first.clone());
+    /// ```
     #[must_use]
     pub fn fresh() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -67,6 +89,20 @@ impl std::fmt::Debug for DeviceBuffer {
 impl DeviceBuffer {
     /// A buffer of `len` bytes held in `storage` by the backend instance `owner` (for backend
     /// implementations).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// // A host-memory backend keeps each buffer's bytes behind a lock.
+    /// let me = InstanceId::fresh();
+    /// let buffer = DeviceBuffer::new(me, 8, Mutex::new(vec![0u8; 8]));
+    /// assert_eq!(buffer.len(), 8);
+    /// assert_eq!(buffer.owner(), me);
+    /// let bytes = buffer.storage_of::<Mutex<Vec<u8>>>(me, "host")?;
+    /// assert_eq!(bytes.lock().map(|b| b.len()).unwrap_or(0), 8);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn new(owner: InstanceId, len: u64, storage: impl Any + Send + Sync) -> Self {
         Self {
             len,
@@ -76,30 +112,74 @@ impl DeviceBuffer {
     }
 
     /// The buffer's length in bytes.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// assert_eq!(backend.create_buffer(1 << 10)?.len(), 1024);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn len(&self) -> u64 {
         self.len
     }
 
     /// True for a buffer of zero bytes.
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// assert!(DeviceBuffer::new(InstanceId::fresh(), 0, ()).is_empty());
+    /// assert!(!DeviceBuffer::new(InstanceId::fresh(), 4, ()).is_empty());
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The backend instance that made the buffer.
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// let id = InstanceId::fresh();
+    /// assert_eq!(DeviceBuffer::new(id, 4, ()).owner(), id);
+    /// ```
     #[must_use]
     pub fn owner(&self) -> InstanceId {
         self.owner
     }
 
     /// The backend's storage behind the buffer, when it is a `T` (for backend implementations).
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// /// What a backend keeps for each buffer: here, the index of its allocation.
+    /// struct Slot(usize);
+    ///
+    /// let buffer = DeviceBuffer::new(InstanceId::fresh(), 16, Slot(3));
+    /// assert_eq!(buffer.storage::<Slot>().map(|s| s.0), Some(3));
+    /// assert!(buffer.storage::<String>().is_none()); // another type: none
+    /// ```
     #[must_use]
     pub fn storage<T: Any>(&self) -> Option<&T> {
         self.storage.downcast_ref()
     }
 
     /// True when `self` and `other` are clones of one buffer.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let a = backend.create_buffer(4)?;
+    /// let b = backend.create_buffer(4)?;
+    /// assert!(a.same_buffer(&a.clone()));
+    /// assert!(!a.same_buffer(&b)); // same size and owner, other memory
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn same_buffer(&self, other: &DeviceBuffer) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
@@ -110,6 +190,19 @@ impl DeviceBuffer {
     /// # Errors
     ///
     /// [`BackendError::InvalidConfig`] for a buffer of another backend instance.
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// let (mine, theirs) = (InstanceId::fresh(), InstanceId::fresh());
+    /// let buffer = DeviceBuffer::new(theirs, 4, vec![0u8; 4]);
+    /// // Storage of the right type, but another instance's buffer: refused with a `Fix:`.
+    /// let err = buffer.storage_of::<Vec<u8>>(mine, "host").unwrap_err();
+    /// assert_eq!(err.kind_name(), "InvalidConfig");
+    /// assert!(err.to_string().contains("Fix:"));
+    /// assert_eq!(buffer.storage_of::<Vec<u8>>(theirs, "host")?.len(), 4);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn storage_of<T: Any>(&self, owner: InstanceId, backend: &str) -> Result<&T, BackendError> {
         match self.storage() {
             Some(storage) if self.owner == owner => Ok(storage),
@@ -125,6 +218,16 @@ impl DeviceBuffer {
     /// # Errors
     ///
     /// [`BackendError::InvalidConfig`] for a range that ends past the buffer or starts after it ends.
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// let buffer = DeviceBuffer::new(InstanceId::fresh(), 16, ());
+    /// assert!(buffer.check_range(&(0..16), "reading").is_ok());
+    /// assert!(buffer.check_range(&(8..20), "reading").is_err()); // past the end
+    /// let err = buffer.check_range(&(12..4), "writing").unwrap_err(); // reversed
+    /// assert!(err.to_string().starts_with("writing bytes 12..4"));
+    /// ```
     pub fn check_range(&self, range: &Range<u64>, what: &str) -> Result<(), BackendError> {
         if range.start <= range.end && range.end <= self.len {
             Ok(())
@@ -172,6 +275,24 @@ pub struct Step<'a> {
 
 impl<'a> Step<'a> {
     /// A step running `program` over `buffers` with `config`.
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, Step, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::read_write("x", 0, DataType::U32).with_count(4)],
+    ///     [64, 1, 1],
+    ///     vec![],
+    /// );
+    /// let x = vyre_reference::ReferenceBackend::new().create_buffer(16)?;
+    /// let config = DispatchConfig::new().with_label("no-op");
+    /// let buffers = [&x];
+    /// let step = Step::new(&program, &buffers, &config);
+    /// assert_eq!(step.buffers.len(), 1);
+    /// assert_eq!(step.config.label.as_deref(), Some("no-op"));
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     #[must_use]
     pub fn new(
         program: &'a Program,
@@ -188,6 +309,34 @@ impl<'a> Step<'a> {
 
 /// A step the shared checks accepted: its validated program, its plan (each bound buffer's
 /// `input` is the index of its [`DeviceBuffer`] in `buffers`), its buffers and configuration.
+///
+/// Made by [`prepare_resident`] and [`prepare_sequence`]; what a backend's
+/// [`crate::VyreBackend::execute_sequence`] receives.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, Step, VyreBackend, prepare_resident};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::workgroup("scratch", 64, DataType::U32),
+///         BufferDecl::output("y", 0, DataType::U32).with_count(100),
+///     ],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let y = vyre_reference::ReferenceBackend::new().create_buffer(400)?;
+/// let config = DispatchConfig::default();
+/// let buffers = [&y];
+/// let prepared = prepare_resident(&Step::new(&program, &buffers, &config))?;
+/// // Workgroup memory takes no DeviceBuffer; `y` is buffer 0 of the step.
+/// assert_eq!(prepared.plan.buffers[0].input, None);
+/// assert_eq!(prepared.plan.buffers[1].input, Some(0));
+/// assert_eq!(prepared.plan.grid, [2, 1, 1]);
+/// assert!(prepared.buffers[0].same_buffer(&y));
+/// assert_eq!(prepared.program.program().buffers.len(), 2);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Debug)]
 pub struct PreparedStep<'a> {
     /// The validated program.
@@ -208,6 +357,25 @@ pub struct PreparedStep<'a> {
 ///
 /// [`BackendError::InvalidProgram`] for an invalid program, [`BackendError::InputMismatch`] for
 /// buffers that do not fit it, [`crate::plan_dispatch`]'s grid errors.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, Step, VyreBackend, prepare_resident};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(8)],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let (fits, short) = (backend.create_buffer(32)?, backend.create_buffer(16)?);
+/// let config = DispatchConfig::default();
+/// assert_eq!(prepare_resident(&Step::new(&program, &[&fits], &config))?.plan.buffers[0].element_count, 8);
+/// // 16 bytes cannot hold the 8 declared u32s.
+/// let err = prepare_resident(&Step::new(&program, &[&short], &config)).unwrap_err();
+/// assert_eq!(err.kind_name(), "InputMismatch");
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, BackendError> {
     let program = step.program;
     let validated = vyre_foundation::validate(program)?;
@@ -225,6 +393,28 @@ pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, Backend
 /// # Errors
 ///
 /// The first step's error, prefixed with the step's position.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, Step, VyreBackend, prepare_sequence};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::read_write("x", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let x = backend.create_buffer(16)?;
+/// let config = DispatchConfig::default();
+/// let zero_grid = DispatchConfig::new().with_grid([1, 0, 1]);
+/// assert_eq!(prepare_sequence(&[Step::new(&program, &[&x], &config); 3])?.len(), 3);
+/// let buffers = [&x];
+/// let steps = [Step::new(&program, &buffers, &config), Step::new(&program, &buffers, &zero_grid)];
+/// let err = prepare_sequence(&steps).unwrap_err();
+/// assert_eq!(err.kind_name(), "InvalidConfig");
+/// assert!(err.to_string().starts_with("step 1 of the sequence"));
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn prepare_sequence<'a>(steps: &[Step<'a>]) -> Result<Vec<PreparedStep<'a>>, BackendError> {
     steps
         .iter()
@@ -238,6 +428,29 @@ pub fn prepare_sequence<'a>(steps: &[Step<'a>]) -> Result<Vec<PreparedStep<'a>>,
 /// # Errors
 ///
 /// As [`prepare_resident`], less validation.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend, plan_resident};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Program};
+///
+/// let program = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32), // runtime-sized: the buffer's length decides
+///         BufferDecl::read_write("y", 1, DataType::U32),
+///     ],
+///     [64, 1, 1],
+///     vec![],
+/// );
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let (x, y) = (backend.create_buffer(4 * 1000)?, backend.create_buffer(4 * 1000)?);
+/// let plan = plan_resident(&program, &[&x, &y], &DispatchConfig::default())?;
+/// assert_eq!(plan.buffers[0].element_count, 1000);
+/// assert_eq!(plan.grid, [16, 1, 1]);
+/// // One buffer for both: refused, since the program writes `y`.
+/// let err = plan_resident(&program, &[&x, &x], &DispatchConfig::default()).unwrap_err();
+/// assert_eq!(err.kind_name(), "InvalidConfig");
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub fn plan_resident(
     program: &Program,
     buffers: &[&DeviceBuffer],

@@ -7,6 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable naming the cache directory; `off` turns the disk cache off.
+///
+/// Read only when [`crate::AdapterOptions::pipeline_cache`] is [`PipelineCacheDir::FromEnv`] (the
+/// default).
+///
+/// ```
+/// use vyre_driver_wgpu::CACHE_DIR_ENV;
+///
+/// assert_eq!(CACHE_DIR_ENV, "VYRE_CACHE_DIR"); // e.g. `VYRE_CACHE_DIR=off my-app`
+/// ```
 pub const CACHE_DIR_ENV: &str = "VYRE_CACHE_DIR";
 
 /// The largest cache file vyre reads or writes. Driver caches hold a few KiB per pipeline, and the
@@ -15,6 +24,23 @@ pub const CACHE_DIR_ENV: &str = "VYRE_CACHE_DIR";
 pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Where the disk pipeline cache lives ([`crate::AdapterOptions::with_pipeline_cache`]).
+///
+/// ```
+/// use vyre_driver_wgpu::{AdapterOptions, DiskCacheLoad, PipelineCacheDir, WgpuBackend};
+///
+/// assert_eq!(PipelineCacheDir::default(), PipelineCacheDir::FromEnv);
+/// // Keep this application's pipelines in its own directory.
+/// let dir = std::env::temp_dir().join(format!("vyre-doc-dir-{}", std::process::id()));
+/// let options = AdapterOptions::new().with_pipeline_cache(PipelineCacheDir::At(dir.clone()));
+/// let Ok(backend) = WgpuBackend::acquire_with(&options) else { return };
+/// match backend.disk_cache().path {
+///     Some(file) => assert!(file.starts_with(&dir)),
+///     // Not Vulkan, or no `PIPELINE_CACHE` feature: no disk cache at all.
+///     None => assert!(matches!(backend.disk_cache().load, DiskCacheLoad::Unavailable(_))),
+/// }
+/// drop(backend);
+/// let _ = std::fs::remove_dir_all(&dir);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PipelineCacheDir {

@@ -34,6 +34,23 @@ use crate::lower::LOWERING_VERSION;
 pub(crate) const SAVE_INTERVAL: Duration = Duration::from_secs(2);
 
 /// How a device's disk pipeline cache started.
+///
+/// ```
+/// use vyre_driver_wgpu::{DiskCacheLoad, WgpuBackend};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return };
+/// let status = backend.disk_cache();
+/// match &status.load {
+///     DiskCacheLoad::Loaded { bytes } => println!("warm start: {bytes} bytes of pipelines"),
+///     DiskCacheLoad::NoFile => println!("cold start; the cache will be saved"),
+///     DiskCacheLoad::Ignored(why) => println!("cache file ignored: {why}"),
+///     DiskCacheLoad::Off(why) | DiskCacheLoad::Unavailable(why) => println!("no disk cache: {why}"),
+///     _ => {}
+/// }
+/// // A cache file exists only for the cases that have a disk cache.
+/// let has_cache = !matches!(status.load, DiskCacheLoad::Off(_) | DiskCacheLoad::Unavailable(_));
+/// assert_eq!(status.path.is_some(), has_cache);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DiskCacheLoad {
@@ -54,6 +71,35 @@ pub enum DiskCacheLoad {
 }
 
 /// What a backend's disk pipeline cache did ([`crate::WgpuBackend::disk_cache`]).
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::{AdapterOptions, DiskCacheLoad, PipelineCacheDir, WgpuBackend};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let dir = std::env::temp_dir().join(format!("vyre-doc-status-{}", std::process::id()));
+/// let _ = std::fs::remove_dir_all(&dir);
+/// let options = AdapterOptions::new().with_pipeline_cache(PipelineCacheDir::At(dir.clone()));
+/// let program = Program::new(
+///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("o", Expr::gid_x(), Expr::u32(0xcafe))],
+/// );
+/// let Ok(first) = WgpuBackend::acquire_with(&options) else { return Ok(()) };
+/// if first.disk_cache().load != DiskCacheLoad::NoFile {
+///     return Ok(()); // no disk cache on this adapter (not Vulkan)
+/// }
+/// first.dispatch(&program, &[], &DispatchConfig::default())?;
+/// drop(first); // saves the compiled pipeline
+/// // A second backend (or process) on the same adapter starts from the file.
+/// let Ok(second) = WgpuBackend::acquire_with(&options) else { return Ok(()) };
+/// let status = second.disk_cache();
+/// assert!(matches!(status.load, DiskCacheLoad::Loaded { bytes } if bytes > 0), "{status:?}");
+/// assert_eq!((status.saves, status.failed_saves), (0, 0));
+/// drop(second);
+/// let _ = std::fs::remove_dir_all(&dir);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DiskCacheStatus {

@@ -9,6 +9,15 @@ use crate::backend::WgpuBackend;
 use crate::engine::batch::Batch;
 
 /// One unit of persistent-kernel work.
+///
+/// ```
+/// use vyre_driver_wgpu::engine::persistent::PersistentPayloadWorkItem;
+///
+/// // The payload is the bytes of the program's one input buffer: here four u32s.
+/// let payload: Vec<u8> = [1u32, 2, 3, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let item = PersistentPayloadWorkItem { id: 42, payload };
+/// assert_eq!(item.payload.len(), 16);
+/// ```
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct PersistentPayloadWorkItem {
     /// Stable work identifier.
@@ -18,6 +27,35 @@ pub struct PersistentPayloadWorkItem {
 }
 
 /// Output produced for one work item.
+///
+/// ```
+/// use vyre_driver::DispatchConfig;
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_driver_wgpu::engine::persistent::{
+///     PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+/// };
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let negate = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(1),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(1),
+///     ],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::bit_not(Expr::load("x", Expr::gid_x())))],
+/// );
+/// let mut queue = PersistentQueue::new();
+/// for id in [30, 10, 20] {
+///     queue.push(PersistentPayloadWorkItem { id, payload: id.to_le_bytes().to_vec() });
+/// }
+/// let report = run_persistent_kernel(&backend, &negate, &DispatchConfig::default(), queue)?;
+/// // One result per item, in queue order, carrying the item's id.
+/// let ids: Vec<u32> = report.results.iter().map(|r| r.id).collect();
+/// assert_eq!(ids, [30, 10, 20]);
+/// assert_eq!(report.results[1].payload, (!10u32).to_le_bytes());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct WorkResult {
     /// The identifier of the input item.
@@ -43,23 +81,57 @@ pub struct PersistentQueue {
 
 impl PersistentQueue {
     /// An empty queue.
+    ///
+    /// ```
+    /// let queue = vyre_driver_wgpu::engine::persistent::PersistentQueue::new();
+    /// assert!(queue.is_empty());
+    /// assert_eq!(queue.len(), 0);
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Appends a work item.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::engine::persistent::{PersistentPayloadWorkItem, PersistentQueue};
+    ///
+    /// let mut queue = PersistentQueue::new();
+    /// for id in 0..20 {
+    ///     queue.push(PersistentPayloadWorkItem { id, payload: id.to_le_bytes().to_vec() });
+    /// }
+    /// assert_eq!(queue.len(), 20); // more than the 16 kept inline: the queue grows
+    /// ```
     pub fn push(&mut self, item: PersistentPayloadWorkItem) {
         self.items.push(item);
     }
 
     /// The number of queued items.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::engine::persistent::{PersistentPayloadWorkItem, PersistentQueue};
+    ///
+    /// let mut queue = PersistentQueue::new();
+    /// queue.push(PersistentPayloadWorkItem { id: 1, payload: vec![0; 4] });
+    /// queue.push(PersistentPayloadWorkItem { id: 1, payload: vec![0; 4] }); // ids may repeat
+    /// assert_eq!(queue.len(), 2);
+    /// ```
     #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
     /// True when nothing is queued.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::engine::persistent::{PersistentPayloadWorkItem, PersistentQueue};
+    ///
+    /// let mut queue = PersistentQueue::new();
+    /// assert!(queue.is_empty());
+    /// queue.push(PersistentPayloadWorkItem { id: 0, payload: vec![0; 4] });
+    /// assert!(!queue.is_empty());
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
@@ -67,6 +139,37 @@ impl PersistentQueue {
 }
 
 /// What draining a queue did.
+///
+/// ```
+/// use vyre_driver::DispatchConfig;
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_driver_wgpu::engine::persistent::{
+///     PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
+/// };
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let copy = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(1),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(1),
+///     ],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::load("x", Expr::gid_x()))],
+/// );
+/// let config = DispatchConfig::default();
+/// // An empty queue launches nothing.
+/// let empty = run_persistent_kernel(&backend, &copy, &config, PersistentQueue::new())?;
+/// assert_eq!((empty.kernel_launches, empty.results.len()), (0, 0));
+/// let mut queue = PersistentQueue::new();
+/// for id in 0..1000 {
+///     queue.push(PersistentPayloadWorkItem { id, payload: id.to_le_bytes().to_vec() });
+/// }
+/// let report = run_persistent_kernel(&backend, &copy, &config, queue)?;
+/// assert_eq!(report.kernel_launches, 1); // a thousand one-word items fit one launch
+/// assert_eq!(report.results[999].payload, 999u32.to_le_bytes());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct PersistentKernelReport {
     /// Real `dispatch_workgroups` calls whose results drained the queue (a launch lost with the device

@@ -23,6 +23,36 @@ use crate::pipeline::Compiled;
 ///
 /// Obtained from [`WgpuBackend::compile_persistent`]; run batches of items through
 /// [`WgpuPipeline::dispatch_coalesced`]. It keeps its backend alive.
+///
+/// ```
+/// use vyre_driver::DispatchConfig;
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let square = Program::new(
+///     vec![
+///         BufferDecl::read("x", 0, DataType::U32).with_count(1),
+///         BufferDecl::output("y", 1, DataType::U32).with_count(1),
+///     ],
+///     [64, 1, 1],
+///     vec![Node::store(
+///         "y",
+///         Expr::gid_x(),
+///         Expr::mul(Expr::load("x", Expr::gid_x()), Expr::load("x", Expr::gid_x())),
+///     )],
+/// );
+/// let config = DispatchConfig::default();
+/// let pipeline = backend.compile_persistent(&square, &config)?;
+/// drop(backend); // the pipeline keeps the backend alive
+/// // Reuse the one pipeline for batch after batch.
+/// for batch in 0..3u32 {
+///     let items: Vec<Vec<Vec<u8>>> = (0..4u32).map(|k| vec![(batch + k).to_le_bytes().to_vec()]).collect();
+///     let outputs = pipeline.dispatch_coalesced(&items, &config)?;
+///     assert_eq!(outputs[3][0], ((batch + 3) * (batch + 3)).to_le_bytes());
+/// }
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 pub struct WgpuPipeline {
     /// The form `compile_persistent` chose for its config; runs launch it while it is current.
     compiled: Arc<Compiled>,
@@ -59,6 +89,29 @@ impl WgpuBackend {
     ///
     /// [`BackendError::InvalidProgram`] for invalid programs, [`BackendError::Compile`] or
     /// [`BackendError::LimitExceeded`] when the device cannot run it.
+    ///
+    /// ```
+    /// use vyre_driver::DispatchConfig;
+    /// use vyre_driver_wgpu::WgpuBackend;
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(8)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(1))],
+    /// );
+    /// let config = DispatchConfig::default();
+    /// let _first = backend.compile_persistent(&program, &config)?;
+    /// let compiled = backend.stats().pipelines_created;
+    /// // Compiling the same program again takes it from the cache.
+    /// let _again = backend.compile_persistent(&program, &config)?;
+    /// assert_eq!(backend.stats().pipelines_created, compiled);
+    /// // An invalid program is refused with the validator's errors.
+    /// let bad = Program::new(vec![BufferDecl::output("o", 0, DataType::U32)], [64, 1, 1], vec![]);
+    /// assert_eq!(backend.compile_persistent(&bad, &config).unwrap_err().kind_name(), "InvalidProgram");
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
     pub fn compile_persistent(
         &self,
         program: &Program,

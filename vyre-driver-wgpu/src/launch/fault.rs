@@ -10,6 +10,26 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where a fault is injected (tests of recovery); see [`crate::WgpuBackend::inject_fault`].
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::{FaultPoint, WgpuBackend};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let program = Program::new(
+///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("o", Expr::gid_x(), Expr::u32(11))],
+/// );
+/// // The device is lost right after the submit; the dispatch recovers and retries once.
+/// backend.inject_fault(FaultPoint::AfterSubmit);
+/// let outputs = backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// assert_eq!(outputs[0][0..4], 11u32.to_le_bytes());
+/// assert_eq!(backend.stats().recoveries, 1);
+/// assert_eq!(backend.device_generation(), 1);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
 // Without the feature nothing outside the crate can name it, but the launch still compares against
 // its points (always unequal), which keeps one launch path for both builds.
 #[cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub, dead_code))]
