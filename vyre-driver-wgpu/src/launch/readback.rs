@@ -231,7 +231,7 @@ fn take(
     slot: &Slot,
     piece: &Piece,
     read: &Read<'_>,
-    out: &mut Vec<u8>,
+    out: &mut [u8],
 ) -> Result<(), BackendError> {
     match slot.map.lock().map_err(|_| poisoned())?.first() {
         Some(Some(Ok(()))) => {}
