@@ -14,34 +14,25 @@
 //!
 //! Then invocation `gid.x = i` stores element `i` for every `i` below the count.
 
-use std::collections::HashSet;
+use super::packed::GidAliases;
 
-use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Node};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::ir::{BufferAccess, Node};
+use vyre_foundation::validate::Validated;
 
 /// The indices of the output buffers the program writes in full (given a covering grid).
 pub(crate) fn fully_written_outputs(evidence: &Validated<'_>) -> Vec<usize> {
     let program = evidence.program();
     let uses = evidence.buffer_uses();
-    let mut aliases: HashSet<VarId> = HashSet::new();
+    let mut aliases = GidAliases::default();
     let mut written = Vec::new();
     for node in &program.body {
         if contains_return(node) {
             break;
         }
         match node {
-            Node::Let { value, .. } if is_gid_x(value) => {
-                if let Ok(id) = evidence.node_var(node)
-                    && evidence.var(id).is_ok_and(|v| !v.assigned)
-                {
-                    aliases.insert(id);
-                }
-            }
+            Node::Let { .. } => aliases.note(evidence, node),
             Node::Store { index, .. } => {
-                let at_gid = match index {
-                    Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
-                    _ => is_gid_x(index),
-                };
+                let at_gid = aliases.at_gid(evidence, index);
                 let Ok(b) = evidence.node_buffer(node) else {
                     continue;
                 };
@@ -59,8 +50,7 @@ pub(crate) fn fully_written_outputs(evidence: &Validated<'_>) -> Vec<usize> {
             }
             // An atomic statement counts as a use (`u.atomic`), so it needs no case of its own; a
             // `break` or `continue` only ever stands inside a loop, never at the top level.
-            Node::Let { .. }
-            | Node::Assign { .. }
+            Node::Assign { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::While { .. }
@@ -81,10 +71,6 @@ pub(crate) fn covers(grid_x: u32, workgroup_x: u32, count: u64) -> bool {
     u64::from(grid_x) * u64::from(workgroup_x) >= count
 }
 
-fn is_gid_x(expr: &Expr) -> bool {
-    matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
-}
-
 /// True when `node` is or holds a `return`.
 fn contains_return(node: &Node) -> bool {
     let mut stack = vec![node];
@@ -102,7 +88,7 @@ fn contains_return(node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_foundation::ir::{BufferDecl, DataType, Program};
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Program};
 
     fn written(body: Vec<Node>) -> Vec<usize> {
         let p = Program::new(

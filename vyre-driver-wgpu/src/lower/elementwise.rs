@@ -17,12 +17,10 @@
 //! workgroups, each launched with its buffers bound from its first `gid.x` on, runs every invocation
 //! with the builtins and element values it has in one launch, in any order of the launches.
 
-use std::collections::HashSet;
-
 use vyre_foundation::ir::{BufferAccess, Expr, Node};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::validate::Validated;
 
-use super::packed::{is_gid_x, walk};
+use super::packed::{GidAliases, walk};
 
 /// True when the validated program is elementwise (see the module docs). A missing fact counts as
 /// not elementwise, which keeps the always-correct single launch.
@@ -35,20 +33,9 @@ pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
     {
         return false;
     }
-    let mut aliases: HashSet<VarId> = HashSet::new();
-    walk(&program.body, &mut |node| {
-        if let Node::Let { value, .. } = node
-            && is_gid_x(value)
-            && let Ok(id) = evidence.node_var(node)
-            && evidence.var(id).is_ok_and(|v| !v.assigned)
-        {
-            aliases.insert(id);
-        }
-    });
-    let at_gid = |index: &Expr| match index {
-        Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
-        _ => is_gid_x(index),
-    };
+    let mut aliases = GidAliases::default();
+    walk(&program.body, &mut |node| aliases.note(evidence, node));
+    let at_gid = |index: &Expr| aliases.at_gid(evidence, index);
     let shared = |id: Result<vyre_foundation::validate::BufferId, _>| {
         id.ok()
             .and_then(|b| program.buffers.get(b.index()))

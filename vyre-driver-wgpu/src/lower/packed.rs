@@ -33,27 +33,16 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     if evidence.buffer_uses().iter().any(|u| u.atomic) {
         return None;
     }
-    // Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never
-    // assigned. The walk visits every declaration before the statements that can name it.
-    let mut aliases: HashSet<VarId> = HashSet::new();
+    // The walk visits every declaration before the statements that can name it.
+    let mut aliases = GidAliases::default();
     let mut stored = Vec::new();
     let mut ok = true;
     walk(&program.body, &mut |node| match node {
         // Atomics are refused above through the buffer uses; the arm keeps that explicit.
         Node::Barrier | Node::Atomic { .. } => ok = false,
-        Node::Let { value, .. } => {
-            if is_gid_x(value)
-                && let Ok(id) = evidence.node_var(node)
-                && evidence.var(id).is_ok_and(|v| !v.assigned)
-            {
-                aliases.insert(id);
-            }
-        }
+        Node::Let { .. } => aliases.note(evidence, node),
         Node::Store { index, .. } => {
-            let at_gid = match index {
-                Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
-                _ => is_gid_x(index),
-            };
+            let at_gid = aliases.at_gid(evidence, index);
             match evidence.node_buffer(node) {
                 Ok(b) if at_gid => {
                     if !stored.contains(&b.index()) {
@@ -73,6 +62,32 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
         | Node::Continue => {}
     });
     ok.then_some(stored)
+}
+
+/// Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never assigned.
+/// Shared by every analysis that asks whether an access is at the invocation's own element.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct GidAliases(HashSet<VarId>);
+
+impl GidAliases {
+    /// Records `node` when it declares such a variable.
+    pub(super) fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
+        if let Node::Let { value, .. } = node
+            && is_gid_x(value)
+            && let Ok(id) = evidence.node_var(node)
+            && evidence.var(id).is_ok_and(|v| !v.assigned)
+        {
+            self.0.insert(id);
+        }
+    }
+
+    /// True when `index` is `gid.x` itself or a variable recorded so far.
+    pub(super) fn at_gid(&self, evidence: &Validated<'_>, index: &Expr) -> bool {
+        match index {
+            Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| self.0.contains(&id)),
+            _ => is_gid_x(index),
+        }
+    }
 }
 
 pub(super) fn is_gid_x(expr: &Expr) -> bool {

@@ -40,14 +40,13 @@
 //! that share no barrier. Out-of-bounds rules hold: full rows are in bounds by the test above, and
 //! every other access is guarded against this dispatch's lengths.
 
-use std::collections::HashSet;
-
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M, Statement};
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Literal, Node};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::validate::Validated;
 
 use super::lowerer::Lowerer;
+use super::packed::GidAliases;
 use super::planted::{Miscompile, planted};
 
 /// Virtual invocations (elements) per invocation of a vectorised module.
@@ -65,7 +64,7 @@ pub(crate) struct VectorPlan {
     /// Per program buffer: a statement at the top level of the body stores it, so every lane does.
     always_stored: Vec<bool>,
     /// Variables that only ever hold `gid.x`.
-    aliases: HashSet<VarId>,
+    aliases: GidAliases,
     /// The body reads `lid.x` or `wid.x`, which each lane then derives from its `gid.x`.
     uses_ids: bool,
 }
@@ -75,7 +74,7 @@ pub(crate) struct VectorPlan {
 pub(crate) struct Lanes {
     lane: u32,
     rows: Vec<Option<Row>>,
-    aliases: HashSet<VarId>,
+    aliases: GidAliases,
 }
 
 /// One vectorised buffer's row in the full-row path.
@@ -112,7 +111,7 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
         return None;
     }
     let n = program.buffers.len();
-    let mut aliases = HashSet::new();
+    let mut aliases = GidAliases::default();
     // Per buffer: some access is elsewhere than at `gid.x`.
     let mut elsewhere = vec![false; n];
     let mut stored = vec![false; n];
@@ -123,18 +122,11 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
         match node {
             // Atomics are refused above through the buffer uses; the arm keeps that explicit.
             Node::Barrier | Node::Return | Node::Atomic { .. } => ok = false,
-            Node::Let { value, .. } => {
-                if is_gid_x(value)
-                    && let Ok(id) = evidence.node_var(node)
-                    && evidence.var(id).is_ok_and(|v| !v.assigned)
-                {
-                    aliases.insert(id);
-                }
-            }
+            Node::Let { .. } => aliases.note(evidence, node),
             Node::Store { index, .. } => match evidence.node_buffer(node) {
                 Ok(b) => {
                     stored[b.index()] = true;
-                    if !at_gid(evidence, &aliases, index) {
+                    if !aliases.at_gid(evidence, index) {
                         elsewhere[b.index()] = true;
                     }
                 }
@@ -169,7 +161,7 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
                     match evidence.buffer_of(e) {
                         Ok(b) => {
                             loaded[b.index()] = true;
-                            if !at_gid(evidence, &aliases, index) {
+                            if !aliases.at_gid(evidence, index) {
                                 elsewhere[b.index()] = true;
                             }
                         }
@@ -209,13 +201,13 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
 /// of the body, or in a plain block there (the program has no `return`).
 fn top_level_stores(
     evidence: &Validated<'_>,
-    aliases: &HashSet<VarId>,
+    aliases: &GidAliases,
     body: &[Node],
     out: &mut [bool],
 ) {
     for node in body {
         match node {
-            Node::Store { index, .. } if at_gid(evidence, aliases, index) => {
+            Node::Store { index, .. } if aliases.at_gid(evidence, index) => {
                 if let Ok(b) = evidence.node_buffer(node) {
                     out[b.index()] = true;
                 }
@@ -233,18 +225,6 @@ fn top_level_stores(
             | Node::Continue
             | Node::Atomic { .. } => {}
         }
-    }
-}
-
-fn is_gid_x(expr: &Expr) -> bool {
-    matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
-}
-
-/// True when `index` is `gid.x` itself or a variable that only ever holds it.
-fn at_gid(evidence: &Validated<'_>, aliases: &HashSet<VarId>, index: &Expr) -> bool {
-    match index {
-        Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| aliases.contains(&id)),
-        _ => is_gid_x(index),
     }
 }
 
@@ -617,7 +597,7 @@ impl Lowerer<'_, '_> {
             return false;
         };
         lanes.rows.get(buffer).copied().flatten().is_some()
-            && at_gid(self.evidence, &lanes.aliases, index)
+            && lanes.aliases.at_gid(self.evidence, index)
     }
 
     /// In the full-row path: the word of this lane's element of a vectorised buffer, when
