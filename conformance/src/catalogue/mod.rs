@@ -9,6 +9,7 @@ pub mod accuracy;
 mod build;
 mod casts;
 mod control;
+mod exits;
 mod float;
 mod integer;
 pub mod interval;
@@ -40,13 +41,13 @@ pub enum Area {
     Cast,
     /// `f32` arithmetic and math functions, within the WGSL accuracy table.
     Float,
-    /// `if`, `select`, `return`, nested scopes.
+    /// `if`, `select`, `return`, nested scopes, a barrier after a uniform `break`.
     Control,
-    /// Counted loops: trip counts, empty ranges, signed bounds, nesting.
+    /// Loops: trip counts, empty ranges, signed bounds, nesting, `break`, `continue`, `loop_while`.
     Loops,
     /// Workgroup memory and barriers.
     Workgroup,
-    /// Atomic read-modify-writes on storage and workgroup buffers.
+    /// Atomic read-modify-writes on storage and workgroup buffers, as expressions and statements.
     Atomics,
     /// Out-of-bounds loads, stores and atomics.
     OutOfBounds,
@@ -205,6 +206,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(casts::batches());
     batches.extend(float::batches());
     batches.extend(control::batches());
+    batches.extend(exits::batches());
     batches.extend(memory::batches());
     batches.extend(oob::batches());
     batches.extend(shapes::batches());
