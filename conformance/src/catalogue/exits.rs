@@ -7,6 +7,7 @@ use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 
 use crate::catalogue::build::words_to_bytes;
 use crate::catalogue::interval::Acceptance;
+use crate::catalogue::memory::atomic_rmw;
 use crate::catalogue::{Area, Batch, Expectation, format_word};
 
 /// Invocations per workgroup in this file's programs.
@@ -419,25 +420,6 @@ const STATEMENT_WORDS: [u32; 9] = [
     0x1234_5678,
 ];
 
-/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange), in Rust.
-fn rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
-    let signed = ty == DataType::I32;
-    match op {
-        AtomicOp::Add => old.wrapping_add(v),
-        AtomicOp::Sub => old.wrapping_sub(v),
-        AtomicOp::Min if signed => (old as i32).min(v as i32) as u32,
-        AtomicOp::Min => old.min(v),
-        AtomicOp::Max if signed => (old as i32).max(v as i32) as u32,
-        AtomicOp::Max => old.max(v),
-        AtomicOp::And => old & v,
-        AtomicOp::Or => old | v,
-        AtomicOp::Xor => old ^ v,
-        AtomicOp::Exchange => v,
-        AtomicOp::CompareExchange if old == expected => v,
-        AtomicOp::CompareExchange => old,
-    }
-}
-
 /// One atomic statement of every op on a slot of its own per invocation: the new value is
 /// deterministic. Every second compare-exchange expects the current value.
 fn atomic_statement_slots(ty: DataType) -> Batch {
@@ -512,7 +494,7 @@ fn atomic_statement_slots(ty: DataType) -> Batch {
                 described,
                 (0, j * rows.len() + r),
                 ty,
-                Expectation::exact(rmw(op, ty, old, v, e)),
+                Expectation::exact(atomic_rmw(op, ty, old, v, e)),
             );
         }
     }
@@ -596,7 +578,11 @@ fn atomic_statement_contended(ty: DataType) -> Batch {
         let expect = if op == AtomicOp::Exchange {
             Expectation::accept(Acceptance::Words(values.clone()))
         } else {
-            Expectation::exact(values.iter().fold(start, |acc, &v| rmw(op, ty, acc, v, 0)))
+            Expectation::exact(
+                values
+                    .iter()
+                    .fold(start, |acc, &v| atomic_rmw(op, ty, acc, v, 0)),
+            )
         };
         batch = batch.expect_word(
             format!("statement.contended.{}.{ty}", op.name()),

@@ -111,7 +111,9 @@ fn workgroup_shared() -> Batch {
 /// value and the new value are both deterministic.
 const SLOT_OPS: &[AtomicOp] = AtomicOp::ALL;
 
-fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
+/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange), in
+/// plain Rust: the catalogue's expected values.
+pub(super) fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
     let signed = ty == DataType::I32;
     match op {
         AtomicOp::Add => old.wrapping_add(v),
