@@ -173,6 +173,36 @@ impl FunctionBuilder {
         );
     }
 
+    /// `loop { body } continuing { counter = counter + step }`: the counted loops' shape, whose
+    /// `continuing` block runs after the body and after every `continue`.
+    pub(crate) fn counted_loop(
+        &mut self,
+        block: &mut Block,
+        body: Block,
+        counter: Handle<Expression>,
+        step: Literal,
+    ) {
+        let mut continuing = Block::new();
+        let current = self.load(&mut continuing, counter);
+        let step = self.expr(&mut continuing, Expression::Literal(step));
+        let next = self.binary(&mut continuing, naga::BinaryOperator::Add, current, step);
+        self.stmt(
+            &mut continuing,
+            Statement::Store {
+                pointer: counter,
+                value: next,
+            },
+        );
+        self.stmt(
+            block,
+            Statement::Loop {
+                body,
+                continuing,
+                break_if: None,
+            },
+        );
+    }
+
     /// Declares a function-local variable.
     pub(crate) fn local(
         &mut self,

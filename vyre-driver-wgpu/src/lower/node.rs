@@ -207,43 +207,15 @@ impl Lowerer<'_, '_> {
         self.bounds.restore(mark);
         lowered?;
         self.fb.flush(&mut loop_body);
-        let mut continuing = Block::new();
-        let current = self.fb.load(&mut continuing, counter);
-        let one = self.one_of(&mut continuing, ty);
-        let next = self.fb.binary(&mut continuing, B::Add, current, one);
-        self.fb.stmt(
-            &mut continuing,
-            Statement::Store {
-                pointer: counter,
-                value: next,
-            },
-        );
-        self.fb.stmt(
-            block,
-            Statement::Loop {
-                body: loop_body,
-                continuing,
-                break_if: None,
-            },
-        );
+        let one = match ty {
+            vyre_foundation::ir::DataType::I32 => naga::Literal::I32(1),
+            // Validation types every loop variable as `u32` or `i32`; the other arms keep the match
+            // total.
+            vyre_foundation::ir::DataType::U32
+            | vyre_foundation::ir::DataType::Bool
+            | vyre_foundation::ir::DataType::F32 => naga::Literal::U32(1),
+        };
+        self.fb.counted_loop(block, loop_body, counter, one);
         Ok(())
-    }
-
-    fn one_of(
-        &mut self,
-        block: &mut Block,
-        ty: vyre_foundation::ir::DataType,
-    ) -> naga::Handle<naga::Expression> {
-        self.literal(
-            block,
-            match ty {
-                vyre_foundation::ir::DataType::I32 => vyre_foundation::ir::Literal::I32(1),
-                // Validation types every loop variable as `u32` or `i32`; the other arms keep the
-                // match total.
-                vyre_foundation::ir::DataType::U32
-                | vyre_foundation::ir::DataType::Bool
-                | vyre_foundation::ir::DataType::F32 => vyre_foundation::ir::Literal::U32(1),
-            },
-        )
     }
 }

@@ -554,25 +554,8 @@ impl Lowerer<'_, '_> {
         self.prologue.builtins = saved;
         lowered?;
         self.fb.flush(&mut loop_body);
-        let mut continuing = Block::new();
-        let current = self.fb.load(&mut continuing, counter);
-        let one = self.fb.u32(&mut continuing, 1);
-        let next = self.fb.binary(&mut continuing, B::Add, current, one);
-        self.fb.stmt(
-            &mut continuing,
-            Statement::Store {
-                pointer: counter,
-                value: next,
-            },
-        );
-        self.fb.stmt(
-            block,
-            Statement::Loop {
-                body: loop_body,
-                continuing,
-                break_if: None,
-            },
-        );
+        self.fb
+            .counted_loop(block, loop_body, counter, naga::Literal::U32(1));
         Ok(())
     }
 
