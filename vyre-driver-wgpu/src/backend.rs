@@ -16,7 +16,7 @@ use vyre_driver::{
     BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, InstanceId,
     PreparedStep, VyreBackend,
 };
-use vyre_foundation::ir::Program;
+use vyre_foundation::ir::{Features, Program};
 use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
@@ -475,6 +475,7 @@ impl WgpuBackend {
     ) -> Result<Arc<Compiled>, BackendError> {
         let program = evidence.program();
         let state = self.state()?;
+        vyre_driver::require_features(&state.info.name, state.features, evidence.features())?;
         let key = PipelineKey::new(program, options, state.generation);
         if let Some(hit) = self.cached(&key, program)? {
             return Ok(hit);
@@ -624,6 +625,13 @@ impl VyreBackend for WgpuBackend {
                 .device
                 .features()
                 .contains(wgpu::Features::TIMESTAMP_QUERY);
+            caps.subgroups = state.features.contains(Features::SUBGROUPS);
+            if caps.subgroups {
+                caps.subgroup_sizes = [state.info.subgroup_min_size, state.info.subgroup_max_size];
+            }
+            caps.f16 = state.features.contains(Features::F16);
+            caps.int64 = state.features.contains(Features::INT64);
+            caps.int64_atomics = state.features.contains(Features::INT64_ATOMICS);
         }
         caps
     }

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
+use vyre_foundation::ir::Features;
 
 use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
@@ -32,6 +33,8 @@ pub(crate) struct DeviceState {
     pub(crate) queue: wgpu::Queue,
     pub(crate) info: wgpu::AdapterInfo,
     pub(crate) limits: wgpu::Limits,
+    /// The optional vyre features the device was opened with.
+    pub(crate) features: Features,
     /// Set by the device-lost callback (never by vyre itself).
     pub(crate) lost: Arc<AtomicBool>,
     /// The last uncaptured error, kept instead of wgpu's default panic.
@@ -287,6 +290,9 @@ pub struct AdapterEntry {
     pub chosen: bool,
     /// A sentence saying why it is chosen, passed over, or excluded.
     pub reason: String,
+    /// The optional vyre features (subgroups, f16, 64-bit integers) the adapter offers; a device
+    /// vyre opens on it has exactly these.
+    pub features: Features,
 }
 
 /// Every adapter wgpu sees on this machine, best first, marking the one
@@ -332,6 +338,7 @@ pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
                 excluded,
                 chosen,
                 reason,
+                features: vyre_features(adapter.features()),
             }
         })
         .collect()
@@ -341,6 +348,31 @@ pub(crate) fn new_instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = trusted_backends();
     wgpu::Instance::new(desc)
+}
+
+/// The wgpu features behind vyre's optional [`Features`], requested whenever the adapter has them.
+const OPTIONAL: wgpu::Features = wgpu::Features::SUBGROUP
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
+
+/// vyre's optional features among a device's wgpu features.
+pub(crate) fn vyre_features(device: wgpu::Features) -> Features {
+    let mut features = Features::NONE;
+    for (wgpu_feature, feature) in [
+        (wgpu::Features::SUBGROUP, Features::SUBGROUPS),
+        (wgpu::Features::SHADER_F16, Features::F16),
+        (wgpu::Features::SHADER_INT64, Features::INT64),
+        (
+            wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+            Features::INT64_ATOMICS,
+        ),
+    ] {
+        if device.contains(wgpu_feature) {
+            features |= feature;
+        }
+    }
+    features
 }
 
 /// Opens a device on `adapter` with its full limits and vyre's handlers, and its disk pipeline cache
@@ -353,7 +385,7 @@ pub(crate) fn open(
 ) -> Result<DeviceState, BackendError> {
     let info = adapter.get_info();
     let limits = adapter.limits();
-    let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE;
+    let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE | OPTIONAL;
     let desc = wgpu::DeviceDescriptor {
         label: Some("vyre"),
         required_features: adapter.features() & wanted,
@@ -393,6 +425,7 @@ fn install(
     let info = adapter.get_info();
     let disk = DiskCache::open(&device, &info, cache_dir);
     let limits = device.limits();
+    let features = vyre_features(device.features());
     let lost = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&lost);
     device.set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));
@@ -409,6 +442,7 @@ fn install(
         queue,
         info,
         limits,
+        features,
         lost,
         uncaptured,
         generation,

@@ -1,6 +1,6 @@
 //! The `VyreBackend` trait and what a backend reports about itself.
 
-use vyre_foundation::ir::Program;
+use vyre_foundation::ir::{Features, Program};
 use vyre_foundation::validate::Validated;
 
 use crate::{BackendError, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step};
@@ -51,6 +51,17 @@ pub struct Capabilities {
     pub max_bound_buffers: u32,
     /// True when the backend can time dispatches on the device.
     pub timestamps: bool,
+    /// True when the device runs subgroup operations (`Expr::subgroup_add` and the rest).
+    pub subgroups: bool,
+    /// The smallest and largest subgroup size the device may use (`[0, 0]` without subgroups). A
+    /// program must not assume one size inside this range: see SEMANTICS.md.
+    pub subgroup_sizes: [u32; 2],
+    /// True when the device has 16-bit floats (`DataType::F16`).
+    pub f16: bool,
+    /// True when the device has 64-bit integers (`DataType::U64`, `DataType::I64`).
+    pub int64: bool,
+    /// True when the device has atomics on 64-bit integers.
+    pub int64_atomics: bool,
 }
 
 impl Capabilities {
@@ -75,8 +86,83 @@ impl Capabilities {
             max_uniform_buffer_bytes: u64::from(u32::MAX) * 4,
             max_bound_buffers: u32::MAX,
             timestamps: false,
+            subgroups: false,
+            subgroup_sizes: [0, 0],
+            f16: false,
+            int64: false,
+            int64_atomics: false,
         }
     }
+
+    /// The optional features (see [`Features`]) this backend's device has.
+    ///
+    /// ```
+    /// use vyre_foundation::ir::Features;
+    ///
+    /// let mut caps = vyre_driver::Capabilities::unlimited("my interpreter");
+    /// assert_eq!(caps.features(), Features::NONE);
+    /// caps.f16 = true;
+    /// assert_eq!(caps.features(), Features::F16);
+    /// ```
+    #[must_use]
+    pub fn features(&self) -> Features {
+        let mut features = Features::NONE;
+        for (has, feature) in [
+            (self.subgroups, Features::SUBGROUPS),
+            (self.f16, Features::F16),
+            (self.int64, Features::INT64),
+            (self.int64_atomics, Features::INT64_ATOMICS),
+        ] {
+            if has {
+                features |= feature;
+            }
+        }
+        features
+    }
+}
+
+/// Refuses a program that needs optional features (`needed`, from
+/// [`Validated::features`]) the device lacks (`available`), naming each missing feature, before
+/// anything runs. `device` names the device in the message.
+///
+/// # Errors
+///
+/// [`BackendError::Unsupported`] naming the missing features, with a `Fix:`.
+///
+/// ```
+/// use vyre_foundation::ir::Features;
+///
+/// assert!(vyre_driver::require_features("gpu", Features::ALL, Features::F16).is_ok());
+/// let err = vyre_driver::require_features("gpu", Features::NONE, Features::SUBGROUPS).unwrap_err();
+/// assert_eq!(err.kind_name(), "Unsupported");
+/// assert!(err.to_string().contains("subgroups"));
+/// ```
+pub fn require_features(
+    device: &str,
+    available: Features,
+    needed: Features,
+) -> Result<(), BackendError> {
+    let missing = needed.missing_from(available);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(BackendError::unsupported(format!(
+        "the program uses {missing}, which the device `{device}` does not support. Fix: run it on a backend whose `capabilities()` report {missing} (the reference backend has every feature), or write the program without them."
+    )))
+}
+
+/// [`require_features`] against a backend's capabilities, asked for only when the program needs an
+/// optional feature (most need none, and `capabilities()` may allocate).
+fn check_features<B: VyreBackend + ?Sized>(
+    backend: &B,
+    program: &Validated<'_>,
+) -> Result<(), BackendError> {
+    let needed = program.features();
+    if needed.is_empty() {
+        return Ok(());
+    }
+    let caps = backend.capabilities();
+    require_features(&caps.device_name, caps.features(), needed)
 }
 
 /// A backend: something that runs validated vyre programs.
@@ -190,6 +276,7 @@ pub trait VyreBackend: Send + Sync {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let (validated, plan) = prepare(program, inputs, config)?;
+        check_features(self, &validated)?;
         self.execute(&validated, &plan, inputs, config)
     }
 
@@ -398,6 +485,9 @@ pub trait VyreBackend: Send + Sync {
     /// ```
     fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
         let prepared = crate::prepare_sequence(steps)?;
+        for step in &prepared {
+            check_features(self, &step.program)?;
+        }
         self.execute_sequence(&prepared)
     }
 

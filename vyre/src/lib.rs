@@ -73,9 +73,9 @@ mod typed;
 /// The IR: programs, buffers, expressions, statements.
 pub mod ir {
     pub use vyre_foundation::ir::{
-        AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Fingerprint,
-        Literal, Node, ParseError, ParseErrorKind, Program, UnOp, WIRE_MAGIC, WIRE_VERSION,
-        WireError, WireErrorKind,
+        AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Features,
+        Fingerprint, Literal, Node, ParseError, ParseErrorKind, Program, UnOp, WIRE_MAGIC,
+        WIRE_VERSION, WireError, WireErrorKind,
     };
 }
 

@@ -41,14 +41,16 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     for entry in entries {
         let info = &entry.info;
         println!(
-            "{} {} ({:?}, {:?}; driver {} {})\n    {}",
+            "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}",
             if entry.chosen { "*" } else { "-" },
             info.name,
             info.backend,
             info.device_type,
             info.driver,
             info.driver_info,
-            entry.reason
+            entry.reason,
+            entry.features,
+            subgroup_sizes(entry)
         );
     }
     for (name, value) in [ADAPTER_ENV, BACKEND_ENV_VAR].map(|n| (n, std::env::var(n).ok())) {
@@ -59,6 +61,18 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     match auto {
         Ok((_, reason)) => println!("Choice::Auto {reason}"),
         Err(e) => println!("Choice::Auto fails here: {e}"),
+    }
+}
+
+/// The subgroup size range, when the adapter has subgroups.
+fn subgroup_sizes(entry: &AdapterEntry) -> String {
+    if entry.features.contains(vyre::ir::Features::SUBGROUPS) {
+        format!(
+            " (subgroup sizes {}-{})",
+            entry.info.subgroup_min_size, entry.info.subgroup_max_size
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -75,6 +89,8 @@ fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> se
                 "chosen": e.chosen,
                 "excluded": e.excluded,
                 "reason": e.reason,
+                "features": e.features.names().collect::<Vec<_>>(),
+                "subgroup_sizes": [e.info.subgroup_min_size, e.info.subgroup_max_size],
             })
         })
         .collect();

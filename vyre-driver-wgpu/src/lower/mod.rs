@@ -206,11 +206,20 @@ pub(crate) fn lower(
     })
 }
 
+/// The naga capabilities a lowered module may use: those behind vyre's optional features. Whether
+/// the device has them is checked before lowering (`vyre_driver::require_features`), so the
+/// module is validated as any device with the features would take it.
+const MODULE_CAPABILITIES: Capabilities = Capabilities::SUBGROUP
+    .union(Capabilities::SHADER_FLOAT16)
+    .union(Capabilities::SHADER_INT64)
+    .union(Capabilities::SHADER_INT64_ATOMIC_MIN_MAX)
+    .union(Capabilities::SHADER_INT64_ATOMIC_ALL_OPS);
+
 /// Checks a module with naga's validator (uniformity excepted, see the module docs).
 pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, BackendError> {
     Validator::new(
         ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
-        Capabilities::empty(),
+        MODULE_CAPABILITIES,
     )
     .validate(module)
     .map_err(|e| {

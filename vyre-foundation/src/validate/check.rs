@@ -1,7 +1,7 @@
 //! The checker: one walk over the program that types every expression, resolves every name and
 //! tracks which values and which control flow are uniform across a workgroup.
 
-use crate::ir::{DataType, Program};
+use crate::ir::{DataType, Features, Program};
 mod declarations;
 mod expressions;
 mod scope;
@@ -65,6 +65,8 @@ pub(crate) struct Checker<'p> {
     expr_facts: AddrTable<ExprFacts>,
     node_facts: AddrTable<NodeFacts>,
     uses: Vec<BufferUse>,
+    /// The optional device features the program uses.
+    features: Features,
 }
 
 impl<'p> Checker<'p> {
@@ -86,6 +88,7 @@ impl<'p> Checker<'p> {
             expr_facts: AddrTable::new(),
             node_facts: AddrTable::new(),
             uses: vec![BufferUse::default(); program.buffers.len()],
+            features: Features::NONE,
         }
     }
 
@@ -97,6 +100,7 @@ impl<'p> Checker<'p> {
             self.expr_facts.clear();
             self.node_facts.clear();
             self.uses.fill(BufferUse::default());
+            self.features = Features::NONE;
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;
@@ -116,6 +120,7 @@ impl<'p> Checker<'p> {
                     self.node_facts.finish(),
                     self.vars,
                     self.uses,
+                    self.features,
                 );
                 return (self.errors, evidence);
             }
@@ -123,6 +128,7 @@ impl<'p> Checker<'p> {
     }
 
     fn record_expr(&mut self, expr: &crate::ir::Expr, typed: Typed) {
+        self.features.insert(Features::of_type(typed.ty));
         let facts = ExprFacts {
             ty: typed.ty,
             uniform: typed.uniform,
@@ -144,6 +150,11 @@ impl<'p> Checker<'p> {
         if let Some(u) = self.uses.get_mut(index) {
             mark(u);
         }
+    }
+
+    /// Notes that the program needs `features` of the device.
+    fn needs(&mut self, features: Features) {
+        self.features.insert(features);
     }
 
     fn error(&mut self, kind: K) {

@@ -32,7 +32,7 @@
 //! that is not part of the validated program gives [`MissingEvidence`], never another expression's
 //! facts.
 
-use crate::ir::{BufferDecl, DataType, Expr, Node, Program};
+use crate::ir::{BufferDecl, DataType, Expr, Features, Node, Program};
 
 /// A variable of a validated program. Every `let` and every loop variable is its own variable, in
 /// declaration order, so a shadowing `let` gets a new id though it reuses a name.
@@ -140,6 +140,7 @@ pub struct Validated<'p> {
     nodes: AddrTable<NodeFacts>,
     vars: Vec<VarFacts>,
     buffers: Vec<BufferUse>,
+    features: Features,
 }
 
 /// Asked for the facts of an expression, statement, variable or buffer that is not part of the
@@ -169,6 +170,7 @@ impl<'p> Validated<'p> {
         nodes: AddrTable<NodeFacts>,
         vars: Vec<VarFacts>,
         buffers: Vec<BufferUse>,
+        features: Features,
     ) -> Self {
         Self {
             program,
@@ -176,7 +178,28 @@ impl<'p> Validated<'p> {
             nodes,
             vars,
             buffers,
+            features,
         }
+    }
+
+    /// The optional device features the program uses (subgroup operations, `f16`, 64-bit
+    /// integers): a backend whose device lacks one must refuse the program before running it.
+    ///
+    /// ```
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Features, Node, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("o", Expr::gid_x(), Expr::u32(1))],
+    /// );
+    /// let validated = vyre_foundation::validate(&program)?;
+    /// assert_eq!(validated.features(), Features::NONE);
+    /// # Ok::<(), vyre_foundation::validate::ValidationErrors>(())
+    /// ```
+    #[must_use]
+    pub fn features(&self) -> Features {
+        self.features
     }
 
     /// The validated program.

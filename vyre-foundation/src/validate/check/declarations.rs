@@ -37,6 +37,7 @@ impl Checker<'_> {
 
     pub(super) fn check_declaration(&mut self, path: String, i: usize, buffer: &BufferDecl) {
         let earlier = &self.program.buffers[..i];
+        self.needs(crate::ir::Features::of_type(buffer.element));
         if !is_identifier(&buffer.name) {
             self.error_at(
                 path.clone(),
