@@ -21,6 +21,7 @@ pub(crate) struct RawAddOne {
     gathered: Vec<u8>,
     dst: Vec<u8>,
     results: Vec<Vec<u8>>,
+    zeros: Vec<u8>,
 }
 
 impl RawAddOne {
@@ -41,17 +42,50 @@ impl RawAddOne {
             gathered: Vec::with_capacity((n * 4) as usize),
             dst: Vec::with_capacity((n * 4) as usize),
             results: Vec::new(),
+            zeros: Vec::new(),
         })
     }
 
     /// Uploads `words`, runs one dispatch over all of them and reads the results back.
     pub(crate) fn run_words(&mut self, gpu: &Gpu, words: &[u8]) -> BenchResult<&[u8]> {
+        self.run_words_with(gpu, words, Extras::default())
+    }
+
+    /// [`RawAddOne::run_words`] plus some of the steps vyre's dispatch takes that this one does
+    /// not, to attribute vyre's extra latency step by step.
+    pub(crate) fn run_words_with(
+        &mut self,
+        gpu: &Gpu,
+        words: &[u8],
+        extras: Extras,
+    ) -> BenchResult<&[u8]> {
+        let scopes = extras.error_scopes.then(|| {
+            let validation = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let oom = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            (oom, validation)
+        });
         gpu.queue.write_buffer(&self.input, 0, words);
+        if extras.zero_output_by_write {
+            self.zeros.resize((self.n * 4) as usize, 0);
+            gpu.queue.write_buffer(&self.out, 0, &self.zeros);
+        }
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        if extras.clear_output {
+            encoder.clear_buffer(&self.out, 0, None);
+        }
         let grid = [self.n.div_ceil(64) as u32, 1, 1];
         Gpu::record(&mut encoder, &self.kernel, &self.group, grid);
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.staging, 0, self.n * 4);
         gpu.queue.submit([encoder.finish()]);
+        if let Some((oom, validation)) = scopes {
+            let errors = [
+                pollster::block_on(oom.pop()),
+                pollster::block_on(validation.pop()),
+            ];
+            if let Some(e) = errors.into_iter().flatten().next() {
+                return Err(format!("raw add one: {e}"));
+            }
+        }
         gpu.read_back(&self.staging, self.n * 4, &mut self.dst)?;
         Ok(&self.dst)
     }
@@ -74,6 +108,18 @@ impl RawAddOne {
     pub(crate) fn results(&self) -> &[Vec<u8>] {
         &self.results
     }
+}
+
+/// Steps of vyre's dispatch added to the raw round trip one at a time (see `round_trip`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Extras {
+    /// Zero the output with `clear_buffer` before the dispatch (vyre's outputs start at zero).
+    pub(crate) clear_output: bool,
+    /// Zero the output with `queue.write_buffer` of zeros instead (an upload beside the input's).
+    pub(crate) zero_output_by_write: bool,
+    /// Push and pop a validation and an out-of-memory error scope around the submit (how vyre
+    /// classifies a failed launch).
+    pub(crate) error_scopes: bool,
 }
 
 /// A prepared streaming kernel over three equal buffers `a`, `b`, `out` (vec4 WGSL).

@@ -208,11 +208,22 @@ const COPY_THREADS: usize = 8;
 /// output's pages fault on their first touch, and a single thread filling them reaches only
 /// 1.5-1.8 GB/s on the H200's host (against 10-12 GB/s into memory already touched; `vyre-bench
 /// --only link`), so the faults are spread over threads.
+///
+/// The thread count is asked of the system once per process, and only for a large copy:
+/// `available_parallelism` reads cgroup files on Linux, and asking it on every read-back made a
+/// one-word round trip on lavapipe ~75 us of CPU slower (`perf`, 2026-12-04).
 fn copy_parallel(dst: &mut [u8], src: &[u8]) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(COPY_THREADS);
-    if src.len() < PARALLEL_COPY_BYTES || threads < 2 || dst.len() != src.len() {
+    if src.len() < PARALLEL_COPY_BYTES || dst.len() != src.len() {
+        dst.copy_from_slice(src);
+        return;
+    }
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let threads = *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(COPY_THREADS)
+    });
+    if threads < 2 {
         dst.copy_from_slice(src);
         return;
     }

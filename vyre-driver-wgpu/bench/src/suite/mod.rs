@@ -11,7 +11,7 @@ use vyre_driver_wgpu::WgpuBackend;
 use crate::Options;
 use crate::gpu::{BenchResult, Gpu};
 use crate::measure::{self, Reps};
-use crate::raw::RawAddOne;
+use crate::raw::{Extras, RawAddOne};
 use crate::report::{Goal, Measure, Row, Stat};
 use crate::stats::Summary;
 use crate::vyre::VyreCase;
@@ -212,6 +212,67 @@ impl<'g> Suite<'g> {
             alone,
             None,
         ));
+        self.round_trip_steps(&mut raw, &raw_alone)
+    }
+
+    /// The raw round trip again with vyre's extra steps added one at a time, each measured alone
+    /// against the plain raw round trip: what each step costs on this device. In these rows the
+    /// first time column is the raw round trip with the step, not vyre.
+    fn round_trip_steps(&mut self, raw: &mut RawAddOne, plain: &[f64]) -> BenchResult<()> {
+        let gpu = self.gpu;
+        let base = RowBase {
+            workload: "roundtrip",
+            case: "1 u32, raw with one of vyre's steps".into(),
+            baseline_name: "raw",
+        };
+        let steps = [
+            (
+                "raw + clear_buffer of the output, alone",
+                Extras {
+                    clear_output: true,
+                    ..Extras::default()
+                },
+            ),
+            (
+                "raw + zeros written to the output with write_buffer, alone",
+                Extras {
+                    zero_output_by_write: true,
+                    ..Extras::default()
+                },
+            ),
+            (
+                "raw + two error scopes, alone",
+                Extras {
+                    error_scopes: true,
+                    ..Extras::default()
+                },
+            ),
+            (
+                "raw + both, alone",
+                Extras {
+                    clear_output: true,
+                    error_scopes: true,
+                    ..Extras::default()
+                },
+            ),
+        ];
+        for (figure, extras) in steps {
+            let mut counter = 0u64;
+            let mut step = || {
+                let value = workloads::word(5, counter);
+                counter += 1;
+                let out = raw.run_words_with(gpu, &value.to_le_bytes(), extras)?;
+                workloads::verify_sample("raw round trip with a step", out, 1, 1, |_| {
+                    value.wrapping_add(1)
+                })
+            };
+            let with_step = measure::interleave(self.reps(), &mut [&mut step])?
+                .pop()
+                .unwrap_or_default();
+            let sides = (Some(with_step.as_slice()), Some(plain));
+            self.rows
+                .push(base.row(figure, Measure::Time, Stat::P50, sides, None));
+        }
         Ok(())
     }
 
