@@ -25,8 +25,8 @@ pub(crate) struct Lowerer<'v, 'p> {
     /// The naga local (a pointer expression) of each program variable, by
     /// [`vyre_foundation::validate::VarId`], once its declaration is lowered.
     pub(crate) locals: Vec<Option<Handle<Expression>>>,
-    /// The memory scope of every barrier (see `barrier`).
-    pub(crate) barrier: naga::Barrier,
+    /// The memory scope of each barrier (see `barrier`).
+    pub(crate) barriers: super::barrier::BarrierScopes,
     /// The proofs that let an access go unguarded (see `bounds`).
     pub(crate) bounds: super::bounds::Bounds,
     /// While a vectorised module's full-row path lowers one lane: that lane and the rows.

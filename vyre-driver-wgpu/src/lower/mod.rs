@@ -175,7 +175,7 @@ pub(crate) fn lower(
         globals: buffers,
         prologue,
         locals: vec![None; evidence.vars().len()],
-        barrier: barrier::barrier_scope(evidence),
+        barriers: barrier::BarrierScopes::of(program),
         bounds,
         lanes: None,
     };

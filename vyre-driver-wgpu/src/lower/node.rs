@@ -92,7 +92,10 @@ impl Lowerer<'_, '_> {
                 let inner = self.nested_body(block, body)?;
                 self.fb.stmt(block, Statement::Block(inner));
             }
-            Node::Barrier => self.fb.stmt(block, Statement::ControlBarrier(self.barrier)),
+            Node::Barrier => {
+                let scope = self.barriers.scope(node);
+                self.fb.stmt(block, Statement::ControlBarrier(scope));
+            }
             Node::Return => self.fb.stmt(block, Statement::Return { value: None }),
             // Both leave the innermost naga loop, which is always the IR's innermost loop: the
             // lane loop of the vectorised form wraps the whole body, never a statement inside a
