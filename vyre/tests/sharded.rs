@@ -633,3 +633,61 @@ fn a_member_a_hundred_times_slower_takes_few_items() {
     );
     assert!(stats[0].batch_rate < stats[1].batch_rate, "{stats:?}");
 }
+
+#[test]
+fn random_programs_agree_with_the_reference_when_split_over_two_members() {
+    use vyre_conformance::fuzz::{self, FuzzOptions};
+    let members: Vec<Box<dyn VyreBackend>> = vec![
+        Box::new(ReferenceBackend::new()),
+        Box::new(ReferenceBackend::new()),
+    ];
+    let sharded = Sharded::new(members).unwrap().with_split_threshold(1);
+    let options = FuzzOptions {
+        cases: 1500,
+        seed: 20,
+        regressions_dir: Some(std::env::temp_dir().join("vyre-fuzz-regressions-sharded")),
+        batch: 128,
+        ..FuzzOptions::default()
+    };
+    // The fuzzer gives every dispatch an execution budget, and a budget keeps a dispatch whole
+    // (ranges would spend it differently); the wrapper lifts it on the sharded side (the
+    // generated programs terminate, and the timeout still holds).
+    let unbudgeted = Unbudgeted(&sharded);
+    let summary = fuzz::run(&options, &ReferenceBackend::new(), &unbudgeted, &|_| {});
+    let reports: Vec<String> = summary.mismatches.iter().map(|m| m.report()).collect();
+    assert!(reports.is_empty(), "{}", reports.join("\n\n"));
+    assert_eq!(summary.programs, 1500);
+    let pieces: u64 = sharded.stats().iter().map(|m| m.pieces).sum();
+    eprintln!(
+        "{pieces} ranges over {} programs: {:?}",
+        summary.programs,
+        sharded.stats()
+    );
+    assert!(
+        pieces > 0,
+        "no random program was split: {:?}",
+        sharded.stats()
+    );
+}
+
+/// `Sharded` with the execution budget (`fuel`) of every dispatch lifted.
+struct Unbudgeted<'a>(&'a Sharded);
+
+impl VyreBackend for Unbudgeted<'_> {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities()
+    }
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let mut config = config.clone();
+        config.fuel = None;
+        self.0.dispatch(program, inputs, &config)
+    }
+}
