@@ -142,6 +142,101 @@ impl WgpuBackend {
         Ok(Self::with_state(instance, options.clone(), state))
     }
 
+    /// One backend per usable adapter of this machine, best first: every GPU (each physical device
+    /// once, even when it shows up on several wgpu backends), or the CPU drivers when there is no
+    /// GPU. `VYRE_WGPU_ADAPTER=<substring>` filters them as it does for [`WgpuBackend::acquire`].
+    /// Hand them to `vyre::Sharded` to spread work over every GPU of a host.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::NoDevice`] when no adapter is usable or an adapter refuses its device.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// match WgpuBackend::acquire_all() {
+    ///     Ok(all) => {
+    ///         assert!(!all.is_empty()); // never an empty list: no adapter is an error
+    ///         for backend in &all {
+    ///             println!("{}", backend.adapter_name());
+    ///         }
+    ///     }
+    ///     Err(e) => println!("no adapter here: {e}"),
+    /// }
+    /// ```
+    pub fn acquire_all() -> Result<Vec<Self>, BackendError> {
+        Self::acquire_all_with(&AdapterOptions::default())
+    }
+
+    /// [`WgpuBackend::acquire_all`] as `options` say (power preference, a name filter, the disk
+    /// pipeline cache).
+    ///
+    /// # Errors
+    ///
+    /// As [`WgpuBackend::acquire_all`].
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend};
+    ///
+    /// // Every adapter whose name contains "nvidia".
+    /// let options = AdapterOptions::new().with_name("nvidia");
+    /// match WgpuBackend::acquire_all_with(&options) {
+    ///     Ok(all) => println!("{} NVIDIA device(s)", all.len()),
+    ///     Err(e) => assert_eq!(e.kind_name(), "NoDevice"),
+    /// }
+    /// ```
+    pub fn acquire_all_with(options: &AdapterOptions) -> Result<Vec<Self>, BackendError> {
+        let _turn = Turn::take();
+        let instance = device::new_instance();
+        device::usable_adapters(&instance, options)?
+            .into_iter()
+            .map(|adapter| {
+                let state = device::open(adapter, 0, &options.pipeline_cache)?;
+                Ok(Self::with_state(instance.clone(), options.clone(), state))
+            })
+            .collect()
+    }
+
+    /// `count` backends, each with a device of its own, all on the adapter [`WgpuBackend::acquire_with`]
+    /// would open: independent devices (own queue, pipeline cache, buffer pool and device-loss
+    /// recovery) that share one physical device. For sharding on a machine with one adapter (a test
+    /// on lavapipe, the harness on one GPU); they add no compute a single backend lacks.
+    ///
+    /// # Errors
+    ///
+    /// As [`WgpuBackend::acquire_with`]; [`BackendError::InvalidConfig`] for a `count` of zero.
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend};
+    ///
+    /// let Ok(two) = WgpuBackend::acquire_devices(&AdapterOptions::new(), 2) else { return Ok(()) };
+    /// assert_eq!(two.len(), 2);
+    /// // Independent devices: losing one leaves the other as it was.
+    /// two[0].force_device_lost()?;
+    /// assert!(two[0].device_lost() && !two[1].device_lost());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    pub fn acquire_devices(
+        options: &AdapterOptions,
+        count: usize,
+    ) -> Result<Vec<Self>, BackendError> {
+        if count == 0 {
+            return Err(BackendError::invalid_config(
+                "acquire_devices was asked for 0 devices. Fix: ask for at least one.",
+            ));
+        }
+        let _turn = Turn::take();
+        let instance = device::new_instance();
+        let adapter = device::pick_adapter(&instance, options)?;
+        (0..count)
+            .map(|_| {
+                let state = device::open(adapter.clone(), 0, &options.pipeline_cache)?;
+                Ok(Self::with_state(instance.clone(), options.clone(), state))
+            })
+            .collect()
+    }
+
     /// A backend on a device the application opened itself, so vyre's dispatches and the
     /// application's own passes share it (and its buffers: see [`WgpuBackend::import_buffer`] and
     /// [`WgpuBackend::wgpu_buffer`]). Caches and pools work as usual. vyre installs its own
@@ -644,6 +739,17 @@ impl VyreBackend for WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         self.with_recovery(|| self.execute_once(program, plan, inputs, config))
+    }
+
+    /// Every item through one coalesced pipeline in the fewest launches (`engine`'s
+    /// `WgpuBackend::run_batch`), with each item's results exactly those of its own `dispatch`.
+    fn dispatch_batch(
+        &self,
+        program: &Program,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+        self.run_batch(program, items, config)
     }
 
     fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {

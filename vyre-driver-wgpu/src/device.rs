@@ -263,6 +263,48 @@ pub(crate) fn pick_adapter(
     }
 }
 
+/// Every adapter [`crate::WgpuBackend::acquire_all_with`] opens: the candidates of `options`, best
+/// first, one per physical device (the first backend a device shows up on, by vendor, device id
+/// and PCI bus), and no CPU driver when a GPU is among them (a CPU driver beside GPUs would only
+/// hold the GPUs back). Errors as [`pick_adapter`] when there is no candidate.
+pub(crate) fn usable_adapters(
+    instance: &wgpu::Instance,
+    options: &AdapterOptions,
+) -> Result<Vec<wgpu::Adapter>, BackendError> {
+    let best = pick_adapter(instance, options)?;
+    let (adapters, _) = ranked(instance, options);
+    let any_gpu = matches!(
+        best.get_info().device_type,
+        wgpu::DeviceType::DiscreteGpu
+            | wgpu::DeviceType::IntegratedGpu
+            | wgpu::DeviceType::VirtualGpu
+    );
+    let mut seen: Vec<(u32, u32, String, String)> = Vec::new();
+    let mut usable = Vec::new();
+    for (adapter, excluded) in adapters {
+        let info = adapter.get_info();
+        if excluded.is_some() || (any_gpu && info.device_type == wgpu::DeviceType::Cpu) {
+            continue;
+        }
+        // Without a PCI bus id (software drivers) the name tells devices apart.
+        let key = (
+            info.vendor,
+            info.device,
+            info.device_pci_bus_id.clone(),
+            if info.device_pci_bus_id.is_empty() {
+                info.name.clone()
+            } else {
+                String::new()
+            },
+        );
+        if !seen.contains(&key) {
+            seen.push(key);
+            usable.push(adapter);
+        }
+    }
+    Ok(usable)
+}
+
 /// One adapter wgpu sees, and what vyre makes of it (see [`list_adapters`]).
 ///
 /// ```

@@ -280,6 +280,52 @@ pub trait VyreBackend: Send + Sync {
         self.execute(&validated, &plan, inputs, config)
     }
 
+    /// Runs `program` once per item of `items`, each item being the inputs of one
+    /// [`VyreBackend::dispatch`] (one byte vector per input buffer), and returns one output set per
+    /// item, in the items' order: exactly what `dispatch` returns for each item on its own.
+    ///
+    /// The entry point for queues of many small independent work items. Provided: one `dispatch`
+    /// per item, in order, stopping at the first error. A backend overrides it when it can run
+    /// many items at once (the wgpu backend runs them through one coalesced pipeline, in the
+    /// fewest launches); `vyre::Sharded` splits the items across its members.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch`]: the first failing item's error (the provided method runs the
+    /// items in order, so that is the failing item with the lowest index).
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// // `y[i] = x[i] + 1` over one-word items.
+    /// let increment = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("x", 0, DataType::U32).with_count(1),
+    ///         BufferDecl::output("y", 1, DataType::U32).with_count(1),
+    ///     ],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("y", Expr::gid_x(), Expr::add(Expr::load("x", Expr::gid_x()), Expr::u32(1)))],
+    /// );
+    /// let items: Vec<Vec<Vec<u8>>> = (0..5u32).map(|v| vec![v.to_le_bytes().to_vec()]).collect();
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let outputs = backend.dispatch_batch(&increment, &items, &DispatchConfig::default())?;
+    /// assert_eq!(outputs.len(), 5);
+    /// assert_eq!(outputs[4], vec![5u32.to_le_bytes().to_vec()]); // one output set per item
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn dispatch_batch(
+        &self,
+        program: &Program,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+        items
+            .iter()
+            .map(|inputs| self.dispatch(program, inputs, config))
+            .collect()
+    }
+
     /// The backend's own part of [`VyreBackend::dispatch`]: runs a validated program whose inputs
     /// `plan` has checked (`plan.buffers[j].input` indexes `inputs`), and returns one byte vector per
     /// `output` buffer, in declaration order, trimmed to its output byte range.
@@ -633,6 +679,15 @@ impl<B: VyreBackend + ?Sized> VyreBackend for Box<B> {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         (**self).execute(program, plan, inputs, config)
+    }
+
+    fn dispatch_batch(
+        &self,
+        program: &Program,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+        (**self).dispatch_batch(program, items, config)
     }
 
     fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {

@@ -62,6 +62,7 @@
 //! [`validate()`] checks names, types, buffer declarations, writability, atomics, the uniformity of
 //! barriers and nesting limits, and reports every error with a path and a `Fix:`.
 
+pub mod elementwise;
 pub mod ir;
 pub mod validate;
 mod visit;

@@ -80,8 +80,10 @@ pub mod ir {
 }
 
 mod select;
+mod sharded;
 
 pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, select};
+pub use sharded::{DEFAULT_SPLIT_THRESHOLD, MemberStats, Sharded};
 pub use typed::VyreBackendExt;
 pub use vyre_driver::{
     BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, Step, VyreBackend,

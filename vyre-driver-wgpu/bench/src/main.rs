@@ -58,6 +58,13 @@ pub(crate) struct Options {
     pub(crate) same_device: bool,
     /// No progress on stderr.
     pub(crate) quiet: bool,
+    /// Devices in the `sharded` workload's `Sharded` backend: 0 for every adapter of the host
+    /// (two devices on the one adapter when there is only one).
+    pub(crate) devices: usize,
+    /// Bytes per buffer of the `sharded` workload's elementwise add.
+    pub(crate) shard_bytes: u64,
+    /// Items in the `sharded` workload's queue.
+    pub(crate) shard_items: usize,
 }
 
 /// The command line as clap sees it; [`Args::into_options`] applies `--quick`'s defaults.
@@ -66,7 +73,9 @@ pub(crate) struct Options {
     name = "vyre-bench",
     version,
     about = "vyre against hand-written raw wgpu, side by side, on the same device in the same run.",
-    after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache.\n\n\
+    after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache; \
+                  and, only with --only, sharded (a 10 000-item queue and a --shard-bytes add over \
+                  --devices devices against one device).\n\n\
                   Exit codes:\n  0  the figures were measured and printed\n  1  a measurement or \
                   the device failed\n  2  a usage error"
 )]
@@ -101,6 +110,17 @@ struct Args {
     /// No progress bar or progress lines on stderr.
     #[arg(long)]
     quiet: bool,
+    /// `sharded` workload: devices to shard over; 0 takes every adapter of the host, or two
+    /// devices on the one adapter when there is only one [default: 0].
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    devices: usize,
+    /// `sharded` workload: bytes per buffer of the elementwise add [default: 4G, or 64M with
+    /// --quick].
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    shard_bytes: Option<u64>,
+    /// `sharded` workload: items in the queue [default: 10000].
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    shard_items: usize,
 }
 
 impl Args {
@@ -118,6 +138,11 @@ impl Args {
             show_programs: self.show_programs,
             same_device: self.same_device,
             quiet: self.quiet,
+            devices: self.devices,
+            shard_bytes: self
+                .shard_bytes
+                .unwrap_or(if quick { 64 * MIB } else { 4096 * MIB }),
+            shard_items: self.shard_items.max(1),
         }
     }
 }

@@ -29,6 +29,10 @@ pub(crate) enum Workload {
     Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
     DiskCache,
+    /// `vyre::Sharded` over several devices against one device: a 10 000-item queue and a large
+    /// elementwise add (`--shard-bytes`). Not in the default run (it allocates gigabytes); pick it
+    /// with `--only sharded`.
+    Sharded,
 }
 
 impl Workload {
@@ -45,6 +49,20 @@ impl Workload {
         Workload::DiskCache,
     ];
 
+    /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
+    pub(crate) const NAMED: [Workload; 10] = [
+        Workload::RoundTrip,
+        Workload::Bandwidth,
+        Workload::Fused,
+        Workload::Reduction,
+        Workload::Coalesced,
+        Workload::Compile,
+        Workload::Chain,
+        Workload::Link,
+        Workload::DiskCache,
+        Workload::Sharded,
+    ];
+
     /// The name used on the command line and in the report.
     pub(crate) const fn name(self) -> &'static str {
         match self {
@@ -57,16 +75,17 @@ impl Workload {
             Workload::Chain => "chain",
             Workload::Link => "link",
             Workload::DiskCache => "diskcache",
+            Workload::Sharded => "sharded",
         }
     }
 
     /// The workload called `name`.
     pub(crate) fn parse(name: &str) -> BenchResult<Self> {
-        Self::ALL
+        Self::NAMED
             .into_iter()
             .find(|w| w.name() == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|w| w.name()).collect();
+                let names: Vec<&str> = Self::NAMED.iter().map(|w| w.name()).collect();
                 format!(
                     "unknown workload `{name}`. Fix: pick from {}.",
                     names.join(", ")
@@ -412,7 +431,7 @@ mod tests {
 
     #[test]
     fn workload_names_round_trip_and_unknown_names_fail() {
-        for w in Workload::ALL {
+        for w in Workload::NAMED {
             assert_eq!(Workload::parse(w.name()), Ok(w));
         }
         let err = Workload::parse("nope").unwrap_err();

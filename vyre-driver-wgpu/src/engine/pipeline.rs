@@ -142,6 +142,23 @@ impl WgpuBackend {
     /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
     /// that may run packed takes; the coalesced form is what any other takes, and whether the
     /// program may run packed was recorded from its evidence when it was compiled.
+    /// The wgpu backend's `VyreBackend::dispatch_batch`: the items through the pipeline
+    /// [`WgpuBackend::compile_persistent`] makes, with [`WgpuPipeline::dispatch_coalesced`].
+    /// Defined here, with the engine, because the backend layer below cannot name it.
+    pub(crate) fn run_batch(
+        &self,
+        program: &Program,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+        if items.is_empty() {
+            // As the provided method: no item, no dispatch, nothing to check.
+            return Ok(Vec::new());
+        }
+        self.compile_persistent(program, config)?
+            .dispatch_coalesced(items, config)
+    }
+
     fn cached_form(
         &self,
         program: &Program,

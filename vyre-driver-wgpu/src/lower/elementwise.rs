@@ -17,60 +17,20 @@
 //! workgroups, each launched with its buffers bound from its first `gid.x` on, runs every invocation
 //! with the builtins and element values it has in one launch, in any order of the launches.
 
-use vyre_foundation::ir::{BufferAccess, Expr, Node};
 use vyre_foundation::validate::Validated;
 
-use super::packed::{GidAliases, walk};
-
-/// True when the validated program is elementwise (see the module docs). A missing fact counts as
-/// not elementwise, which keeps the always-correct single launch.
+/// True when the validated program is elementwise (see the module docs). The rule is
+/// `vyre_foundation::elementwise::is_elementwise`, which `vyre::Sharded` also uses to cut a
+/// dispatch across devices; a missing fact counts as not elementwise, which keeps the
+/// always-correct single launch.
 pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
-    let program = evidence.program();
-    if program
-        .buffers
-        .iter()
-        .any(|b| b.access == BufferAccess::Uniform)
-    {
-        return false;
-    }
-    let mut aliases = GidAliases::default();
-    walk(&program.body, &mut |node| aliases.note(evidence, node));
-    let at_gid = |index: &Expr| aliases.at_gid(evidence, index);
-    let shared = |id: Result<vyre_foundation::validate::BufferId, _>| {
-        id.ok()
-            .and_then(|b| program.buffers.get(b.index()))
-            .map(|b| b.access == BufferAccess::Workgroup)
-    };
-    let mut ok = true;
-    walk(&program.body, &mut |node| {
-        if let Node::Store { index, .. } | Node::Atomic { index, .. } = node {
-            match shared(evidence.node_buffer(node)) {
-                Some(true) => {}
-                Some(false) => ok &= at_gid(index),
-                None => ok = false,
-            }
-        }
-        for root in node.exprs() {
-            let mut stack = vec![root];
-            while let Some(expr) = stack.pop() {
-                if let Expr::Load { index, .. } | Expr::Atomic { index, .. } = expr {
-                    match shared(evidence.buffer_of(expr)) {
-                        Some(true) => {}
-                        Some(false) => ok &= at_gid(index),
-                        None => ok = false,
-                    }
-                }
-                stack.extend(expr.children());
-            }
-        }
-    });
-    ok
+    vyre_foundation::elementwise::is_elementwise(evidence)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Program};
+    use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 
     fn check(extra: Vec<BufferDecl>, body: Vec<Node>) -> bool {
         let mut buffers = vec![

@@ -22,6 +22,7 @@ mod chain;
 pub(crate) mod disk;
 mod launches;
 mod link;
+mod sharded;
 mod streaming;
 
 /// The rows and notes of one run.
@@ -146,6 +147,7 @@ impl<'g> Suite<'g> {
             Workload::Chain => self.chain(),
             Workload::Link => self.link(),
             Workload::DiskCache => self.disk_cache(),
+            Workload::Sharded => self.sharded(),
         }
     }
 
