@@ -354,10 +354,10 @@ impl VyreBackend for Flaky {
 
 #[test]
 fn a_member_that_loses_its_device_mid_batch_recovers_and_its_chunk_runs_again() {
-    let members: Vec<Box<dyn VyreBackend>> = vec![
-        Box::new(ReferenceBackend::new()),
-        Box::new(Flaky::new(5, true)),
-    ];
+    // The healthy member is slowed so that it cannot drain the whole batch before the flaky
+    // member's thread takes its first chunk (it did, on a loaded machine).
+    let members: Vec<Box<dyn VyreBackend>> =
+        vec![Box::new(Slow::new(1)), Box::new(Flaky::new(5, true))];
     let sharded = Sharded::new(members).unwrap();
     let items = batch_items(400);
     let got = sharded
@@ -373,10 +373,11 @@ fn a_member_that_loses_its_device_mid_batch_recovers_and_its_chunk_runs_again() 
 
 #[test]
 fn a_member_that_cannot_recover_is_dropped_and_the_batch_still_completes() {
+    // Slowed healthy members, as above: the flaky one must get work to fail at.
     let members: Vec<Box<dyn VyreBackend>> = vec![
         Box::new(Flaky::new(3, false)),
-        Box::new(ReferenceBackend::new()),
-        Box::new(ReferenceBackend::new()),
+        Box::new(Slow::new(1)),
+        Box::new(Slow::new(1)),
     ];
     let sharded = Sharded::new(members).unwrap();
     let items = batch_items(500);
@@ -590,6 +591,15 @@ fn members_of_very_different_speeds_give_exact_results() {
 struct Slow {
     inner: ReferenceBackend,
     delay: std::time::Duration,
+}
+
+impl Slow {
+    fn new(delay_ms: u64) -> Self {
+        Self {
+            inner: ReferenceBackend::new(),
+            delay: std::time::Duration::from_millis(delay_ms),
+        }
+    }
 }
 
 impl VyreBackend for Slow {

@@ -43,9 +43,10 @@ impl BarrierScopes {
         for barrier in &walk.barriers {
             let in_loop = |i: usize| barrier.outer_loop.is_some_and(|(s, e)| i >= s && i < e);
             let written_before = |buffer: usize| {
-                events.iter().enumerate().any(|(i, e)| {
-                    (i < barrier.at || in_loop(i)) && *e == Event::Write(buffer)
-                })
+                events
+                    .iter()
+                    .enumerate()
+                    .any(|(i, e)| (i < barrier.at || in_loop(i)) && *e == Event::Write(buffer))
             };
             let read_after = events.iter().enumerate().filter_map(|(i, e)| match e {
                 Event::Read(buffer) if i > barrier.at || in_loop(i) => Some(*buffer),
@@ -350,12 +351,7 @@ mod tests {
             Expr::u32(2),
             vec![
                 Node::store("wg", Expr::local_x(), Expr::load("rw", Expr::u32(0))),
-                Node::loop_for(
-                    "k",
-                    Expr::u32(0),
-                    Expr::u32(3),
-                    vec![Node::barrier()],
-                ),
+                Node::loop_for("k", Expr::u32(0), Expr::u32(3), vec![Node::barrier()]),
                 Node::store("rw", Expr::gid_x(), Expr::var("j")),
             ],
         )];

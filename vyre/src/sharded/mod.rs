@@ -377,6 +377,18 @@ impl VyreBackend for Sharded {
             .collect();
         caps.is_gpu = !all.is_empty() && all.iter().all(|c| c.is_gpu);
         caps.timestamps = !all.is_empty() && all.iter().all(|c| c.timestamps);
+        // An optional feature only when every member has it: a program may land on any of them.
+        caps.subgroups = !all.is_empty() && all.iter().all(|c| c.subgroups);
+        caps.f16 = !all.is_empty() && all.iter().all(|c| c.f16);
+        caps.int64 = !all.is_empty() && all.iter().all(|c| c.int64);
+        caps.int64_atomics = !all.is_empty() && all.iter().all(|c| c.int64_atomics);
+        if caps.subgroups {
+            // Any size some member may use.
+            caps.subgroup_sizes = [
+                all.iter().map(|c| c.subgroup_sizes[0]).min().unwrap_or(0),
+                all.iter().map(|c| c.subgroup_sizes[1]).max().unwrap_or(0),
+            ];
+        }
         for c in &all {
             caps.max_workgroups_per_dimension = caps
                 .max_workgroups_per_dimension
