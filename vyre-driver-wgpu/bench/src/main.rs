@@ -111,14 +111,14 @@ struct Args {
     #[arg(long)]
     quiet: bool,
     /// `sharded` workload: devices to shard over; 0 takes every adapter of the host, or two
-    /// devices on the one adapter when there is only one [default: 0].
+    /// devices on the one adapter when there is only one.
     #[arg(long, value_name = "N", default_value_t = 0)]
     devices: usize,
     /// `sharded` workload: bytes per buffer of the elementwise add [default: 4G, or 64M with
     /// --quick].
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     shard_bytes: Option<u64>,
-    /// `sharded` workload: items in the queue [default: 10000].
+    /// `sharded` workload: items in the queue.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     shard_items: usize,
 }
