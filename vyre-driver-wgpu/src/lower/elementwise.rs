@@ -26,10 +26,12 @@ use super::packed::{GidAliases, walk};
 /// not elementwise, which keeps the always-correct single launch.
 pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
     let program = evidence.program();
+    // A split cuts bindings at element offsets counted in 32-bit words (`backend::split`): f16 and
+    // 64-bit buffers are never split, so a dispatch over the binding limit is refused instead.
     if program
         .buffers
         .iter()
-        .any(|b| b.access == BufferAccess::Uniform)
+        .any(|b| b.access == BufferAccess::Uniform || !b.element.is_word())
     {
         return false;
     }
