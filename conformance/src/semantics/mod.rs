@@ -46,7 +46,9 @@ pub use memory::{
     runtime_sized_buffers,
 };
 pub use tolerance::{flushed, indeterminate, ulp_at, ulp_distance, ulp_error, within_ulps};
-pub use wide::{cast_64, f16_exact_operations, integer_binary_64, integer_compare_and_unary_64};
+pub use wide::{
+    atomic_64, cast_64, f16_exact_operations, integer_binary_64, integer_compare_and_unary_64,
+};
 pub use workgroup::{
     grid_in_y_and_z, workgroup_shape_4x4x4, workgroup_shape_8x8, workgroup_tree_reduction,
 };
@@ -143,6 +145,7 @@ macro_rules! semantics_suite {
             integer_compare_and_unary_64
             cast_64
             f16_exact_operations
+            atomic_64
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {
