@@ -433,10 +433,20 @@ impl Lowerer<'_, '_> {
                 let clamped = self.fb.math(block, M::Clamp, &[a, lo, hi]);
                 self.convert(block, clamped, to)
             }
+            _ if from.is_integer() && to.is_integer() && from.bits() > to.bits() => {
+                // Truncation: keep the low word as a u64, then convert it, in range, to u32. Written
+                // so even on a literal it never asks WGSL for an out-of-range constant conversion
+                // (a shader-creation error), and reinterpreted for an i32 target.
+                let bits = self.reinterpret(block, a, scalar_kind(from), ScalarKind::Uint);
+                let mask = self.lit(block, NagaLiteral::U64(0xffff_ffff));
+                let low = self.fb.binary(block, B::And, bits, mask);
+                let word = self.convert(block, low, DataType::U32);
+                self.reinterpret(block, word, ScalarKind::Uint, scalar_kind(to))
+            }
             _ if from.is_integer() && to.is_integer() && from.bits() != to.bits() => {
-                // Change the width in the source's signedness (sign- or zero-extension, or
-                // truncation), then reinterpret: naga picks the extension by the target's
-                // signedness, which would sign-extend a u32 into an i64.
+                // Widening in the source's signedness (sign- or zero-extension), then a
+                // reinterpretation: naga picks the extension by the target's signedness, which
+                // would sign-extend a u32 into an i64.
                 let resized = self.fb.expr(
                     block,
                     Expression::As {
@@ -445,22 +455,32 @@ impl Lowerer<'_, '_> {
                         convert: Some(to.size_bytes() as u8),
                     },
                 );
-                if scalar_kind(from) == scalar_kind(to) {
-                    resized
-                } else {
-                    self.fb.expr(
-                        block,
-                        Expression::As {
-                            expr: resized,
-                            kind: scalar_kind(to),
-                            convert: None,
-                        },
-                    )
-                }
+                self.reinterpret(block, resized, scalar_kind(from), scalar_kind(to))
             }
             // Integer to float, float to float, and integers of one width.
             _ => self.convert(block, a, to),
         }
+    }
+
+    /// `a`, of kind `from`, reinterpreted as the integer kind `kind` of its width.
+    fn reinterpret(
+        &mut self,
+        block: &mut Block,
+        a: Handle<Expression>,
+        from: ScalarKind,
+        kind: ScalarKind,
+    ) -> Handle<Expression> {
+        if from == kind {
+            return a;
+        }
+        self.fb.expr(
+            block,
+            Expression::As {
+                expr: a,
+                kind,
+                convert: None,
+            },
+        )
     }
 
     fn convert(
