@@ -138,9 +138,7 @@ fn version_2_bytes_cannot_hold_the_new_types() {
     let program = Program::new(vec![], [1, 1, 1], vec![Node::let_bind("x", Expr::u64(7))]);
     let mut bytes = program.to_bytes();
     bytes[4] = 2;
-    let err = Program::from_bytes(&bytes)
-        .err()
-        .expect("a version-2 u64 literal");
+    let err = Program::from_bytes(&bytes).expect_err("a version-2 u64 literal");
     assert!(matches!(err.kind(), WireErrorKind::BadTag { .. }), "{err}");
     let typed = Program::new(
         vec![BufferDecl::read("a", 0, DataType::I64)],
@@ -149,16 +147,12 @@ fn version_2_bytes_cannot_hold_the_new_types() {
     );
     let mut bytes = typed.to_bytes();
     bytes[4] = 1;
-    let err = Program::from_bytes(&bytes)
-        .err()
-        .expect("a version-1 i64 buffer");
+    let err = Program::from_bytes(&bytes).expect_err("a version-1 i64 buffer");
     assert!(matches!(err.kind(), WireErrorKind::BadTag { .. }), "{err}");
     // And version 3 is not accepted for a program that version 1 holds.
     let mut bytes = one_store(DataType::U32, Expr::u32(1)).to_bytes();
     bytes[4] = 3;
-    let err = Program::from_bytes(&bytes)
-        .err()
-        .expect("a non-minimal version");
+    let err = Program::from_bytes(&bytes).expect_err("a non-minimal version");
     assert!(
         matches!(err.kind(), WireErrorKind::VersionNotMinimal { .. }),
         "{err}"

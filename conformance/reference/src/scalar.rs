@@ -104,7 +104,10 @@ fn int_bin32(op: BinKind, a: u32, b: u32) -> u32 {
         // Ordered comparison, as naga emits it: false when either side is NaN.
         BinKind::NeF => {
             let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-            u32::from(x < y || x > y)
+            u32::from(
+                x.partial_cmp(&y)
+                    .is_some_and(|o| o != std::cmp::Ordering::Equal),
+            )
         }
         BinKind::LtF => u32::from(f32::from_bits(a) < f32::from_bits(b)),
         BinKind::LeF => u32::from(f32::from_bits(a) <= f32::from_bits(b)),

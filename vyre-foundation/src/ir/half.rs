@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn f32_to_f16_rounds_as_half_does() {
         // Every f16 and its neighbourhood (ties included), then a stride through all f32 bits.
-        let mut check = |x: f32| {
+        let check = |x: f32| {
             let ours = f32_to_f16_bits(x);
             let theirs = f16::from_f32(x);
             if x.is_nan() {
