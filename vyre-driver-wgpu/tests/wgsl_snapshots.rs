@@ -64,7 +64,10 @@ fn reparse(name: &str, wgsl: &str) {
     });
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
+        // The optional types' capabilities: their snapshots use them, and the others cannot.
+        naga::valid::Capabilities::SHADER_INT64
+            | naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
     )
     .validate(&module)
     .unwrap_or_else(|e| {
@@ -955,4 +958,54 @@ fn atomic_statements() {
         body,
     );
     check("atomic_statements", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn i64_division_remainder_and_shifts() {
+    // The 32-bit rules at 64 bits: `x / 0 = x`, `MIN / -1 = MIN`, `x % 0 = 0`, and shift amounts
+    // (a u32) taken mod 64.
+    let results = vec![
+        Expr::div(x(), Expr::cast(DataType::I64, y())),
+        Expr::rem(x(), Expr::cast(DataType::I64, y())),
+        Expr::shl(x(), y()),
+        Expr::shr(x(), y()),
+    ];
+    let program = slotted(DataType::I64, Some(DataType::U32), DataType::I64, results);
+    check("i64_div_rem_shifts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn sixty_four_bit_casts() {
+    // Widening by the source's signedness, truncation, and f32 saturation at 2^63 - 2^39 and
+    // 2^64 - 2^40.
+    let results = vec![
+        Expr::cast(DataType::U64, Expr::cast(DataType::I32, x())),
+        Expr::cast(DataType::U64, x()),
+        Expr::cast(DataType::U64, Expr::cast(DataType::F32, x())),
+        Expr::bitcast(
+            DataType::U64,
+            Expr::cast(DataType::I64, Expr::cast(DataType::F32, x())),
+        ),
+        Expr::cast(
+            DataType::U64,
+            Expr::cast(DataType::U32, Expr::u64(u64::MAX)),
+        ),
+    ];
+    let program = slotted(DataType::U32, None, DataType::U64, results);
+    check("sixty_four_bit_casts", LaunchForm::Direct, &program);
+}
+
+#[test]
+fn f16_arithmetic_and_casts() {
+    // `enable f16;`, f16 storage, arithmetic in f16, and conversions clamped to +-65504.
+    let h = Expr::cast(DataType::F16, y());
+    let results = vec![
+        Expr::add(x(), Expr::f16(0.5)),
+        Expr::div(x(), h.clone()),
+        Expr::cast(DataType::F16, Expr::cast(DataType::I32, x())),
+        Expr::cast(DataType::F16, Expr::cast(DataType::U64, x())),
+        Expr::select(Expr::lt(x(), h), Expr::f16_bits(0x7c00), x()),
+    ];
+    let program = slotted(DataType::F16, Some(DataType::F32), DataType::F16, results);
+    check("f16_arithmetic_and_casts", LaunchForm::Direct, &program);
 }

@@ -24,9 +24,10 @@ pub(crate) struct Executor<'a, const TRACE: bool> {
     memory: &'a Memory,
     budget: &'a Budget,
     grid: [u32; 3],
-    /// One vector of lane words per register.
-    regs: Vec<Vec<u32>>,
-    workgroup: Vec<Vec<u32>>,
+    /// One vector of lane values per register: every value zero-extended to 64 bits (the bits of a
+    /// 32-bit or 16-bit type in the low bits, the rest zero).
+    regs: Vec<Vec<u64>>,
+    workgroup: Vec<Vec<u64>>,
     retired: Vec<bool>,
     /// Per lane, how it left the current iteration of its innermost loop ([`STAYED`], [`CONTINUED`]
     /// or [`BROKE`]); reset when the loop takes stock after the iteration.
@@ -71,7 +72,7 @@ fn local_id_table(size: [u32; 3], n: usize) -> [Vec<u32>; 3] {
 }
 
 /// `count` zeroed words of workgroup memory; a failed allocation is an error, not an abort.
-fn zeroed_words(count: u32) -> Result<Vec<u32>, BackendError> {
+fn zeroed_words(count: u32) -> Result<Vec<u64>, BackendError> {
     let oom = || {
         BackendError::out_of_memory(format!(
             "the reference backend could not allocate {count} words of workgroup memory. Fix: shrink the workgroup buffers."
@@ -100,12 +101,12 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
         cap: usize,
         buf_lens: &[u32],
     ) -> Result<Self, BackendError> {
-        let mut regs = vec![vec![0u32; cap]; code.num_regs];
+        let mut regs = vec![vec![0u64; cap]; code.num_regs];
         for &(reg, prefill) in &code.prefills {
             let value = match prefill {
                 Prefill::Const(v) => v,
-                Prefill::BufLen(i) => buf_lens.get(i).copied().unwrap_or(0),
-                Prefill::NumWorkgroups(axis) => grid[axis],
+                Prefill::BufLen(i) => u64::from(buf_lens.get(i).copied().unwrap_or(0)),
+                Prefill::NumWorkgroups(axis) => u64::from(grid[axis]),
                 _ => continue,
             };
             regs[reg as usize].fill(value);
@@ -190,9 +191,12 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
                     0 => lanes
                         .iter_mut()
                         .zip(local)
-                        .for_each(|(d, &l)| *d = base.wrapping_add(l)),
-                    1 => lanes.copy_from_slice(local),
-                    _ => lanes.fill(wid),
+                        .for_each(|(d, &l)| *d = u64::from(base.wrapping_add(l))),
+                    1 => lanes
+                        .iter_mut()
+                        .zip(local)
+                        .for_each(|(d, &l)| *d = u64::from(l)),
+                    _ => lanes.fill(u64::from(wid)),
                 }
             }
         }
@@ -309,9 +313,10 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
         body: &Block,
         active: &mut Vec<u32>,
     ) -> Result<(), Stopped> {
-        let below = move |v: u32, t: u32| {
+        // Loop counters are `u32` or `i32` (validation), held zero-extended.
+        let below = move |v: u64, t: u64| {
             if signed {
-                (v as i32) < (t as i32)
+                (v as u32 as i32) < (t as u32 as i32)
             } else {
                 v < t
             }

@@ -1,7 +1,9 @@
 //! The flat instruction set the reference backend compiles programs into.
 //!
-//! Every value lives in a *register*: one 32-bit word per lane of the block being executed (a bool is
-//! `0` or `1`, an `f32` is its bits). Instructions name their registers; typed operators are resolved
+//! Every value lives in a *register*: one 64-bit word per lane of the block being executed, holding
+//! the value's bits zero-extended (a bool is `0` or `1`, an `f32` its 32 bits, an `f16` its 16 bits,
+//! a `u64`/`i64` all 64). `f16` arithmetic is compiled into conversions to `f32` and back, which is
+//! exact for every `f16` operation the IR has (see `compile/expr.rs`). Instructions name their registers; typed operators are resolved
 //! at compile time into the `BinKind`/`UnKind` variants below, so the executor never looks at types.
 
 /// A register number: an index into the executor's register file.
@@ -44,6 +46,20 @@ pub(crate) enum BinKind {
     NeF,
     LtF,
     LeF,
+    Add64,
+    Sub64,
+    Mul64,
+    DivU64,
+    DivS64,
+    RemU64,
+    RemS64,
+    Shl64,
+    ShrU64,
+    ShrS64,
+    LtS64,
+    LeS64,
+    MinS64,
+    MaxS64,
 }
 
 /// A unary operator or conversion with its operand type resolved.
@@ -86,6 +102,25 @@ pub(crate) enum UnKind {
     F32ToBool,
     /// `bool -> f32`: `0.0` or `1.0`.
     BoolToF32,
+    NegI64,
+    BitNot64,
+    AbsS64,
+    /// `i32 -> u64/i64`: sign extension.
+    SignExtend32,
+    /// `u64/i64 -> u32/i32`: the low 32 bits.
+    Truncate32,
+    /// `f32 -> i64`, saturating at `[-2^63, 2^63 - 2^39]`.
+    F32ToI64,
+    /// `f32 -> u64`, saturating at `[0, 2^64 - 2^40]`.
+    F32ToU64,
+    /// `i64 -> f32`, round to nearest even.
+    I64ToF32,
+    /// `u64 -> f32`, round to nearest even.
+    U64ToF32,
+    /// `f32 -> f16`, round to nearest even.
+    F32ToF16,
+    /// `f16 -> f32`, exact.
+    F16ToF32,
 }
 
 /// Where a buffer lives while a block runs.
@@ -122,6 +157,10 @@ pub(crate) enum AtomicKind {
     Xor,
     Exchange,
     CompareExchange,
+    Add64,
+    Sub64,
+    MinS64,
+    MaxS64,
 }
 
 /// One instruction. Control flow stays structured: `If` and `Loop` own their bodies, so the executor
@@ -214,8 +253,8 @@ pub(crate) struct Block {
 /// A register whose value is set before a block runs instead of by an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Prefill {
-    /// A literal's bits, the same for every lane and every dispatch.
-    Const(u32),
+    /// A literal's bits (zero-extended), the same for every lane and every dispatch.
+    Const(u64),
     /// `buf_len` of the program buffer with this index, fixed for one dispatch.
     BufLen(usize),
     /// `num_workgroups` on an axis, fixed for one dispatch.

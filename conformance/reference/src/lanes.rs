@@ -9,9 +9,9 @@
 pub(crate) fn map1(
     active: &[u32],
     full: bool,
-    d: &mut [u32],
-    a: &[u32],
-    mut f: impl FnMut(u32) -> u32,
+    d: &mut [u64],
+    a: &[u64],
+    mut f: impl FnMut(u64) -> u64,
 ) {
     if full {
         let n = active.len();
@@ -31,10 +31,10 @@ pub(crate) fn map1(
 pub(crate) fn map2(
     active: &[u32],
     full: bool,
-    d: &mut [u32],
-    a: &[u32],
-    b: &[u32],
-    mut f: impl FnMut(u32, u32) -> u32,
+    d: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+    mut f: impl FnMut(u64, u64) -> u64,
 ) {
     if full {
         let n = active.len();
@@ -54,9 +54,9 @@ pub(crate) fn map2(
 pub(crate) fn map3(
     active: &[u32],
     full: bool,
-    d: &mut [u32],
-    (a, b, c): (&[u32], &[u32], &[u32]),
-    mut f: impl FnMut(u32, u32, u32) -> u32,
+    d: &mut [u64],
+    (a, b, c): (&[u64], &[u64], &[u64]),
+    mut f: impl FnMut(u64, u64, u64) -> u64,
 ) {
     if full {
         let n = active.len();

@@ -204,7 +204,12 @@ impl VyreBackend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::unlimited("vyre reference interpreter (CPU)")
+        let mut caps = Capabilities::unlimited("vyre reference interpreter (CPU)");
+        // f16 (through f32, rounded once), 64-bit integers and their atomics are all implemented.
+        caps.f16 = true;
+        caps.int64 = true;
+        caps.int64_atomics = true;
+        caps
     }
 
     fn execute(

@@ -1,10 +1,12 @@
-//! The buffers of one dispatch: bound buffers as shared atomic words, and the rules for indexing them.
+//! The buffers of one dispatch: bound buffers as shared atomic elements, and the rules for indexing
+//! them.
 //!
-//! Bound buffers are `AtomicU32` words so workgroups running on several threads share them soundly
+//! Bound buffers are `AtomicU64` cells, one per element whatever its width (the bits of a 16- or
+//! 32-bit element zero-extended), so workgroups running on several threads share them soundly
 //! without `unsafe`: plain loads and stores are `Relaxed` (the program's own data races are its
 //! business, `SEMANTICS.md` section 1), atomics are `SeqCst` (section 8).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::ir::{BufferAccess, BufferDecl, Program};
@@ -14,11 +16,26 @@ use crate::inst::AtomicKind;
 /// The bound buffers of one dispatch, in declaration order (workgroup buffers excluded).
 #[derive(Debug)]
 pub(crate) struct Memory {
-    pub(crate) storage: Vec<Vec<AtomicU32>>,
+    pub(crate) storage: Vec<Vec<AtomicU64>>,
 }
 
-/// An empty vector with room for `count` words; the count is checked against the address space.
-fn allocate(count: u64, name: &str) -> Result<(Vec<AtomicU32>, usize), BackendError> {
+/// The elements of `bytes`, `size` bytes each, little-endian, zero-extended to 64 bits.
+pub(crate) fn elements(bytes: &[u8], size: usize) -> impl Iterator<Item = u64> + '_ {
+    bytes.chunks_exact(size).map(|c| {
+        let mut word = [0u8; 8];
+        word[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(word)
+    })
+}
+
+/// Writes `value`'s low `chunk.len()` bytes into `chunk`, little-endian.
+pub(crate) fn put_element(chunk: &mut [u8], value: u64) {
+    let n = chunk.len();
+    chunk.copy_from_slice(&value.to_le_bytes()[..n]);
+}
+
+/// An empty vector with room for `count` elements; the count is checked against the address space.
+fn allocate(count: u64, name: &str) -> Result<(Vec<AtomicU64>, usize), BackendError> {
     let oom = || {
         BackendError::out_of_memory(format!(
             "the reference backend could not allocate {count} words for buffer `{name}`. Fix: use a smaller buffer or split the work over several dispatches."
@@ -44,13 +61,9 @@ impl Memory {
             }
             let (mut words, count) = allocate(resolved.element_count, &decl.name)?;
             if let Some(bytes) = resolved.input.and_then(|i| inputs.get(i)) {
-                words.extend(
-                    bytes
-                        .chunks_exact(4)
-                        .map(|c| AtomicU32::new(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
-                );
+                words.extend(elements(bytes, decl.element.size_bytes()).map(AtomicU64::new));
             }
-            words.resize_with(count, || AtomicU32::new(0));
+            words.resize_with(count, || AtomicU64::new(0));
             storage.push(words);
         }
         Ok(Self { storage })
@@ -70,20 +83,21 @@ impl Memory {
 /// The bytes of `words` in `decl`'s output byte range. Validation keeps the range inside the
 /// buffer; an output the host could not even count in bytes reads back as nothing rather than as a
 /// wrapped range.
-fn readback(decl: &BufferDecl, words: &[AtomicU32]) -> Vec<u8> {
-    let Some(len) = words.len().checked_mul(4) else {
+fn readback(decl: &BufferDecl, words: &[AtomicU64]) -> Vec<u8> {
+    let size = decl.element.size_bytes();
+    let Some(len) = words.len().checked_mul(size) else {
         return Vec::new();
     };
     let range = decl.readback_range(len);
-    // Only the words the range touches are converted.
-    let first = range.start / 4;
-    let last = range.end.div_ceil(4).min(words.len());
-    let mut bytes = Vec::with_capacity(last.saturating_sub(first).saturating_mul(4));
+    // Only the elements the range touches are converted.
+    let first = range.start / size;
+    let last = range.end.div_ceil(size).min(words.len());
+    let mut bytes = Vec::with_capacity(last.saturating_sub(first).saturating_mul(size));
     for word in words.get(first..last).unwrap_or_default() {
-        bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+        bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes()[..size]);
     }
-    // `first * 4 <= range.start`, so the subtraction cannot wrap.
-    let skip = range.start - first * 4;
+    // `first * size <= range.start`, so the subtraction cannot wrap.
+    let skip = range.start - first * size;
     let take = range.end.saturating_sub(range.start);
     skip.checked_add(take)
         .and_then(|end| bytes.get(skip..end))
@@ -91,10 +105,12 @@ fn readback(decl: &BufferDecl, words: &[AtomicU32]) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// The element a lane's index word designates, or `None` when it is out of bounds (`SEMANTICS.md`
-/// section 3): a negative `i32` index or one at or past the element count.
+/// The element a lane's index designates, or `None` when it is out of bounds (`SEMANTICS.md`
+/// section 3): a negative `i32` index or one at or past the element count. Indices are `u32` or
+/// `i32` (validation), held zero-extended.
 #[inline(always)]
-pub(crate) fn element(index: u32, signed: bool, len: usize) -> Option<usize> {
+pub(crate) fn element(index: u64, signed: bool, len: usize) -> Option<usize> {
+    let index = index as u32;
     if signed && (index as i32) < 0 {
         return None;
     }
@@ -103,15 +119,21 @@ pub(crate) fn element(index: u32, signed: bool, len: usize) -> Option<usize> {
 }
 
 /// The new value an atomic operation writes, given the old one. `None` when nothing is written.
+/// Values are zero-extended; the 32-bit operations keep their results in the low 32 bits.
 #[inline(always)]
-pub(crate) fn atomic_update(op: AtomicKind, old: u32, expected: u32, value: u32) -> Option<u32> {
+pub(crate) fn atomic_update(op: AtomicKind, old: u64, expected: u64, value: u64) -> Option<u64> {
+    let (o, v) = (old as u32, value as u32);
     Some(match op {
-        AtomicKind::Add => old.wrapping_add(value),
-        AtomicKind::Sub => old.wrapping_sub(value),
+        AtomicKind::Add => u64::from(o.wrapping_add(v)),
+        AtomicKind::Sub => u64::from(o.wrapping_sub(v)),
+        AtomicKind::MinS => u64::from((o as i32).min(v as i32) as u32),
+        AtomicKind::MaxS => u64::from((o as i32).max(v as i32) as u32),
+        AtomicKind::Add64 => old.wrapping_add(value),
+        AtomicKind::Sub64 => old.wrapping_sub(value),
+        AtomicKind::MinS64 => (old as i64).min(value as i64) as u64,
+        AtomicKind::MaxS64 => (old as i64).max(value as i64) as u64,
         AtomicKind::MinU => old.min(value),
         AtomicKind::MaxU => old.max(value),
-        AtomicKind::MinS => (old as i32).min(value as i32) as u32,
-        AtomicKind::MaxS => (old as i32).max(value as i32) as u32,
         AtomicKind::And => old & value,
         AtomicKind::Or => old | value,
         AtomicKind::Xor => old ^ value,
@@ -126,12 +148,12 @@ pub(crate) fn atomic_update(op: AtomicKind, old: u32, expected: u32, value: u32)
     })
 }
 
-/// One indivisible read-modify-write of a shared word; yields the old value.
-pub(crate) fn atomic_rmw(word: &AtomicU32, op: AtomicKind, expected: u32, value: u32) -> u32 {
+/// One indivisible read-modify-write of a shared element; yields the old value.
+pub(crate) fn atomic_rmw(word: &AtomicU64, op: AtomicKind, expected: u64, value: u64) -> u64 {
     let sc = Ordering::SeqCst;
     match op {
-        AtomicKind::Add => word.fetch_add(value, sc),
-        AtomicKind::Sub => word.fetch_sub(value, sc),
+        AtomicKind::Add64 => word.fetch_add(value, sc),
+        AtomicKind::Sub64 => word.fetch_sub(value, sc),
         AtomicKind::MinU => word.fetch_min(value, sc),
         AtomicKind::MaxU => word.fetch_max(value, sc),
         AtomicKind::And => word.fetch_and(value, sc),
@@ -141,7 +163,13 @@ pub(crate) fn atomic_rmw(word: &AtomicU32, op: AtomicKind, expected: u32, value:
         AtomicKind::CompareExchange => match word.compare_exchange(expected, value, sc, sc) {
             Ok(old) | Err(old) => old,
         },
-        AtomicKind::MinS | AtomicKind::MaxS => {
+        // These must stay within 32 bits or compare with a sign: one update function for all.
+        AtomicKind::Add
+        | AtomicKind::Sub
+        | AtomicKind::MinS
+        | AtomicKind::MaxS
+        | AtomicKind::MinS64
+        | AtomicKind::MaxS64 => {
             match word.fetch_update(sc, sc, |old| atomic_update(op, old, expected, value)) {
                 Ok(old) | Err(old) => old,
             }

@@ -7,12 +7,12 @@
 
 use std::ops::Range;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use vyre_driver::{BackendError, DeviceBuffer, InstanceId, PreparedStep};
 use vyre_foundation::ir::BufferAccess;
 
-use crate::memory::Memory;
+use crate::memory::{Memory, elements, put_element};
 
 fn poisoned() -> BackendError {
     BackendError::new(
@@ -115,7 +115,7 @@ impl Resident {
         Ok(())
     }
 
-    /// The memory of one step: each bound buffer's first `element_count` words (outputs zeroed).
+    /// The memory of one step: each bound buffer's first `element_count` elements (outputs zeroed).
     fn load(&self, step: &PreparedStep<'_>) -> Result<Memory, BackendError> {
         let program = step.program.program();
         let mut storage = Vec::new();
@@ -127,16 +127,12 @@ impl Resident {
             let mut words = Vec::new();
             words.try_reserve_exact(count).map_err(|_| too_big())?;
             if decl.access == BufferAccess::Output {
-                words.resize_with(count, || AtomicU32::new(0));
+                words.resize_with(count, || AtomicU64::new(0));
             } else {
                 let host = self.host(step.buffers[index])?;
                 let bytes = host.bytes.lock().map_err(|_| poisoned())?;
-                words.extend(
-                    bytes
-                        .chunks_exact(4)
-                        .take(count)
-                        .map(|c| AtomicU32::new(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
-                );
+                let size = decl.element.size_bytes();
+                words.extend(elements(&bytes, size).take(count).map(AtomicU64::new));
             }
             storage.push(words);
         }
@@ -157,8 +153,9 @@ impl Resident {
             }
             let host = self.host(step.buffers[index])?;
             let mut bytes = host.bytes.lock().map_err(|_| poisoned())?;
-            for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
-                chunk.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+            let size = decl.element.size_bytes();
+            for (chunk, word) in bytes.chunks_exact_mut(size).zip(words) {
+                put_element(chunk, word.load(Ordering::Relaxed));
             }
         }
         Ok(())

@@ -48,7 +48,9 @@ pub(super) fn batches() -> Vec<Batch> {
 fn from_type(from: DataType, words: Vec<u32>) -> Batch {
     let mut batch =
         Elementwise::new(Area::Cast, format!("cast.from_{from}"), vec![from]).rows(singles(&words));
-    for to in DataType::ALL {
+    // The catalogue addresses outputs in 32-bit words: the f16 and 64-bit casts are checked by the
+    // semantics cases (`semantics::wide`) until it learns other element sizes.
+    for to in DataType::ALL.into_iter().filter(|t| t.is_word()) {
         batch = batch.op(ElementOp::new(
             format!("cast.{from}_to_{to}"),
             to,

@@ -360,7 +360,7 @@ pub(crate) const MAGNITUDE_BOUND: u32 = 16;
 /// `None`) or the argument of the float math function `op` (see [`guard_math`]); true for operations
 /// that need no guard.
 pub(crate) fn guarded(op: Option<UnOp>, arg: &Expr) -> bool {
-    let lit = |e: &Expr, v: f32| matches!(e, Expr::Lit(l) if l.to_bits() == v.to_bits());
+    let lit = |e: &Expr, v: f32| matches!(e, Expr::Lit(l) if l.to_bits() == u64::from(v.to_bits()));
     let unary = |e: &Expr, want: UnOp| matches!(e, Expr::Unary { op, .. } if *op == want);
     let binary = |e: &Expr, want: BinOp, rhs_value: f32| matches!(e, Expr::Binary { op, rhs, .. } if *op == want && lit(rhs, rhs_value));
     let at_least_one = |e: &Expr| matches!(e, Expr::Binary { op: BinOp::Add, lhs, rhs } if unary(lhs, UnOp::Abs) && lit(rhs, 1.0));

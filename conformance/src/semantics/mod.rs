@@ -27,6 +27,7 @@ mod harness;
 mod integer;
 mod memory;
 mod tolerance;
+mod wide;
 mod workgroup;
 
 use vyre_driver::VyreBackend;
@@ -45,6 +46,9 @@ pub use memory::{
     runtime_sized_buffers,
 };
 pub use tolerance::{flushed, indeterminate, ulp_at, ulp_distance, ulp_error, within_ulps};
+pub use wide::{
+    atomic_64, cast_64, f16_exact_operations, integer_binary_64, integer_compare_and_unary_64,
+};
 pub use workgroup::{
     grid_in_y_and_z, workgroup_shape_4x4x4, workgroup_shape_8x8, workgroup_tree_reduction,
 };
@@ -137,6 +141,11 @@ macro_rules! semantics_suite {
             atomic_signed_min_max
             atomic_contended_counters
             atomic_statements
+            integer_binary_64
+            integer_compare_and_unary_64
+            cast_64
+            f16_exact_operations
+            atomic_64
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {

@@ -22,7 +22,8 @@ pub(crate) struct Form {
 /// The bytes a vectorised binding of `elements` elements spans: whole 16-byte rows. `None` past
 /// `u64`.
 pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
-    device_bytes(BindingKind::StorageReadWrite, elements)?.checked_next_multiple_of(16)
+    // Only programs of 32-bit elements are vectorised (`lower::vector`).
+    device_bytes(BindingKind::StorageReadWrite, 4, elements)?.checked_next_multiple_of(16)
 }
 
 /// The form of a dispatch of `evidence` as `plan` says, on a device allowing `max_groups`

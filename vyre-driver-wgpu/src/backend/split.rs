@@ -48,7 +48,8 @@ pub(crate) fn piece_elements(
                 limits.max_storage_buffer_binding_size,
             ),
         };
-        let bytes = device_bytes(kind, resolved.element_count).unwrap_or(u64::MAX);
+        let size = decl.element.size_bytes() as u64;
+        let bytes = device_bytes(kind, size, resolved.element_count).unwrap_or(u64::MAX);
         if bytes > max && over.is_none() {
             over = Some((decl.name.as_str(), bytes, max));
         }

@@ -100,7 +100,7 @@ fn launch(
         let j = b.buffer_index;
         let elements = layout.totals[j];
         let init = if program.buffers[j].access.takes_input() {
-            let bytes = device_bytes(b.kind, elements).ok_or_else(|| {
+            let bytes = device_bytes(b.kind, b.element_bytes, elements).ok_or_else(|| {
                 size_overflow(&format!(
                     "the concatenated size of `{}`",
                     program.buffers[j].name

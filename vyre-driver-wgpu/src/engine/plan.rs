@@ -129,7 +129,7 @@ pub(super) fn chunk_end(
         for ((bytes, elements), b) in next.iter_mut().zip(bindings) {
             let count = plans.get(end).buffers[b.buffer_index].element_count;
             let sum = elements.checked_add(count).and_then(|e| {
-                let b = device_bytes(b.kind, e)?;
+                let b = device_bytes(b.kind, b.element_bytes, e)?;
                 (e <= MAX_BINDING_ELEMENTS && b <= limit).then_some((b, e))
             });
             match sum {

@@ -28,12 +28,14 @@ fn bindings() -> Vec<LoweredBinding> {
             buffer_index: 0,
             binding: 0,
             kind: BindingKind::StorageReadOnly,
+            element_bytes: 4,
             rows: false,
         },
         LoweredBinding {
             buffer_index: 1,
             binding: 1,
             kind: BindingKind::StorageReadWrite,
+            element_bytes: 4,
             rows: false,
         },
     ]

@@ -100,7 +100,7 @@ pub(crate) fn job_buffers<'a>(
         let readback = match (decl.access, readback) {
             (BufferAccess::Output, Readback::Declared) => Some(readback_bytes(decl, elements)?),
             (BufferAccess::Output, Readback::Whole) => {
-                let end = elements.checked_mul(4).ok_or_else(|| {
+                let end = elements.checked_mul(b.element_bytes).ok_or_else(|| {
                     size_overflow(&format!("the concatenated size of `{}`", decl.name))
                 })?;
                 Some(0..end)
@@ -118,17 +118,23 @@ pub(crate) fn job_buffers<'a>(
 
 /// The bytes a bound buffer occupies on the device for `count` elements, or `None` when that does
 /// not fit a `u64` (a concatenation of many items' slices can get there).
-pub(crate) fn device_bytes(kind: BindingKind, count: u64) -> Option<u64> {
+///
+/// `element_bytes` is 2, 4 or 8; a storage buffer spans whole 4-byte words (wgpu copies and binds
+/// in multiples of 4), so an odd count of `f16` elements gets two bytes of padding.
+pub(crate) fn device_bytes(kind: BindingKind, element_bytes: u64, count: u64) -> Option<u64> {
     match kind {
         BindingKind::Uniform => count.div_ceil(4).checked_mul(16),
-        _ => count.max(1).checked_mul(4),
+        _ => count
+            .max(1)
+            .checked_mul(element_bytes)?
+            .checked_next_multiple_of(4),
     }
 }
 
 /// The bytes binding `b` spans for `count` elements: [`device_bytes`], in whole 16-byte rows for a
 /// vectorised module's `vec4` arrays. `None` past `u64`.
 pub(crate) fn binding_bytes(b: &LoweredBinding, count: u64) -> Option<u64> {
-    let bytes = device_bytes(b.kind, count)?;
+    let bytes = device_bytes(b.kind, b.element_bytes, count)?;
     if b.rows {
         bytes.checked_next_multiple_of(16)
     } else {
@@ -148,7 +154,7 @@ pub(crate) fn size_overflow(what: &str) -> BackendError {
 fn readback_bytes(decl: &BufferDecl, count: u64) -> Result<Range<u64>, BackendError> {
     let overflow = || size_overflow(&format!("the byte size of output `{}`", decl.name));
     let bytes = count
-        .checked_mul(4)
+        .checked_mul(decl.element.size_bytes() as u64)
         .and_then(|b| usize::try_from(b).ok())
         .ok_or_else(overflow)?;
     let range = decl.readback_range(bytes);
@@ -169,18 +175,23 @@ mod tests {
     fn device_bytes_are_none_past_u64_not_wrapped() {
         let storage = BindingKind::StorageReadWrite;
         assert_eq!(
-            device_bytes(storage, u64::from(u32::MAX)),
+            device_bytes(storage, 4, u64::from(u32::MAX)),
             Some((1 << 34) - 4)
         );
-        assert_eq!(device_bytes(storage, (1 << 62) - 1), Some(u64::MAX - 3));
-        assert_eq!(device_bytes(storage, 1 << 62), None);
+        assert_eq!(device_bytes(storage, 4, (1 << 62) - 1), Some(u64::MAX - 3));
+        assert_eq!(device_bytes(storage, 4, 1 << 62), None);
+        // f16 elements pad to whole words; 64-bit ones take 8 bytes each.
+        assert_eq!(device_bytes(storage, 2, 3), Some(8));
+        assert_eq!(device_bytes(storage, 2, 4), Some(8));
+        assert_eq!(device_bytes(storage, 8, 3), Some(24));
+        assert_eq!(device_bytes(storage, 8, 1 << 61), None);
         let rows = u64::MAX / 16;
         assert_eq!(
-            device_bytes(BindingKind::Uniform, rows * 4),
+            device_bytes(BindingKind::Uniform, 4, rows * 4),
             Some(u64::MAX - 15)
         );
-        assert_eq!(device_bytes(BindingKind::Uniform, rows * 4 + 1), None);
-        assert_eq!(device_bytes(BindingKind::Uniform, u64::MAX), None);
+        assert_eq!(device_bytes(BindingKind::Uniform, 4, rows * 4 + 1), None);
+        assert_eq!(device_bytes(BindingKind::Uniform, 4, u64::MAX), None);
     }
 
     #[test]

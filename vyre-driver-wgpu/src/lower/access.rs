@@ -291,6 +291,9 @@ impl Lowerer<'_, '_> {
             DataType::I32 => Literal::I32(0),
             DataType::F32 => Literal::F32(0.0),
             DataType::U32 => Literal::U32(0),
+            DataType::F16 => Literal::F16(half::f16::ZERO),
+            DataType::U64 => Literal::U64(0),
+            DataType::I64 => Literal::I64(0),
         };
         self.fb.expr(block, Expression::Literal(literal))
     }

@@ -24,6 +24,16 @@ use vyre_foundation::validate::Validated;
 /// dispatch across devices; a missing fact counts as not elementwise, which keeps the
 /// always-correct single launch.
 pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
+    // A split cuts bindings at element offsets counted in 32-bit words (`backend::split`): f16 and
+    // 64-bit buffers are never split, so a dispatch over the binding limit is refused instead.
+    if evidence
+        .program()
+        .buffers
+        .iter()
+        .any(|b| !b.element.is_word())
+    {
+        return false;
+    }
     vyre_foundation::elementwise::is_elementwise(evidence)
 }
 

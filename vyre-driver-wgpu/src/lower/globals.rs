@@ -7,7 +7,7 @@ use naga::{
     Scalar, Span, StorageAccess, Type, TypeInner, VectorSize,
 };
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{BufferAccess, DataType};
+use vyre_foundation::ir::{BufferAccess, DataType, Features};
 use vyre_foundation::validate::Validated;
 
 use super::{BindingKind, LowerOptions, LoweredBinding};
@@ -22,6 +22,12 @@ pub(crate) struct Types {
     pub(crate) f32: Handle<Type>,
     pub(crate) bool: Handle<Type>,
     pub(crate) vec3u: Handle<Type>,
+    /// The optional types, declared only when the program uses them: a module with an `f16` or
+    /// 64-bit type needs the device feature (and WGSL text its `enable f16;`), so programs without
+    /// them keep their modules as they were.
+    pub(crate) f16: Option<Handle<Type>>,
+    pub(crate) u64: Option<Handle<Type>>,
+    pub(crate) i64: Option<Handle<Type>>,
 }
 
 fn add_type(module: &mut Module, inner: TypeInner) -> Handle<Type> {
@@ -31,8 +37,17 @@ fn add_type(module: &mut Module, inner: TypeInner) -> Handle<Type> {
 }
 
 impl Types {
-    pub(crate) fn new(module: &mut Module) -> Self {
+    pub(crate) fn new(module: &mut Module, features: Features) -> Self {
+        let f16 = features
+            .contains(Features::F16)
+            .then(|| add_type(module, TypeInner::Scalar(Scalar::F16)));
+        let int64 = features.contains(Features::INT64);
+        let u64 = int64.then(|| add_type(module, TypeInner::Scalar(Scalar::U64)));
+        let i64 = int64.then(|| add_type(module, TypeInner::Scalar(Scalar::I64)));
         Self {
+            f16,
+            u64,
+            i64,
             u32: add_type(module, TypeInner::Scalar(Scalar::U32)),
             i32: add_type(module, TypeInner::Scalar(Scalar::I32)),
             f32: add_type(module, TypeInner::Scalar(Scalar::F32)),
@@ -47,13 +62,18 @@ impl Types {
         }
     }
 
-    /// The type of a value of `ty`.
+    /// The type of a value of `ty`. Validation records every type a program uses in its features,
+    /// so the optional types are declared whenever they are asked for; were one missing, the `u32`
+    /// stand-in would fail naga's validation (a `Compile` error), never run.
     pub(crate) fn value(&self, ty: DataType) -> Handle<Type> {
         match ty {
             DataType::Bool => self.bool,
             DataType::I32 => self.i32,
             DataType::F32 => self.f32,
             DataType::U32 => self.u32,
+            DataType::F16 => self.f16.unwrap_or(self.u32),
+            DataType::U64 => self.u64.unwrap_or(self.u32),
+            DataType::I64 => self.i64.unwrap_or(self.u32),
         }
     }
 }
@@ -63,6 +83,9 @@ pub(crate) fn storage_scalar(ty: DataType) -> Scalar {
     match ty {
         DataType::I32 => Scalar::I32,
         DataType::F32 => Scalar::F32,
+        DataType::F16 => Scalar::F16,
+        DataType::U64 => Scalar::U64,
+        DataType::I64 => Scalar::I64,
         // Bools are stored as `u32` words (`SEMANTICS.md`).
         DataType::U32 | DataType::Bool => Scalar::U32,
     }
@@ -96,11 +119,11 @@ const MAX_ARRAY_BYTES: u64 = naga::valid::MAX_TYPE_SIZE as u64;
 
 /// The bytes of the fixed-size array `layout` declares for `count` elements; `None` for runtime-sized
 /// storage arrays.
-fn fixed_array_bytes(layout: Layout, count: u32) -> Option<u64> {
-    // Both products are below 2^36: a u32 count (or a quarter of one) times a 4- or 16-byte stride.
+fn fixed_array_bytes(layout: Layout, count: u32, element: DataType) -> Option<u64> {
+    // Both products are below 2^36: a u32 count (or a quarter of one) times a stride of 16 or less.
     match layout {
         Layout::Storage | Layout::StorageVec4 => None,
-        Layout::Workgroup => Some(u64::from(count) * 4),
+        Layout::Workgroup => Some(u64::from(count) * element.size_bytes() as u64),
         Layout::UniformVec4 => Some(u64::from(count.div_ceil(4)) * 16),
     }
 }
@@ -164,7 +187,7 @@ pub(crate) fn declare_buffers(
                 Some(BindingKind::StorageReadWrite),
             ),
         };
-        if let Some(bytes) = fixed_array_bytes(layout, decl.count) {
+        if let Some(bytes) = fixed_array_bytes(layout, decl.count, decl.element) {
             if bytes > MAX_ARRAY_BYTES {
                 return Err(array_too_large(&decl.name, layout, bytes));
             }
@@ -181,7 +204,7 @@ pub(crate) fn declare_buffers(
         } else {
             layout
         };
-        let ty = array_type(module, layout, element, scalar, decl.count);
+        let ty = array_type(module, layout, element, decl.element, decl.count);
         let binding = kind.map(|_| ResourceBinding {
             group: 0,
             binding: decl.binding,
@@ -199,6 +222,7 @@ pub(crate) fn declare_buffers(
         );
         if let Some(kind) = kind {
             bindings.push(LoweredBinding {
+                element_bytes: decl.element.size_bytes() as u64,
                 buffer_index: i,
                 binding: decl.binding,
                 kind,
@@ -214,13 +238,16 @@ fn array_type(
     module: &mut Module,
     layout: Layout,
     element: Handle<Type>,
-    scalar: Scalar,
+    ty: DataType,
     count: u32,
 ) -> Handle<Type> {
+    let scalar = storage_scalar(ty);
+    // Elements are 2, 4 or 8 bytes: `size_bytes` is the natural stride of each.
+    let stride = ty.size_bytes() as u32;
     let (base, size, stride) = match layout {
-        Layout::Storage => (element, ArraySize::Dynamic, 4),
+        Layout::Storage => (element, ArraySize::Dynamic, stride),
         Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 16),
-        Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), 4),
+        Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), stride),
         Layout::UniformVec4 => (
             vec4_type(module, scalar),
             ArraySize::Constant(non_zero(count.div_ceil(4))),

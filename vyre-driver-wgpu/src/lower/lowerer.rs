@@ -5,7 +5,9 @@ use naga::{
     ScalarKind,
 };
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal, Program, UnOp};
+use vyre_foundation::ir::{
+    BinOp, Builtin, DataType, Expr, Literal, Program, UnOp, f16_bits_to_f32,
+};
 use vyre_foundation::validate::{Validated, VarId};
 
 use super::func::FunctionBuilder;
@@ -192,6 +194,25 @@ impl Lowerer<'_, '_> {
                     },
                 );
             }
+            Literal::F16(bits) if half::f16::from_bits(bits).is_finite() => {
+                NagaLiteral::F16(half::f16::from_bits(bits))
+            }
+            Literal::F16(bits) => {
+                // An infinity or NaN: the f32 of the same value, converted. WGSL has no 16-bit
+                // integer to bitcast from, so a NaN's payload is the conversion's (SEMANTICS.md).
+                let wide = Literal::F32(f16_bits_to_f32(bits).to_bits());
+                let wide = self.literal(block, wide);
+                return self.fb.expr(
+                    block,
+                    Expression::As {
+                        expr: wide,
+                        kind: ScalarKind::Float,
+                        convert: Some(2),
+                    },
+                );
+            }
+            Literal::U64(v) => NagaLiteral::U64(v),
+            Literal::I64(v) => NagaLiteral::I64(v),
         };
         self.fb.expr(block, Expression::Literal(literal))
     }
@@ -223,8 +244,8 @@ impl Lowerer<'_, '_> {
             BinOp::Ge => simple(&mut self.fb, block, B::GreaterEqual),
             BinOp::Div | BinOp::Rem => self.division(block, op, l, r, ty),
             BinOp::Shl | BinOp::Shr => {
-                // The shift amount is taken mod 32 (SEMANTICS.md section 4).
-                let mask = self.fb.u32(block, 31);
+                // The shift amount is taken mod the width, 32 or 64 (SEMANTICS.md section 4).
+                let mask = self.fb.u32(block, ty.bits() - 1);
                 let amount = self.fb.binary(block, B::And, r, mask);
                 let naga_op = if op == BinOp::Shl {
                     B::ShiftLeft
@@ -281,8 +302,26 @@ impl Lowerer<'_, '_> {
                 let bad = self.fb.binary(block, B::LogicalOr, is_zero, overflow);
                 self.fb.select(block, bad, one, r)
             }
+            DataType::U64 => {
+                let zero = self.lit(block, NagaLiteral::U64(0));
+                let one = self.lit(block, NagaLiteral::U64(1));
+                let is_zero = self.fb.binary(block, B::Equal, r, zero);
+                self.fb.select(block, is_zero, one, r)
+            }
+            DataType::I64 => {
+                let zero = self.lit(block, NagaLiteral::I64(0));
+                let one = self.lit(block, NagaLiteral::I64(1));
+                let minus_one = self.lit(block, NagaLiteral::I64(-1));
+                let min = self.lit(block, NagaLiteral::I64(i64::MIN));
+                let is_zero = self.fb.binary(block, B::Equal, r, zero);
+                let lhs_min = self.fb.binary(block, B::Equal, l, min);
+                let rhs_neg = self.fb.binary(block, B::Equal, r, minus_one);
+                let overflow = self.fb.binary(block, B::LogicalAnd, lhs_min, rhs_neg);
+                let bad = self.fb.binary(block, B::LogicalOr, is_zero, overflow);
+                self.fb.select(block, bad, one, r)
+            }
             // IEEE division needs no guard; validation rejects `div` and `rem` on bools.
-            DataType::F32 | DataType::Bool => r,
+            DataType::F32 | DataType::F16 | DataType::Bool => r,
         };
         self.fb.binary(block, naga_op, l, divisor)
     }
@@ -332,7 +371,12 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// `abs`: identity on u32, wrapping on i32 (`abs(MIN) = MIN`), IEEE on f32.
+    fn lit(&mut self, block: &mut Block, literal: NagaLiteral) -> Handle<Expression> {
+        self.fb.expr(block, Expression::Literal(literal))
+    }
+
+    /// `abs`: identity on unsigned integers, wrapping on signed ones (`abs(MIN) = MIN`), IEEE on
+    /// floats.
     fn abs(
         &mut self,
         block: &mut Block,
@@ -340,16 +384,14 @@ impl Lowerer<'_, '_> {
         ty: DataType,
     ) -> Handle<Expression> {
         match ty {
-            DataType::U32 => a,
-            DataType::I32 => {
-                let zero = self
-                    .fb
-                    .expr(block, Expression::Literal(NagaLiteral::I32(0)));
+            DataType::U32 | DataType::U64 => a,
+            DataType::I32 | DataType::I64 => {
+                let zero = self.zero(block, ty);
                 let negative = self.fb.binary(block, B::Less, a, zero);
                 let negated = self.fb.binary(block, B::Subtract, zero, a);
                 self.fb.select(block, negative, negated, a)
             }
-            DataType::F32 => self.fb.math(block, M::Abs, &[a]),
+            DataType::F32 | DataType::F16 => self.fb.math(block, M::Abs, &[a]),
             // Validation rejects `abs` of a bool; the identity keeps this match total.
             DataType::Bool => a,
         }
@@ -366,9 +408,9 @@ impl Lowerer<'_, '_> {
                 let zero = self.zero(block, to);
                 self.fb.select(block, a, one, zero)
             }
-            (DataType::F32, DataType::Bool) => {
+            (DataType::F32 | DataType::F16, DataType::Bool) => {
                 // `!(x == 0.0)`: NaN converts to true.
-                let zero = self.zero(block, DataType::F32);
+                let zero = self.zero(block, from);
                 let is_zero = self.fb.binary(block, B::Equal, a, zero);
                 self.fb.expr(
                     block,
@@ -378,31 +420,67 @@ impl Lowerer<'_, '_> {
                     },
                 )
             }
-            (DataType::U32 | DataType::I32, DataType::Bool) => {
+            (_, DataType::Bool) => {
                 let zero = self.zero(block, from);
                 self.fb.binary(block, B::NotEqual, a, zero)
             }
-            (DataType::F32, DataType::U32 | DataType::I32 | DataType::F32) => {
-                // Saturate at the f32-representable bounds before converting (never rely on the
-                // driver's out-of-range behaviour).
-                let (lo, hi) = if to == DataType::I32 {
-                    (-2147483648.0f32, 2147483520.0f32)
-                } else {
-                    (0.0, 4294967040.0)
-                };
-                let lo = self
-                    .fb
-                    .expr(block, Expression::Literal(NagaLiteral::F32(lo)));
-                let hi = self
-                    .fb
-                    .expr(block, Expression::Literal(NagaLiteral::F32(hi)));
+            (DataType::F32 | DataType::F16, _) if to.is_integer() => {
+                // Saturate at the bounds representable in the source float before converting
+                // (never rely on the driver's out-of-range behaviour).
+                let (lo, hi) = float_to_int_bounds(from, to);
+                let lo = self.lit(block, lo);
+                let hi = self.lit(block, hi);
                 let clamped = self.fb.math(block, M::Clamp, &[a, lo, hi]);
                 self.convert(block, clamped, to)
             }
-            (DataType::U32 | DataType::I32, DataType::U32 | DataType::I32 | DataType::F32) => {
-                self.convert(block, a, to)
+            _ if from.is_integer() && to.is_integer() && from.bits() > to.bits() => {
+                // Truncation: keep the low word as a u64, then convert it, in range, to u32. Written
+                // so even on a literal it never asks WGSL for an out-of-range constant conversion
+                // (a shader-creation error), and reinterpreted for an i32 target.
+                let bits = self.reinterpret(block, a, scalar_kind(from), ScalarKind::Uint);
+                let mask = self.lit(block, NagaLiteral::U64(0xffff_ffff));
+                let low = self.fb.binary(block, B::And, bits, mask);
+                let word = self.convert(block, low, DataType::U32);
+                self.reinterpret(block, word, ScalarKind::Uint, scalar_kind(to))
             }
+            _ if from.is_integer() && to.is_integer() && from.bits() != to.bits() => {
+                // Widening in the source's signedness (sign- or zero-extension), then a
+                // reinterpretation: naga picks the extension by the target's signedness, which
+                // would sign-extend a u32 into an i64.
+                let resized = self.fb.expr(
+                    block,
+                    Expression::As {
+                        expr: a,
+                        kind: scalar_kind(from),
+                        convert: Some(to.size_bytes() as u8),
+                    },
+                );
+                self.reinterpret(block, resized, scalar_kind(from), scalar_kind(to))
+            }
+            // Integer to float, float to float, and integers of one width.
+            _ => self.convert(block, a, to),
         }
+    }
+
+    /// `a`, of kind `from`, reinterpreted as the integer kind `kind` of its width.
+    fn reinterpret(
+        &mut self,
+        block: &mut Block,
+        a: Handle<Expression>,
+        from: ScalarKind,
+        kind: ScalarKind,
+    ) -> Handle<Expression> {
+        if from == kind {
+            return a;
+        }
+        self.fb.expr(
+            block,
+            Expression::As {
+                expr: a,
+                kind,
+                convert: None,
+            },
+        )
     }
 
     fn convert(
@@ -416,7 +494,7 @@ impl Lowerer<'_, '_> {
             Expression::As {
                 expr: a,
                 kind: scalar_kind(to),
-                convert: Some(4),
+                convert: Some(to.size_bytes() as u8),
             },
         )
     }
@@ -427,16 +505,41 @@ impl Lowerer<'_, '_> {
             DataType::I32 => NagaLiteral::I32(1),
             DataType::F32 => NagaLiteral::F32(1.0),
             DataType::U32 => NagaLiteral::U32(1),
+            DataType::F16 => NagaLiteral::F16(half::f16::ONE),
+            DataType::U64 => NagaLiteral::U64(1),
+            DataType::I64 => NagaLiteral::I64(1),
         };
         self.fb.expr(block, Expression::Literal(literal))
     }
+}
+
+/// The clamp bounds of a conversion from the float type `from` to the integer type `to`: the
+/// values nearest the integer range that are exact in `from` (SEMANTICS.md section 6). Every finite
+/// f16 (at most 65504 in magnitude) fits every integer type but the unsigned ones below zero.
+fn float_to_int_bounds(from: DataType, to: DataType) -> (NagaLiteral, NagaLiteral) {
+    if from == DataType::F16 {
+        let lo = if to.is_signed() {
+            half::f16::MIN
+        } else {
+            half::f16::ZERO
+        };
+        return (NagaLiteral::F16(lo), NagaLiteral::F16(half::f16::MAX));
+    }
+    let (lo, hi) = match to {
+        DataType::I32 => (-2147483648.0f32, 2147483520.0f32),
+        DataType::I64 => (-9.223372e18f32, 9.2233715e18f32),
+        DataType::U64 => (0.0, 1.8446743e19f32),
+        _ => (0.0, 4294967040.0),
+    };
+    (NagaLiteral::F32(lo), NagaLiteral::F32(hi))
 }
 
 pub(crate) fn scalar_kind(ty: DataType) -> ScalarKind {
     match ty {
         DataType::Bool => ScalarKind::Bool,
         DataType::I32 => ScalarKind::Sint,
-        DataType::F32 => ScalarKind::Float,
-        DataType::U32 => ScalarKind::Uint,
+        DataType::F32 | DataType::F16 => ScalarKind::Float,
+        DataType::U32 | DataType::U64 => ScalarKind::Uint,
+        DataType::I64 => ScalarKind::Sint,
     }
 }

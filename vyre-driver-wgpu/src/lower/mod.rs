@@ -83,6 +83,8 @@ pub(crate) struct LoweredBinding {
     pub(crate) buffer_index: usize,
     pub(crate) binding: u32,
     pub(crate) kind: BindingKind,
+    /// The bytes of one element: 2 (`f16`), 4 or 8 (`u64`, `i64`).
+    pub(crate) element_bytes: u64,
     /// Declared as `vec4` rows (a vectorised module): the binding must span whole 16-byte rows.
     pub(crate) rows: bool,
 }
@@ -109,8 +111,16 @@ pub(crate) fn lower(
             "a split launch was asked of a direct or coalesced module. Fix: report this vyre bug with the program text.",
         ));
     }
+    if options.coalesced
+        && let Some(wide) = program.buffers.iter().find(|b| !b.element.is_word())
+    {
+        return Err(BackendError::unsupported(format!(
+            "buffer `{}` has {} elements; coalesced launches (`dispatch_coalesced`, `run_persistent_kernel`) lay items out in 32-bit words only. Fix: dispatch programs with f16, u64 or i64 buffers one at a time (`dispatch`).",
+            wide.name, wide.element
+        )));
+    }
     let mut module = naga::Module::default();
-    let types = globals::Types::new(&mut module);
+    let types = globals::Types::new(&mut module, evidence.features());
     let vector = if options.vectorised {
         if options.coalesced || options.packed {
             return Err(BackendError::compile(

@@ -216,7 +216,10 @@ impl Lowerer<'_, '_> {
             // total.
             vyre_foundation::ir::DataType::U32
             | vyre_foundation::ir::DataType::Bool
-            | vyre_foundation::ir::DataType::F32 => naga::Literal::U32(1),
+            | vyre_foundation::ir::DataType::F32
+            | vyre_foundation::ir::DataType::F16
+            | vyre_foundation::ir::DataType::U64
+            | vyre_foundation::ir::DataType::I64 => naga::Literal::U32(1),
         };
         self.fb.counted_loop(block, loop_body, counter, one);
         Ok(())

@@ -33,6 +33,10 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     if evidence.buffer_uses().iter().any(|u| u.atomic) {
         return None;
     }
+    // Packed launches are coalesced, whose item layout is in 32-bit words.
+    if program.buffers.iter().any(|b| !b.element.is_word()) {
+        return None;
+    }
     // The walk visits every declaration before the statements that can name it.
     let mut aliases = GidAliases::default();
     let mut stored = Vec::new();

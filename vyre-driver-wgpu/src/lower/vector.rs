@@ -103,6 +103,10 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
     if y != 1 || z != 1 || evidence.buffer_uses().iter().any(|u| u.atomic) {
         return None;
     }
+    // Rows are `vec4`s of 32-bit elements (16 bytes); f16 and 64-bit buffers keep the scalar form.
+    if program.buffers.iter().any(|b| !b.element.is_word()) {
+        return None;
+    }
     if program
         .buffers
         .iter()

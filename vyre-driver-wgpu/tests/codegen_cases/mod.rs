@@ -221,6 +221,9 @@ fn axpy(ty: DataType, count: u32, workgroup: u32) -> Program {
     let three = match ty {
         DataType::I32 => Expr::i32(3),
         DataType::F32 => Expr::f32(3.0),
+        DataType::F16 => Expr::f16(3.0),
+        DataType::U64 => Expr::u64(3),
+        DataType::I64 => Expr::i64(3),
         DataType::U32 | DataType::Bool => Expr::u32(3),
     };
     Program::new(

@@ -23,6 +23,31 @@ impl Expr {
         Expr::Lit(Literal::F32(value.to_bits()))
     }
 
+    /// An `f16` literal: `value` rounded to the nearest `f16`, ties to even (so `Expr::f16(0.1)` holds
+    /// the `f16` nearest to the `f32` nearest to 0.1). Use [`Expr::f16_bits`] for an exact bit pattern.
+    #[must_use]
+    pub fn f16(value: f32) -> Self {
+        Expr::Lit(Literal::F16(crate::ir::f32_to_f16_bits(value)))
+    }
+
+    /// An `f16` literal from its 16 bits (IEEE binary16): every NaN payload and `-0.0` included.
+    #[must_use]
+    pub fn f16_bits(bits: u16) -> Self {
+        Expr::Lit(Literal::F16(bits))
+    }
+
+    /// A `u64` literal.
+    #[must_use]
+    pub fn u64(value: u64) -> Self {
+        Expr::Lit(Literal::U64(value))
+    }
+
+    /// An `i64` literal.
+    #[must_use]
+    pub fn i64(value: i64) -> Self {
+        Expr::Lit(Literal::I64(value))
+    }
+
     /// A `bool` literal.
     #[must_use]
     pub fn bool(value: bool) -> Self {

@@ -83,6 +83,17 @@ impl fmt::Display for Literal {
                     write!(f, "f32_bits(0x{bits:08x})")
                 }
             }
+            Literal::F16(bits) => {
+                // Every f16 is an f32, and `{:?}` of that f32 reads back as exactly it.
+                let v = crate::ir::f16_bits_to_f32(bits);
+                if v.is_finite() {
+                    write!(f, "{v:?}h")
+                } else {
+                    write!(f, "f16_bits(0x{bits:04x})")
+                }
+            }
+            Literal::U64(v) => write!(f, "{v}u64"),
+            Literal::I64(v) => write!(f, "{v}i64"),
         }
     }
 }

@@ -70,11 +70,15 @@ impl Features {
     /// use vyre_foundation::ir::{DataType, Features};
     ///
     /// assert!(Features::of_type(DataType::U32).is_empty());
+    /// assert_eq!(Features::of_type(DataType::F16), Features::F16);
+    /// assert_eq!(Features::of_type(DataType::I64), Features::INT64);
     /// ```
     #[must_use]
     pub const fn of_type(ty: DataType) -> Features {
         match ty {
             DataType::Bool | DataType::U32 | DataType::I32 | DataType::F32 => Features::NONE,
+            DataType::F16 => Features::F16,
+            DataType::U64 | DataType::I64 => Features::INT64,
         }
     }
 

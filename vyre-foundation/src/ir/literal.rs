@@ -14,6 +14,12 @@ pub enum Literal {
     I32(i32),
     /// The bits of an `f32`.
     F32(u32),
+    /// The bits of an `f16` (IEEE binary16).
+    F16(u16),
+    /// An unsigned 64-bit integer.
+    U64(u64),
+    /// A signed 64-bit integer.
+    I64(i64),
 }
 
 impl Literal {
@@ -25,17 +31,25 @@ impl Literal {
             Literal::U32(_) => DataType::U32,
             Literal::I32(_) => DataType::I32,
             Literal::F32(_) => DataType::F32,
+            Literal::F16(_) => DataType::F16,
+            Literal::U64(_) => DataType::U64,
+            Literal::I64(_) => DataType::I64,
         }
     }
 
-    /// The literal as the 32-bit word a buffer would hold.
+    /// The bits a buffer element of the literal's type would hold, zero-extended to 64 bits: the
+    /// 32-bit word of a `bool`, `u32`, `i32` or `f32`, the 16 bits of an `f16`, the 64 bits of a
+    /// `u64` or `i64`.
     #[must_use]
-    pub const fn to_bits(self) -> u32 {
+    pub const fn to_bits(self) -> u64 {
         match self {
-            Literal::Bool(b) => b as u32,
-            Literal::U32(v) => v,
-            Literal::I32(v) => v as u32,
-            Literal::F32(bits) => bits,
+            Literal::Bool(b) => b as u64,
+            Literal::U32(v) => v as u64,
+            Literal::I32(v) => v as u32 as u64,
+            Literal::F32(bits) => bits as u64,
+            Literal::F16(bits) => bits as u64,
+            Literal::U64(v) => v,
+            Literal::I64(v) => v as u64,
         }
     }
 }

@@ -85,7 +85,8 @@ pub enum BinClass {
     Arithmetic,
     /// Two integer operands of one type; the result has that type.
     Bitwise,
-    /// An integer left operand and a `u32` amount; the result has the left operand's type.
+    /// An integer left operand and a `u32` amount (taken mod the left operand's width); the result
+    /// has the left operand's type.
     Shift,
     /// Two operands of any one type; the result is `Bool`.
     Equality,
@@ -114,9 +115,9 @@ operators! {
         BitOr = 6 => "bit_or", Some("|"), Bitwise;
         /// Bitwise exclusive or (integers).
         BitXor = 7 => "bit_xor", Some("^"), Bitwise;
-        /// Left shift by `rhs mod 32` (integer lhs, `u32` rhs).
+        /// Left shift by `rhs mod 32` (`rhs mod 64` for 64-bit lhs; integer lhs, `u32` rhs).
         Shl = 8 => "shl", Some("<<"), Shift;
-        /// Right shift by `rhs mod 32`, arithmetic for `i32` (integer lhs, `u32` rhs).
+        /// Right shift by `rhs mod 32` (`mod 64` for 64-bit lhs), arithmetic for signed lhs.
         Shr = 9 => "shr", Some(">>"), Shift;
         /// Equality.
         Eq = 10 => "eq", Some("=="), Equality;
@@ -168,15 +169,16 @@ impl BinOp {
 /// result always has the operand's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnClass {
-    /// Negation: `i32` or `f32`.
+    /// Negation: the signed types `i32`, `i64`, `f32` and `f16`.
     Negation,
     /// Absolute value: any numeric type.
     Magnitude,
-    /// Bit operations: integers.
+    /// Bit operations: `bit_not` on every integer; the bit counts and `reverse_bits` on `u32` and
+    /// `i32` only (Vulkan defines them only on 32-bit operands).
     Bits,
     /// Logical not: `Bool`.
     Logical,
-    /// Exact rounding functions: `f32`.
+    /// Exact rounding functions: `f32` and `f16`.
     Rounding,
     /// Transcendental and root functions, with stated accuracy: `f32`.
     Transcendental,
@@ -185,13 +187,13 @@ pub enum UnClass {
 operators! {
     /// Unary operators. See `SEMANTICS.md` for their exact meaning.
     pub enum UnOp: UnClass {
-        /// Negation (`i32` wrapping, `f32`).
+        /// Negation (`i32`/`i64` wrapping, `f32`, `f16`).
         Neg = 0 => "neg", Some("-"), Negation;
         /// Bitwise complement (integers).
         BitNot = 1 => "bit_not", Some("~"), Bits;
         /// Logical not (bool).
         Not = 2 => "not", Some("!"), Logical;
-        /// Absolute value (`abs(i32::MIN) = i32::MIN`; identity on `u32`).
+        /// Absolute value (`abs(i32::MIN) = i32::MIN`, likewise i64; identity on `u32`/`u64`).
         Abs = 3 => "abs", None, Magnitude;
         /// Number of set bits (integers).
         Popcount = 4 => "popcount", None, Bits;
@@ -231,7 +233,7 @@ operators! {
 }
 
 impl UnOp {
-    /// True for the f32-only math functions (`sqrt` through `fract`).
+    /// True for the float math functions (`sqrt` through `fract`; the rounding ones take `f16` too).
     #[must_use]
     pub const fn is_float_math(self) -> bool {
         matches!(self.class(), UnClass::Rounding | UnClass::Transcendental)
@@ -242,17 +244,19 @@ impl UnOp {
     pub fn result_type(self, arg: DataType) -> Option<DataType> {
         use DataType as T;
         let ok = match self.class() {
-            UnClass::Negation => matches!(arg, T::I32 | T::F32),
+            UnClass::Negation => arg.is_signed() || arg.is_float(),
             UnClass::Magnitude => arg.is_numeric(),
-            UnClass::Bits => arg.is_integer(),
+            UnClass::Bits => arg.is_index() || (self == UnOp::BitNot && arg.is_integer()),
             UnClass::Logical => arg == T::Bool,
-            UnClass::Rounding | UnClass::Transcendental => arg == T::F32,
+            UnClass::Rounding => arg.is_float(),
+            UnClass::Transcendental => arg == T::F32,
         };
         ok.then_some(arg)
     }
 }
 
-/// The one class of atomic operations: `u32`/`i32` elements of a writable buffer.
+/// The classes of atomic operations on integer elements of a writable buffer (64-bit elements need
+/// [`crate::ir::Features::INT64_ATOMICS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AtomicClass {
     /// A read-modify-write with one operand.
@@ -262,7 +266,7 @@ pub enum AtomicClass {
 }
 
 operators! {
-    /// Atomic read-modify-write operations on `u32`/`i32` storage or workgroup buffers.
+    /// Atomic read-modify-write operations on integer storage or workgroup buffers.
     pub enum AtomicOp: AtomicClass {
         /// Wrapping add.
         Add = 0 => "atomic_add", None, ReadModifyWrite;

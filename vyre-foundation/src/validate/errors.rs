@@ -50,6 +50,13 @@ pub enum ValidationErrorKind {
         /// Its access.
         access: BufferAccess,
     },
+    /// A `uniform` buffer whose elements are not 32 bits wide (`f16`, `u64`, `i64`).
+    UniformElementType {
+        /// The buffer.
+        buffer: String,
+        /// Its element type.
+        element: DataType,
+    },
     /// `with_output_byte_range` was used on a buffer that is not an output.
     ReadbackRangeOnNonOutput {
         /// The buffer.
@@ -163,7 +170,7 @@ pub enum ValidationErrorKind {
         /// The type of `to`.
         to: DataType,
     },
-    /// An atomic on a buffer whose element type is not `u32` or `i32`.
+    /// An atomic on a buffer whose element type is not an integer (`u32`, `i32`, `u64`, `i64`).
     AtomicElementType {
         /// The buffer.
         buffer: String,
@@ -278,8 +285,15 @@ impl ValidationErrorKind {
             K::SelectArmsDiffer { on_true, on_false } => {
                 format!("select arms have types {on_true} and {on_false}.")
             }
+            K::UniformElementType { buffer, element } => {
+                format!(
+                    "uniform buffer `{buffer}` has {element} elements; uniform buffers hold 32-bit elements only."
+                )
+            }
             K::BitcastType { from, to } => {
-                format!("bitcast from {from} to {to} is not a 32-bit number reinterpretation.")
+                format!(
+                    "bitcast from {from} to {to} is not a reinterpretation between numbers of one width."
+                )
             }
             K::FmaOperandType { found } => format!("fma operand has type {found}, not f32."),
             K::IndexType { buffer, found } => format!("index into `{buffer}` has type {found}."),
@@ -348,11 +362,12 @@ impl ValidationErrorKind {
             }
             K::ConditionNotBool { .. } => "compare the value, e.g. `Expr::ne(x, Expr::u32(0))`.".into(),
             K::SelectArmsDiffer { .. } => "convert one arm so both have the same type.".into(),
-            K::BitcastType { .. } => "bitcast only between u32, i32 and f32; use `Expr::cast` for bool.".into(),
-            K::IndexType { .. } => "index with a u32 or i32 expression.".into(),
+            K::UniformElementType { .. } => "declare the buffer `read` instead of `uniform`.".into(),
+            K::BitcastType { .. } => "bitcast only between u32, i32 and f32, or between u64 and i64; use `Expr::cast` to convert values (bool and f16 included).".into(),
+            K::IndexType { .. } => "index with a u32 or i32 expression (cast a u64 or i64 index with `Expr::cast(DataType::U32, ..)`).".into(),
             K::StoreToReadOnly { .. } => "declare the buffer `read_write` or `output`.".into(),
-            K::LoopBoundTypes { .. } => "give both bounds the same integer type.".into(),
-            K::AtomicElementType { .. } => "use atomics only on u32 or i32 buffers.".into(),
+            K::LoopBoundTypes { .. } => "give both bounds the same type, u32 or i32.".into(),
+            K::AtomicElementType { .. } => "use atomics only on u32, i32, u64 or i64 buffers.".into(),
             K::AtomicOnReadOnly { .. } => "declare the buffer `read_write`, `output` or `workgroup`.".into(),
             K::AtomicExpectedOperand { .. } => {
                 "build atomics with `Expr::atomic_*` or `Expr::atomic_compare_exchange`.".into()

@@ -139,16 +139,53 @@ impl<'p> Compiler<'_, 'p> {
         let result = op
             .result_type(lt, rt)
             .ok_or_else(|| compile_error(format!("`{}` on {lt} and {rt}", op.name())))?;
-        let (kind, swap) = bin_kind(op, lt)
+        // `f16` computes in `f32` and rounds the result once: exact for comparisons, min and max,
+        // and correctly rounded for `+ - * / %`, since f32 carries more than twice f16's precision.
+        let (a, b, operands) = if lt == DataType::F16 {
+            (
+                self.widen_f16(a, out),
+                self.widen_f16(b, out),
+                DataType::F32,
+            )
+        } else {
+            (a, b, lt)
+        };
+        let (kind, swap) = bin_kind(op, operands)
             .ok_or_else(|| compile_error(format!("`{}` on {lt} and {rt}", op.name())))?;
         let (a, b) = if swap { (b, a) } else { (a, b) };
-        out.insts.push(Inst::Bin {
-            op: kind,
-            dst,
-            a,
-            b,
-        });
+        if result == DataType::F16 {
+            let wide = self.temp();
+            out.insts.push(Inst::Bin {
+                op: kind,
+                dst: wide,
+                a,
+                b,
+            });
+            out.insts.push(Inst::Un {
+                op: UnKind::F32ToF16,
+                dst,
+                a: wide,
+            });
+        } else {
+            out.insts.push(Inst::Bin {
+                op: kind,
+                dst,
+                a,
+                b,
+            });
+        }
         Ok(result)
+    }
+
+    /// A new register holding the `f32` value of the `f16` in `a`.
+    fn widen_f16(&mut self, a: Reg, out: &mut Block) -> Reg {
+        let wide = self.temp();
+        out.insts.push(Inst::Un {
+            op: UnKind::F16ToF32,
+            dst: wide,
+            a,
+        });
+        wide
     }
 
     fn unary(
@@ -162,9 +199,27 @@ impl<'p> Compiler<'_, 'p> {
         let result = op
             .result_type(ty)
             .ok_or_else(|| compile_error(format!("`{}` on {ty}", op.name())))?;
+        if ty == DataType::F16 {
+            // Negation, abs and the rounding functions are exact in f32 on an f16 value.
+            let wide = self.widen_f16(a, out);
+            let kind = un_kind(op, DataType::F32)
+                .ok_or_else(|| compile_error(format!("`{}` on {ty}", op.name())))?;
+            let t = self.temp();
+            out.insts.push(Inst::Un {
+                op: kind,
+                dst: t,
+                a: wide,
+            });
+            out.insts.push(Inst::Un {
+                op: UnKind::F32ToF16,
+                dst,
+                a: t,
+            });
+            return Ok(result);
+        }
         match un_kind(op, ty) {
             Some(kind) => out.insts.push(Inst::Un { op: kind, dst, a }),
-            // `abs` of a u32 is the identity.
+            // `abs` of an unsigned integer is the identity.
             None => out.insts.push(Inst::Copy { dst, src: a }),
         }
         Ok(result)
@@ -178,10 +233,22 @@ impl<'p> Compiler<'_, 'p> {
         out: &mut Block,
     ) -> Result<DataType, BackendError> {
         let (a, from) = self.expr(arg, out)?;
-        match cast_kind(from, to) {
-            Some(kind) => out.insts.push(Inst::Un { op: kind, dst, a }),
-            None => out.insts.push(Inst::Copy { dst, src: a }),
+        let steps = cast_steps(from, to);
+        let Some((&last, first)) = steps.split_last() else {
+            out.insts.push(Inst::Copy { dst, src: a });
+            return Ok(to);
+        };
+        let mut src = a;
+        for &op in first {
+            let t = self.temp();
+            out.insts.push(Inst::Un { op, dst: t, a: src });
+            src = t;
         }
+        out.insts.push(Inst::Un {
+            op: last,
+            dst,
+            a: src,
+        });
         Ok(to)
     }
 
@@ -206,12 +273,17 @@ impl<'p> Compiler<'_, 'p> {
         if matches!(buf.slot, crate::inst::Slot::Storage(_)) {
             self.storage_atomics = true;
         }
-        let signed = element == DataType::I32;
+        let signed = element.is_signed();
+        let wide = element.bits() == 64;
         let kind = match op {
+            AtomicOp::Add if wide => AtomicKind::Add64,
             AtomicOp::Add => AtomicKind::Add,
+            AtomicOp::Sub if wide => AtomicKind::Sub64,
             AtomicOp::Sub => AtomicKind::Sub,
+            AtomicOp::Min if signed && wide => AtomicKind::MinS64,
             AtomicOp::Min if signed => AtomicKind::MinS,
             AtomicOp::Min => AtomicKind::MinU,
+            AtomicOp::Max if signed && wide => AtomicKind::MaxS64,
             AtomicOp::Max if signed => AtomicKind::MaxS,
             AtomicOp::Max => AtomicKind::MaxU,
             AtomicOp::And => AtomicKind::And,
@@ -236,54 +308,61 @@ fn lit_type(lit: Literal) -> DataType {
     lit.ty()
 }
 
-/// The resolved operator for `op` on operands of type `ty`, and whether the operands swap
-/// (`a > b` is `b < a`).
+/// The resolved operator for `op` on operands of type `ty` (never `f16`, which computes in `f32`),
+/// and whether the operands swap (`a > b` is `b < a`).
 fn bin_kind(op: BinOp, ty: DataType) -> Option<(BinKind, bool)> {
     use BinKind as K;
     let float = ty == DataType::F32;
-    let signed = ty == DataType::I32;
-    let pick = |u: K, s: K, f: K| {
-        if float {
-            f
-        } else if signed {
-            s
-        } else {
-            u
-        }
+    let signed = ty.is_signed();
+    let wide = ty.bits() == 64;
+    // Picks the kind for unsigned, signed and float operands at 32 bits, and for unsigned and signed
+    // operands at 64 bits.
+    let pick = |u: K, s: K, f: K, u64: K, s64: K| match (float, signed, wide) {
+        (true, _, _) => f,
+        (false, false, false) => u,
+        (false, true, false) => s,
+        (false, false, true) => u64,
+        (false, true, true) => s64,
     };
     let kind = match op {
-        BinOp::Add => pick(K::Add, K::Add, K::AddF),
-        BinOp::Sub => pick(K::Sub, K::Sub, K::SubF),
-        BinOp::Mul => pick(K::Mul, K::Mul, K::MulF),
-        BinOp::Div => pick(K::DivU, K::DivS, K::DivF),
-        BinOp::Rem => pick(K::RemU, K::RemS, K::RemF),
-        BinOp::Min => pick(K::MinU, K::MinS, K::MinF),
-        BinOp::Max => pick(K::MaxU, K::MaxS, K::MaxF),
+        BinOp::Add => pick(K::Add, K::Add, K::AddF, K::Add64, K::Add64),
+        BinOp::Sub => pick(K::Sub, K::Sub, K::SubF, K::Sub64, K::Sub64),
+        BinOp::Mul => pick(K::Mul, K::Mul, K::MulF, K::Mul64, K::Mul64),
+        BinOp::Div => pick(K::DivU, K::DivS, K::DivF, K::DivU64, K::DivS64),
+        BinOp::Rem => pick(K::RemU, K::RemS, K::RemF, K::RemU64, K::RemS64),
+        // Zero-extended words order alike at both widths when unsigned.
+        BinOp::Min => pick(K::MinU, K::MinS, K::MinF, K::MinU, K::MinS64),
+        BinOp::Max => pick(K::MaxU, K::MaxS, K::MaxF, K::MaxU, K::MaxS64),
         BinOp::BitAnd | BinOp::And => K::And,
         BinOp::BitOr | BinOp::Or => K::Or,
         BinOp::BitXor => K::Xor,
-        BinOp::Shl => K::Shl,
-        BinOp::Shr => pick(K::ShrU, K::ShrS, K::ShrU),
-        BinOp::Eq => pick(K::Eq, K::Eq, K::EqF),
-        BinOp::Ne => pick(K::Ne, K::Ne, K::NeF),
-        BinOp::Lt => pick(K::LtU, K::LtS, K::LtF),
-        BinOp::Le => pick(K::LeU, K::LeS, K::LeF),
-        BinOp::Gt => return Some((pick(K::LtU, K::LtS, K::LtF), true)),
-        BinOp::Ge => return Some((pick(K::LeU, K::LeS, K::LeF), true)),
+        BinOp::Shl => pick(K::Shl, K::Shl, K::Shl, K::Shl64, K::Shl64),
+        BinOp::Shr => pick(K::ShrU, K::ShrS, K::ShrU, K::ShrU64, K::ShrS64),
+        BinOp::Eq => pick(K::Eq, K::Eq, K::EqF, K::Eq, K::Eq),
+        BinOp::Ne => pick(K::Ne, K::Ne, K::NeF, K::Ne, K::Ne),
+        BinOp::Lt => pick(K::LtU, K::LtS, K::LtF, K::LtU, K::LtS64),
+        BinOp::Le => pick(K::LeU, K::LeS, K::LeF, K::LeU, K::LeS64),
+        BinOp::Gt => return Some((pick(K::LtU, K::LtS, K::LtF, K::LtU, K::LtS64), true)),
+        BinOp::Ge => return Some((pick(K::LeU, K::LeS, K::LeF, K::LeU, K::LeS64), true)),
     };
     Some((kind, false))
 }
 
-/// The resolved unary operator; `None` where it is the identity.
+/// The resolved unary operator (never on `f16`, which computes in `f32`); `None` where it is the
+/// identity.
 fn un_kind(op: UnOp, ty: DataType) -> Option<UnKind> {
     use UnKind as K;
     let float = ty == DataType::F32;
+    let wide = ty.bits() == 64;
     Some(match op {
         UnOp::Neg if float => K::NegF,
+        UnOp::Neg if wide => K::NegI64,
         UnOp::Neg => K::NegI,
         UnOp::Abs if float => K::AbsF,
         UnOp::Abs if ty == DataType::I32 => K::AbsS,
+        UnOp::Abs if ty == DataType::I64 => K::AbsS64,
         UnOp::Abs => return None,
+        UnOp::BitNot if wide => K::BitNot64,
         UnOp::BitNot => K::BitNot,
         UnOp::Not => K::Not,
         UnOp::Popcount => K::Popcount,
@@ -306,21 +385,49 @@ fn un_kind(op: UnOp, ty: DataType) -> Option<UnKind> {
     })
 }
 
-/// The conversion from `from` to `to`; `None` where the bits stay as they are.
-fn cast_kind(from: DataType, to: DataType) -> Option<UnKind> {
+/// The conversions from `from` to `to`, applied in order; empty where the bits stay as they are.
+///
+/// Every conversion involving `f16` goes through `f32`: `f16 -> f32` is exact, and an integer that
+/// is finite in `f16` is exact in `f32`, so rounding once to `f16` at the end is correctly rounded.
+fn cast_steps(from: DataType, to: DataType) -> &'static [UnKind] {
     use DataType as T;
+    use UnKind as K;
     match (from, to) {
-        (T::F32, T::I32) => Some(UnKind::F32ToI32),
-        (T::F32, T::U32) => Some(UnKind::F32ToU32),
-        (T::F32, T::Bool) => Some(UnKind::F32ToBool),
-        (T::I32, T::F32) => Some(UnKind::I32ToF32),
-        (T::U32, T::F32) => Some(UnKind::U32ToF32),
-        (T::Bool, T::F32) => Some(UnKind::BoolToF32),
-        (T::U32 | T::I32, T::Bool) => Some(UnKind::NonZero),
-        // bool -> integer is 0 or 1, which is already the register's word; u32 <-> i32 keeps bits;
-        // a cast to the same type is the identity.
-        (T::Bool, T::Bool | T::U32 | T::I32)
+        (T::F32, T::I32) => &[K::F32ToI32],
+        (T::F32, T::U32) => &[K::F32ToU32],
+        (T::F32, T::I64) => &[K::F32ToI64],
+        (T::F32, T::U64) => &[K::F32ToU64],
+        (T::F32, T::Bool) => &[K::F32ToBool],
+        (T::F32, T::F16) => &[K::F32ToF16],
+        (T::F16, T::F32) => &[K::F16ToF32],
+        (T::F16, T::I32) => &[K::F16ToF32, K::F32ToI32],
+        (T::F16, T::U32) => &[K::F16ToF32, K::F32ToU32],
+        (T::F16, T::I64) => &[K::F16ToF32, K::F32ToI64],
+        (T::F16, T::U64) => &[K::F16ToF32, K::F32ToU64],
+        (T::F16, T::Bool) => &[K::F16ToF32, K::F32ToBool],
+        (T::I32, T::F32) => &[K::I32ToF32],
+        (T::U32, T::F32) => &[K::U32ToF32],
+        (T::I64, T::F32) => &[K::I64ToF32],
+        (T::U64, T::F32) => &[K::U64ToF32],
+        (T::Bool, T::F32) => &[K::BoolToF32],
+        (T::I32, T::F16) => &[K::I32ToF32, K::F32ToF16],
+        (T::U32, T::F16) => &[K::U32ToF32, K::F32ToF16],
+        (T::I64, T::F16) => &[K::I64ToF32, K::F32ToF16],
+        (T::U64, T::F16) => &[K::U64ToF32, K::F32ToF16],
+        (T::Bool, T::F16) => &[K::BoolToF32, K::F32ToF16],
+        (T::U32 | T::I32 | T::U64 | T::I64, T::Bool) => &[K::NonZero],
+        // Widening keeps the value: a signed source sign-extends, an unsigned one is already
+        // zero-extended in its register.
+        (T::I32, T::U64 | T::I64) => &[K::SignExtend32],
+        (T::U64 | T::I64, T::U32 | T::I32) => &[K::Truncate32],
+        // bool -> integer is 0 or 1, which is already the register's word; u32 <-> i32 and
+        // u64 <-> i64 keep bits; u32 -> 64 bits is already zero-extended; a cast to the same type is
+        // the identity.
+        (T::Bool, T::Bool | T::U32 | T::I32 | T::U64 | T::I64)
         | (T::U32 | T::I32, T::U32 | T::I32)
-        | (T::F32, T::F32) => None,
+        | (T::U64 | T::I64, T::U64 | T::I64)
+        | (T::U32, T::U64 | T::I64)
+        | (T::F32, T::F32)
+        | (T::F16, T::F16) => &[],
     }
 }

@@ -7,7 +7,7 @@ use crate::inst::{BinKind, BufRef, Inst, Reg, Slot, UnKind};
 use crate::lanes::{map1, map2, map3};
 use crate::memory::{atomic_rmw, atomic_update, element};
 use crate::scalar::{
-    float_bin, float_un, int_bin, is_float_bin, is_float_to_int, is_float_un, overflowed, un,
+    f, float_bin, float_un, int_bin, is_float_bin, is_float_to_int, is_float_un, overflowed, un,
 };
 
 /// Expands `$go!(K)` for every binary operator, so each gets its own loop with the operator fixed.
@@ -48,12 +48,26 @@ macro_rules! each_bin {
             BinKind::NeF => $go!(BinKind::NeF),
             BinKind::LtF => $go!(BinKind::LtF),
             BinKind::LeF => $go!(BinKind::LeF),
+            BinKind::Add64 => $go!(BinKind::Add64),
+            BinKind::Sub64 => $go!(BinKind::Sub64),
+            BinKind::Mul64 => $go!(BinKind::Mul64),
+            BinKind::DivU64 => $go!(BinKind::DivU64),
+            BinKind::DivS64 => $go!(BinKind::DivS64),
+            BinKind::RemU64 => $go!(BinKind::RemU64),
+            BinKind::RemS64 => $go!(BinKind::RemS64),
+            BinKind::Shl64 => $go!(BinKind::Shl64),
+            BinKind::ShrU64 => $go!(BinKind::ShrU64),
+            BinKind::ShrS64 => $go!(BinKind::ShrS64),
+            BinKind::LtS64 => $go!(BinKind::LtS64),
+            BinKind::LeS64 => $go!(BinKind::LeS64),
+            BinKind::MinS64 => $go!(BinKind::MinS64),
+            BinKind::MaxS64 => $go!(BinKind::MaxS64),
         }
     };
 }
 
-fn finite(bits: u32) -> bool {
-    f32::from_bits(bits).is_finite()
+fn finite(bits: u64) -> bool {
+    f(bits).is_finite()
 }
 
 impl<const TRACE: bool> Executor<'_, TRACE> {
@@ -114,7 +128,7 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
         &mut self,
         dst: Reg,
         active: &[u32],
-        f: impl FnOnce(&[Vec<u32>], bool, &mut [u32]) -> bool,
+        f: impl FnOnce(&[Vec<u64>], bool, &mut [u64]) -> bool,
     ) {
         let mut d = std::mem::take(&mut self.regs[dst as usize]);
         let full = active.len() == self.lanes;
@@ -133,9 +147,9 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
                 ($k:expr) => {
                     if TRACE && is_float_bin($k) {
                         map2(active, full, d, a, b, |x, y| {
-                            let r = float_bin($k, f32::from_bits(x), f32::from_bits(y));
+                            let r = float_bin($k, f(x), f(y));
                             flag |= overflowed(r, finite(x) && finite(y));
-                            r.to_bits()
+                            u64::from(r.to_bits())
                         })
                     } else {
                         map2(active, full, d, a, b, |x, y| int_bin($k, x, y))
@@ -153,9 +167,16 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
             let mut flag = false;
             if TRACE && is_float_un(op) {
                 map1(active, full, d, a, |x| {
-                    let r = float_un(op, f32::from_bits(x));
+                    let r = float_un(op, f(x));
                     flag |= overflowed(r, finite(x));
-                    r.to_bits()
+                    u64::from(r.to_bits())
+                });
+            } else if TRACE && op == UnKind::F32ToF16 {
+                // An f32 past the f16 range overflows to an infinity: indeterminate.
+                map1(active, full, d, a, |x| {
+                    let r = un(op, x);
+                    flag |= finite(x) && !half::f16::from_bits(r as u16).is_finite();
+                    r
                 });
             } else if TRACE && is_float_to_int(op) {
                 map1(active, full, d, a, |x| {
@@ -178,11 +199,11 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
             );
             let mut flag = false;
             map3(active, full, d, operands, |x, y, z| {
-                let r = f32::from_bits(x).mul_add(f32::from_bits(y), f32::from_bits(z));
+                let r = f(x).mul_add(f(y), f(z));
                 if TRACE {
                     flag |= overflowed(r, finite(x) && finite(y) && finite(z));
                 }
-                r.to_bits()
+                u64::from(r.to_bits())
             });
             flag
         });
@@ -196,7 +217,7 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
         let signed = buf.signed_index;
         // A bool element is a whole word; any nonzero word loads as true.
         let as_bool = buf.bool_elem;
-        let word = move |w: u32| if as_bool { u32::from(w != 0) } else { w };
+        let word = move |w: u64| if as_bool { u64::from(w != 0) } else { w };
         match buf.slot {
             Slot::Storage(i) => {
                 let words = &memory.storage[i][..];

@@ -93,7 +93,7 @@ impl ParseError {
                 "quote a name that is a keyword, as `Display` does: `\"let\"`"
             }
             ParseErrorKind::InvalidNumber { .. } => {
-                "write integers with a suffix, `7u` or `-7i`, within their type's range; floats as `1.5f` (finite) or `f32_bits(0x7fc00000)`; counts and sizes as plain digits"
+                "write integers with a suffix, `7u`, `-7i`, `7u64` or `-7i64`, within their type's range; floats as `1.5f` or `1.5h` (finite), or `f32_bits(0x7fc00000)` / `f16_bits(0x7e00)`; counts and sizes as plain digits"
             }
             ParseErrorKind::InvalidName { .. } => {
                 "close the quoted name with `\"`, and escape only with `\\\\`, `\\\"`, `\\n`, `\\t`, `\\r` or `\\u{hex}`"

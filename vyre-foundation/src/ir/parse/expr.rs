@@ -52,6 +52,20 @@ impl Parser {
                 self.punct(")", "`)`")?;
                 return Ok(Some(Literal::F32(bits)));
             }
+            Tok::Word(w) if w == "f16_bits" && *self.peek_at(1) == Tok::Punct("(") => {
+                self.bump();
+                self.bump();
+                let bits = match *self.peek() {
+                    Tok::Hex(v) => u16::try_from(v).ok(),
+                    _ => None,
+                };
+                let Some(bits) = bits else {
+                    return self.expected("16 bits in hex, `0x7e00`");
+                };
+                self.bump();
+                self.punct(")", "`)`")?;
+                return Ok(Some(Literal::F16(bits)));
+            }
             _ => return Ok(None),
         };
         self.bump();
@@ -65,7 +79,7 @@ impl Parser {
             && self.at_punct("(")
             && match self.peek_at(1) {
                 Tok::Lit(_) => *self.peek_at(2) == Tok::Punct(")"),
-                Tok::Word(w) => w == "true" || w == "false" || w == "f32_bits",
+                Tok::Word(w) => w == "true" || w == "false" || w == "f32_bits" || w == "f16_bits",
                 _ => false,
             };
         if !literal_ahead || depth >= MAX_EXPR_DEPTH {

@@ -235,8 +235,36 @@ impl Lexer<'_> {
                     "is not a finite f32 (write infinities and NaNs as f32_bits)",
                 ),
             },
-            ("" | "u" | "i", true) => fail(self, "has a fraction or exponent but no `f` suffix"),
-            _ => fail(self, "has an unknown suffix (the suffixes are u, i and f)"),
+            ("u64", false) if negative => fail(self, "is a negative u64"),
+            ("u64", false) => match value.parse::<u64>() {
+                Ok(v) => Ok(Tok::Lit(Literal::U64(v))),
+                Err(_) => fail(self, "does not fit a u64"),
+            },
+            ("i64", false) => match value.parse::<i64>() {
+                Ok(v) => Ok(Tok::Lit(Literal::I64(v))),
+                Err(_) => fail(self, "does not fit an i64"),
+            },
+            ("h", _) => match value.parse::<f64>() {
+                Ok(v) => {
+                    let bits = crate::ir::half::f64_to_f16_bits(v);
+                    if crate::ir::f16_bits_to_f32(bits).is_finite() {
+                        Ok(Tok::Lit(Literal::F16(bits)))
+                    } else {
+                        fail(
+                            self,
+                            "is not a finite f16 (write infinities and NaNs as f16_bits)",
+                        )
+                    }
+                }
+                Err(_) => fail(self, "is not a number"),
+            },
+            ("" | "u" | "i" | "u64" | "i64", true) => {
+                fail(self, "has a fraction or exponent but no `f` or `h` suffix")
+            }
+            _ => fail(
+                self,
+                "has an unknown suffix (the suffixes are u, i, f, h, u64 and i64)",
+            ),
         }
     }
 

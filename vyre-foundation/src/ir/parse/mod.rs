@@ -18,7 +18,8 @@
 //!           | "bitcast" "<" type ">" "(" expr ")" | "select" "(" expr "," expr "," expr ")"
 //!           | "fma" "(" expr "," expr "," expr ")" | binop_name "(" expr "," expr ")"
 //!           | unop_name "(" expr ")" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")"
-//! literal   = "true" | "false" | digits "u" | "-"? digits "i" | float "f" | "f32_bits" "(" 0xHEX ")"
+//! literal   = "true" | "false" | digits "u" | "-"? digits "i" | digits "u64" | "-"? digits "i64"
+//!           | float "f" | float "h" | "f32_bits" "(" 0xHEX ")" | "f16_bits" "(" 0xHEX ")"
 //! builtin   = ("gid" | "lid" | "wid" | "nwg") "." ("x" | "y" | "z")
 //! name      = identifier, not a keyword | '"' characters and escapes '"'
 //! ```
@@ -59,7 +60,7 @@ mod tests {
     #[test]
     fn function_words_are_distinct_and_not_keywords() {
         // The parser picks a function by its word alone, so no word may name two of them.
-        let mut words: Vec<&str> = vec!["len", "select", "fma", "f32_bits"];
+        let mut words: Vec<&str> = vec!["len", "select", "fma", "f32_bits", "f16_bits"];
         words.extend(DataType::ALL.iter().map(|t| t.name()));
         words.extend(BinOp::ALL.iter().map(|o| o.name()));
         words.extend(UnOp::ALL.iter().map(|o| o.name()));

@@ -150,26 +150,40 @@ impl<'a> Reader<'a> {
     }
 
     fn literal(&mut self) -> Result<Literal> {
-        Ok(
-            match self.tag("a literal tag", LiteralTag::from_wire_tag)? {
-                LiteralTag::Bool => {
-                    Literal::Bool(self.tag("a bool literal (0 or 1)", |b| match b {
-                        0 => Some(false),
-                        1 => Some(true),
-                        _ => None,
-                    })?)
-                }
-                LiteralTag::U32 => Literal::U32(self.u32("a u32 literal")?),
-                LiteralTag::I32 => {
-                    let z = self.u32("an i32 literal (zigzag)")?;
-                    Literal::I32((z >> 1) as i32 ^ -((z & 1) as i32))
-                }
-                LiteralTag::F32 => {
-                    let b = self.take(4, "an f32 literal (four bytes)")?;
-                    Literal::F32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                }
-            },
-        )
+        let at = self.pos;
+        let tag = self.tag("a literal tag", LiteralTag::from_wire_tag)?;
+        let since = match tag {
+            LiteralTag::Bool | LiteralTag::U32 | LiteralTag::I32 | LiteralTag::F32 => 1,
+            LiteralTag::F16 | LiteralTag::U64 | LiteralTag::I64 => 3,
+        };
+        self.since(at, "a literal tag", tag.wire_tag(), since)?;
+        Ok(match tag {
+            LiteralTag::Bool => {
+                Literal::Bool(self.tag("a bool literal (0 or 1)", |b| match b {
+                    0 => Some(false),
+                    1 => Some(true),
+                    _ => None,
+                })?)
+            }
+            LiteralTag::U32 => Literal::U32(self.u32("a u32 literal")?),
+            LiteralTag::I32 => {
+                let z = self.u32("an i32 literal (zigzag)")?;
+                Literal::I32((z >> 1) as i32 ^ -((z & 1) as i32))
+            }
+            LiteralTag::F32 => {
+                let b = self.take(4, "an f32 literal (four bytes)")?;
+                Literal::F32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            LiteralTag::F16 => {
+                let b = self.take(2, "an f16 literal (two bytes)")?;
+                Literal::F16(u16::from_le_bytes([b[0], b[1]]))
+            }
+            LiteralTag::U64 => Literal::U64(self.varint("a u64 literal", 64)?),
+            LiteralTag::I64 => {
+                let z = self.varint("an i64 literal (zigzag)", 64)?;
+                Literal::I64((z >> 1) as i64 ^ -((z & 1) as i64))
+            }
+        })
     }
 
     fn builtin(&mut self) -> Result<Builtin> {
@@ -184,7 +198,21 @@ impl<'a> Reader<'a> {
     }
 
     fn data_type(&mut self) -> Result<DataType> {
-        self.tag("a data type tag", DataType::from_wire_tag)
+        let at = self.pos;
+        let ty = self.tag("a data type tag", DataType::from_wire_tag)?;
+        self.since(at, "a data type tag", ty.wire_tag(), ty.since())?;
+        Ok(ty)
+    }
+
+    /// Checks that the version the header names has what was just read at `at` (first in version
+    /// `since`), and notes that the bytes need that version. Bytes of an older version cannot hold
+    /// it: they are read as that version's reader would, as an unknown tag.
+    fn since(&mut self, at: usize, expected: &'static str, tag: u8, since: u16) -> Result<()> {
+        if since > self.version {
+            return Err(self.error(at, WireErrorKind::BadTag { expected, tag }));
+        }
+        self.needed = self.needed.max(since);
+        Ok(())
     }
 
     fn option_tag(&mut self, expected: &'static str) -> Result<bool> {
@@ -414,8 +442,8 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program> {
         version: 1,
         needed: 1,
     };
-    // Version 2 only added statements, so the layouts agree and nothing branches on the version
-    // but the statement tags it allows.
+    // Version 2 only added statements and version 3 only types and literals, so the layouts agree
+    // and nothing branches on the version but the tags it allows.
     r.version = r.header()?;
     let workgroup_size = [
         r.u32("the workgroup size x")?,

@@ -8,7 +8,7 @@
 
 use crate::ir::wire::WIRE_MAGIC;
 use crate::ir::wire::tags::{BuiltinTag, ExprTag, LiteralTag, NONE, NodeTag, SOME};
-use crate::ir::{BufferDecl, Builtin, Expr, Literal, Node, Program};
+use crate::ir::{BufferDecl, Builtin, DataType, Expr, Literal, Node, Program};
 
 /// The output being written, with the primitive encodings of `WIRE.md`.
 struct Writer {
@@ -46,7 +46,14 @@ impl Writer {
         self.out.extend_from_slice(s.as_bytes());
     }
 
+    /// A type tag, raising the version to the first one that has the type.
+    fn data_type(&mut self, ty: DataType) {
+        self.version = self.version.max(ty.since());
+        self.byte(ty.wire_tag());
+    }
+
     fn literal(&mut self, lit: Literal) {
+        self.version = self.version.max(lit.ty().since());
         self.byte(LiteralTag::of(&lit).wire_tag());
         match lit {
             Literal::Bool(b) => self.byte(u8::from(b)),
@@ -54,6 +61,9 @@ impl Writer {
             // Zigzag, so that small negative numbers stay one byte: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
             Literal::I32(v) => self.u32(((v << 1) ^ (v >> 31)) as u32),
             Literal::F32(bits) => self.out.extend_from_slice(&bits.to_le_bytes()),
+            Literal::F16(bits) => self.out.extend_from_slice(&bits.to_le_bytes()),
+            Literal::U64(v) => self.varint(v),
+            Literal::I64(v) => self.varint(((v << 1) ^ (v >> 63)) as u64),
         }
     }
 
@@ -72,7 +82,7 @@ impl Writer {
         self.str(&b.name);
         self.u32(b.binding);
         self.byte(b.access.wire_tag());
-        self.byte(b.element.wire_tag());
+        self.data_type(b.element);
         self.u32(b.count);
         match &b.output_byte_range {
             None => self.byte(NONE),
@@ -107,7 +117,7 @@ impl Writer {
             Expr::Builtin(b) => self.builtin(*b),
             Expr::Binary { op, .. } => self.byte(op.wire_tag()),
             Expr::Unary { op, .. } => self.byte(op.wire_tag()),
-            Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => self.byte(to.wire_tag()),
+            Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => self.data_type(*to),
             Expr::Select { .. } | Expr::Fma { .. } => {}
             Expr::Atomic {
                 op,

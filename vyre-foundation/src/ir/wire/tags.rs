@@ -41,6 +41,9 @@ plain_tags! {
         U32 = 1,
         I32 = 2,
         F32 = 3,
+        F16 = 4,
+        U64 = 5,
+        I64 = 6,
     }
     BufferAccess {
         Read = 0,
@@ -100,6 +103,9 @@ kind_tags! {
         U32 = 1,
         I32 = 2,
         F32 = 3,
+        F16 = 4,
+        U64 = 5,
+        I64 = 6,
     }
     /// The variants of [`Builtin`]; the axis follows as its own tag.
     BuiltinTag for Builtin {
@@ -158,6 +164,16 @@ impl NodeTag {
     }
 }
 
+impl DataType {
+    /// The first format version with this type: `f16`, `u64` and `i64` came in version 3.
+    pub(super) const fn since(self) -> u16 {
+        match self {
+            DataType::Bool | DataType::U32 | DataType::I32 | DataType::F32 => 1,
+            DataType::F16 | DataType::U64 | DataType::I64 => 3,
+        }
+    }
+}
+
 /// The tag of an absent optional value.
 pub(super) const NONE: u8 = 0;
 /// The tag of a present optional value, which follows.
@@ -193,7 +209,7 @@ mod tests {
             5
         );
         assert_eq!(dense(Axis::from_wire_tag, Axis::wire_tag), 3);
-        assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 4);
+        assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 7);
         assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 4);
         assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 12);
         assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 12);

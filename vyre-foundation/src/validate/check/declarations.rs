@@ -78,6 +78,13 @@ impl Checker<'_> {
             };
             self.error_at(path.clone(), kind);
         }
+        if buffer.access == BufferAccess::Uniform && buffer.element.size_bytes() != 4 {
+            let kind = K::UniformElementType {
+                buffer: buffer.name.clone(),
+                element: buffer.element,
+            };
+            self.error_at(path.clone(), kind);
+        }
         if let Some(range) = &buffer.output_byte_range {
             if buffer.access != BufferAccess::Output {
                 self.error_at(

@@ -97,7 +97,9 @@ impl Checker<'_> {
             }
             Expr::Bitcast { to, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
-                if !a.ty.is_numeric() || !to.is_numeric() {
+                let same_width = a.ty.size_bytes() == to.size_bytes();
+                let reinterpretable = |t: DataType| t.is_numeric() && t != DataType::F16;
+                if !reinterpretable(a.ty) || !reinterpretable(*to) || !same_width {
                     self.error(K::BitcastType {
                         from: a.ty,
                         to: *to,
@@ -129,7 +131,7 @@ impl Checker<'_> {
         let decl = &program.buffers[b];
         self.used(b, |u| u.loaded = true);
         let index = index?;
-        if !index.ty.is_integer() {
+        if !index.ty.is_index() {
             self.with_field("index", |c| {
                 c.error(K::IndexType {
                     buffer: buffer.to_owned(),
@@ -232,8 +234,11 @@ impl Checker<'_> {
             });
             return None;
         }
+        if element.size_bytes() == 8 {
+            self.needs(crate::ir::Features::INT64_ATOMICS);
+        }
         if let Some(index) = index
-            && !index.ty.is_integer()
+            && !index.ty.is_index()
         {
             self.with_field("index", |c| {
                 c.error(K::IndexType {

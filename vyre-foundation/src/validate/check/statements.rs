@@ -316,7 +316,7 @@ impl Checker<'_> {
         let to = self.with_field("to", |c| c.check_expr(to, 0));
         let (ty, bounds_uniform) = match (from, to) {
             (Some(f), Some(t)) => {
-                if f.ty != t.ty || !f.ty.is_integer() {
+                if f.ty != t.ty || !f.ty.is_index() {
                     self.error(K::LoopBoundTypes {
                         from: f.ty,
                         to: t.ty,
