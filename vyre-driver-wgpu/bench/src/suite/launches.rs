@@ -86,6 +86,41 @@ impl Suite<'_> {
                 goal,
             ));
             if n == 10_000 {
+                // Each side alone, one after the other in this process (the paired figures
+                // alternate two devices every round, which costs each side a switch; see the
+                // round trip). The queues are built before timing, as above.
+                let mut queues: Vec<_> = match self.wgpu {
+                    Some(_) => (0..reps.warmup + reps.timed)
+                        .map(|_| vyre_wgpu::queue(&items))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                let mut alone_step = || match (self.wgpu, queues.pop()) {
+                    (Some(b), Some(queue)) => {
+                        vyre_wgpu::persistent(b, &program, queue, &mut coalesced_results)?;
+                        Ok(())
+                    }
+                    (Some(_), None) => Err("the prepared persistent queues ran out".into()),
+                    (None, _) => Ok(()),
+                };
+                let vyre_alone = match self.wgpu {
+                    Some(_) => measure::interleave(reps, &mut [&mut alone_step])?.pop(),
+                    None => None,
+                };
+                if self.wgpu.is_some() {
+                    check_items("vyre run_persistent_kernel alone", &items, &coalesced_results)?;
+                }
+                let mut raw_alone_step = || raw.run_items(gpu, &items);
+                let raw_alone = measure::interleave(reps, &mut [&mut raw_alone_step])?
+                    .pop()
+                    .unwrap_or_default();
+                self.rows.push(base.row(
+                    "end-to-end, run_persistent_kernel, each side alone",
+                    Measure::Time,
+                    Stat::P50,
+                    (vyre_alone.as_deref(), Some(raw_alone.as_slice())),
+                    None,
+                ));
                 let against_separate = RowBase {
                     baseline_name: "vyre separate",
                     ..base
