@@ -22,13 +22,16 @@ pub(crate) struct RawAddOne {
     dst: Vec<u8>,
     results: Vec<Vec<u8>>,
     zeros: Vec<u8>,
+    /// The kernel with a params group, its group 0 and its params group (see [`Extras`]).
+    with_params: Option<(Kernel, wgpu::BindGroup, wgpu::BindGroup)>,
 }
 
 impl RawAddOne {
     /// Compiles the kernel and allocates buffers for `n` one-word items.
     pub(crate) fn new(gpu: &Gpu, n: u64) -> BenchResult<Self> {
         let kernel = gpu.kernel("raw add one", &crate::wgsl::add_one_wgsl())?;
-        let input = gpu.storage("items in", n * 4);
+        // At least one 16-byte row, for the row-upload step of the round trip.
+        let input = gpu.storage("items in", (n * 4).max(16));
         let out = gpu.storage("items out", n * 4);
         let staging = gpu.staging("items read-back", n * 4);
         let group = gpu.bind(&kernel, &[&input, &out]);
@@ -43,6 +46,7 @@ impl RawAddOne {
             dst: Vec::with_capacity((n * 4) as usize),
             results: Vec::new(),
             zeros: Vec::new(),
+            with_params: None,
         })
     }
 
@@ -64,7 +68,13 @@ impl RawAddOne {
             let oom = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             (oom, validation)
         });
-        gpu.queue.write_buffer(&self.input, 0, words);
+        if extras.row_upload && words.len() < 16 {
+            let mut row = [0u8; 16];
+            row[..words.len()].copy_from_slice(words);
+            gpu.queue.write_buffer(&self.input, 0, &row);
+        } else {
+            gpu.queue.write_buffer(&self.input, 0, words);
+        }
         if extras.zero_output_by_write {
             self.zeros.resize((self.n * 4) as usize, 0);
             gpu.queue.write_buffer(&self.out, 0, &self.zeros);
@@ -74,7 +84,12 @@ impl RawAddOne {
             encoder.clear_buffer(&self.out, 0, None);
         }
         let grid = [self.n.div_ceil(64) as u32, 1, 1];
-        Gpu::record(&mut encoder, &self.kernel, &self.group, grid);
+        if extras.params_group {
+            let (kernel, group, params) = self.params_kernel(gpu)?;
+            Gpu::record_groups(&mut encoder, kernel, &[group, params], grid);
+        } else {
+            Gpu::record(&mut encoder, &self.kernel, &self.group, grid);
+        }
         encoder.copy_buffer_to_buffer(&self.out, 0, &self.staging, 0, self.n * 4);
         gpu.queue.submit([encoder.finish()]);
         if let Some((oom, validation)) = scopes {
@@ -88,6 +103,34 @@ impl RawAddOne {
         }
         gpu.read_back(&self.staging, self.n * 4, &mut self.dst)?;
         Ok(&self.dst)
+    }
+
+    /// The params-group kernel and its two groups, made on first use (the params buffer holds the
+    /// item count, written once, as vyre keeps a pipeline's params groups).
+    fn params_kernel(
+        &mut self,
+        gpu: &Gpu,
+    ) -> BenchResult<(&Kernel, &wgpu::BindGroup, &wgpu::BindGroup)> {
+        if self.with_params.is_none() {
+            let kernel = gpu.kernel("raw add one, params", &crate::wgsl::add_one_params_wgsl())?;
+            let group = gpu.bind(&kernel, &[&self.input, &self.out]);
+            let params = gpu.storage("params", 16);
+            gpu.queue
+                .write_buffer(&params, 0, &(self.n as u32).to_le_bytes());
+            let params_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("params"),
+                layout: &kernel.pipeline.get_bind_group_layout(1),
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                }],
+            });
+            self.with_params = Some((kernel, group, params_group));
+        }
+        match &self.with_params {
+            Some((kernel, group, params)) => Ok((kernel, group, params)),
+            None => Err("the params kernel was not made".into()),
+        }
     }
 
     /// One hand-batched launch over all items: gather the payloads into one upload, one dispatch,
@@ -115,6 +158,12 @@ impl RawAddOne {
 pub(crate) struct Extras {
     /// Zero the output with `clear_buffer` before the dispatch (vyre's outputs start at zero).
     pub(crate) clear_output: bool,
+    /// Read the bound from a params buffer in a second bind group (vyre's modules read their launch
+    /// parameters so).
+    pub(crate) params_group: bool,
+    /// Upload the input as a 16-byte row (vyre's vectorised form rounds a one-word input up to a
+    /// `vec4` row).
+    pub(crate) row_upload: bool,
     /// Zero the output with `queue.write_buffer` of zeros instead (an upload beside the input's).
     pub(crate) zero_output_by_write: bool,
     /// Push and pop a validation and an out-of-memory error scope around the submit (how vyre

@@ -98,6 +98,23 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     )
 }
 
+/// [`add_one_wgsl`] with its bound read from a second bind group, as vyre's modules read their
+/// launch parameters (the round trip's step attribution).
+pub(crate) fn add_one_params_wgsl() -> String {
+    "@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@group(1) @binding(0) var<storage, read> params: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < params[0]) {
+        out[gid.x] = input[gid.x] + 1u;
+    }
+}
+"
+    .to_string()
+}
+
 /// One word per invocation: `out[i] = input[i] + 1` (the round trip and the batched items).
 pub(crate) fn add_one_wgsl() -> String {
     "@group(0) @binding(0) var<storage, read> input: array<u32>;

@@ -108,7 +108,11 @@ impl Suite<'_> {
                     None => None,
                 };
                 if self.wgpu.is_some() {
-                    check_items("vyre run_persistent_kernel alone", &items, &coalesced_results)?;
+                    check_items(
+                        "vyre run_persistent_kernel alone",
+                        &items,
+                        &coalesced_results,
+                    )?;
                 }
                 let mut raw_alone_step = || raw.run_items(gpu, &items);
                 let raw_alone = measure::interleave(reps, &mut [&mut raw_alone_step])?

@@ -243,6 +243,20 @@ impl<'g> Suite<'g> {
                 },
             ),
             (
+                "raw + the bound read from a params group, alone",
+                Extras {
+                    params_group: true,
+                    ..Extras::default()
+                },
+            ),
+            (
+                "raw + the input uploaded as a 16-byte row, alone",
+                Extras {
+                    row_upload: true,
+                    ..Extras::default()
+                },
+            ),
+            (
                 "raw + two error scopes, alone",
                 Extras {
                     error_scopes: true,
