@@ -13,6 +13,7 @@ mod node;
 mod ops;
 mod parse;
 mod program;
+mod subgroup;
 mod types;
 mod wire;
 
@@ -23,7 +24,7 @@ pub use features::Features;
 pub use fingerprint::Fingerprint;
 pub use literal::Literal;
 pub use node::Node;
-pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, UnClass, UnOp};
+pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, SubgroupClass, SubgroupOp, UnClass, UnOp};
 pub use parse::{ParseError, ParseErrorKind};
 pub use program::{MAX_WORKGROUP_INVOCATIONS, Program};
 pub use types::{BufferAccess, DataType};

@@ -6,6 +6,7 @@ mod declarations;
 mod expressions;
 mod scope;
 mod statements;
+mod subgroup;
 mod types;
 
 use crate::validate::errors::{ValidationError, ValidationErrorKind as K};
@@ -67,6 +68,9 @@ pub(crate) struct Checker<'p> {
     uses: Vec<BufferUse>,
     /// The optional device features the program uses.
     features: Features,
+    /// Why the control flow of the expression being checked is not workgroup-uniform, if it is
+    /// not: subgroup operations are refused there.
+    control: Option<&'static str>,
 }
 
 impl<'p> Checker<'p> {
@@ -89,6 +93,7 @@ impl<'p> Checker<'p> {
             node_facts: AddrTable::new(),
             uses: vec![BufferUse::default(); program.buffers.len()],
             features: Features::NONE,
+            control: None,
         }
     }
 

@@ -28,7 +28,7 @@ pub const WIRE_MAGIC: [u8; 4] = *b"VYRE";
 /// A program is written in the lowest version whose layout holds it (`WIRE.md`, "Versions"): a
 /// program without the statements version 2 added keeps its version-1 bytes, and so its
 /// fingerprint.
-pub const WIRE_VERSION: u16 = 2;
+pub const WIRE_VERSION: u16 = 3;
 
 impl Program {
     /// The program in the wire format (`WIRE.md`), in the lowest version that holds it: the same
