@@ -13,7 +13,7 @@ fn run_unvalidated(program: &Program, grid: [u32; 3]) -> Result<Vec<Vec<u8>>, Ba
     let code = compile(&evidence)?;
     let config = DispatchConfig::new().with_grid(grid);
     let plan = vyre_driver::plan_dispatch(program, &[], &config)?;
-    super::run::<false>(&code, program, &plan, &[], &config).map(|r| r.outputs)
+    super::run::<false>(&code, program, &plan, &[], (&config, 32)).map(|r| r.outputs)
 }
 
 fn barrier_program(body: Vec<Node>) -> Program {

@@ -26,6 +26,7 @@ mod float;
 mod harness;
 mod integer;
 mod memory;
+mod subgroup;
 mod tolerance;
 mod workgroup;
 
@@ -44,6 +45,7 @@ pub use memory::{
     multiple_inputs_and_outputs, out_of_bounds_loads, out_of_bounds_stores, output_byte_ranges,
     runtime_sized_buffers,
 };
+pub use subgroup::{subgroup_operations, subgroups_refused_without_the_feature};
 pub use tolerance::{flushed, indeterminate, ulp_at, ulp_distance, ulp_error, within_ulps};
 pub use workgroup::{
     grid_in_y_and_z, workgroup_shape_4x4x4, workgroup_shape_8x8, workgroup_tree_reduction,
@@ -137,6 +139,8 @@ macro_rules! semantics_suite {
             atomic_signed_min_max
             atomic_contended_counters
             atomic_statements
+            subgroup_operations
+            subgroups_refused_without_the_feature
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {

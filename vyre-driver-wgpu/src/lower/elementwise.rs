@@ -26,10 +26,12 @@ use super::packed::{GidAliases, walk};
 /// not elementwise, which keeps the always-correct single launch.
 pub(crate) fn elementwise(evidence: &Validated<'_>) -> bool {
     let program = evidence.program();
-    if program
-        .buffers
-        .iter()
-        .any(|b| b.access == BufferAccess::Uniform)
+    // A subgroup operation reads other invocations' values, so the program is not elementwise.
+    if super::vector::uses_subgroups(evidence)
+        || program
+            .buffers
+            .iter()
+            .any(|b| b.access == BufferAccess::Uniform)
     {
         return false;
     }

@@ -27,11 +27,13 @@ mod packed;
 mod params;
 mod planted;
 mod prologue;
+mod subgroup;
 mod vector;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
 use vyre_driver::BackendError;
+use vyre_foundation::ir::Features;
 use vyre_foundation::validate::Validated;
 
 pub(crate) use coverage::{covers, fully_written_outputs};
@@ -150,6 +152,26 @@ pub(crate) fn lower(
             binding: Some(Binding::BuiltIn(builtin)),
         });
     }
+    // Subgroup programs see the hardware's subgroups, so they only ever run in the launch forms
+    // that keep each invocation's `local_invocation_index` (backend/form.rs never picks the others).
+    let subgroups = evidence.features().contains(Features::SUBGROUPS);
+    if subgroups && (options.vectorised || options.packed) {
+        return Err(BackendError::compile(
+            "a vectorised or packed module was asked for a program with subgroup operations. Fix: this is a vyre bug; report it with the program text (Display).",
+        ));
+    }
+    if subgroups {
+        for (name, builtin) in [
+            ("vyre_subgroup_size", BuiltIn::SubgroupSize),
+            ("vyre_subgroup_invocation_id", BuiltIn::SubgroupInvocationId),
+        ] {
+            function.arguments.push(FunctionArgument {
+                name: Some(name.to_owned()),
+                ty: types.u32,
+                binding: Some(Binding::BuiltIn(builtin)),
+            });
+        }
+    }
     let mut fb = func::FunctionBuilder::new(function);
     let mut body = naga::Block::new();
     let inputs = prologue::PrologueInputs {
@@ -159,6 +181,10 @@ pub(crate) fn lower(
         items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
+    let subgroup = subgroups.then(|| subgroup::SubgroupIds {
+        size: fb.expr(&mut body, naga::Expression::FunctionArgument(3)),
+        lane: fb.expr(&mut body, naga::Expression::FunctionArgument(4)),
+    });
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
     let bounds = bounds::Bounds::new(
@@ -178,6 +204,7 @@ pub(crate) fn lower(
         barrier: barrier::barrier_scope(evidence),
         bounds,
         lanes: None,
+        subgroup,
     };
     match &vector {
         Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
