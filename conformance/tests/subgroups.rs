@@ -82,3 +82,122 @@ fn the_oracle_runs_at_the_backend_s_subgroup_size() {
         );
     }
 }
+
+mod generated {
+    use proptest::strategy::{Strategy, ValueTree};
+    use vyre_conformance::ReferenceBackend;
+    use vyre_conformance::fuzz::{self, FuzzOptions};
+    use vyre_conformance::r#gen::{Feature, Features, GenConfig, case};
+    use vyre_driver::VyreBackend;
+
+    /// Subgroups with the features around them that make their operands interesting.
+    fn subgroup_features() -> Features {
+        [
+            Feature::IntArith,
+            Feature::Bitwise,
+            Feature::Compare,
+            Feature::FloatArith,
+            Feature::Casts,
+            Feature::Builtins,
+            Feature::Loads,
+            Feature::Variables,
+            Feature::Ifs,
+            Feature::Loops,
+            Feature::Returns,
+            Feature::Subgroups,
+        ]
+        .into_iter()
+        .fold(Features::none(), Features::with)
+    }
+
+    #[test]
+    fn the_generator_draws_valid_subgroup_programs_only_with_the_feature() {
+        let config = GenConfig::differential()
+            .with_features(subgroup_features())
+            .with_swarm(false);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = case(&config);
+        let mut with_subgroups = 0;
+        for _ in 0..300 {
+            let case = strategy
+                .new_tree(&mut runner)
+                .map(|t| t.current())
+                .unwrap_or_else(|e| panic!("strategy failed: {e}"));
+            let validated = vyre_foundation::validate(&case.program)
+                .unwrap_or_else(|e| panic!("invalid:\n{}\n{e}", case.program));
+            if validated
+                .features()
+                .contains(vyre_foundation::ir::Features::SUBGROUPS)
+            {
+                with_subgroups += 1;
+            }
+        }
+        assert!(
+            with_subgroups > 100,
+            "{with_subgroups} of 300 use subgroups"
+        );
+        let off = subgroup_features().supported_by(vyre_foundation::ir::Features::NONE);
+        assert!(!off.has(Feature::Subgroups) && off.has(Feature::Loads));
+        let config = GenConfig::differential().with_features(off);
+        for _ in 0..100 {
+            let case = case(&config)
+                .new_tree(&mut runner)
+                .map(|t| t.current())
+                .unwrap_or_else(|e| panic!("strategy failed: {e}"));
+            let features = vyre_foundation::validate(&case.program)
+                .map(|v| v.features())
+                .unwrap_or_default();
+            assert!(features.is_empty(), "{}", case.program);
+        }
+    }
+
+    fn options(cases: u64, seed: u64) -> FuzzOptions {
+        FuzzOptions {
+            cases,
+            seed,
+            config: GenConfig::differential().with_features(subgroup_features()),
+            regressions_dir: Some(std::env::temp_dir().join("vyre-fuzz-regressions")),
+            batch: 64,
+            ..FuzzOptions::default()
+        }
+    }
+
+    #[test]
+    fn the_fuzzer_draws_no_subgroups_for_a_backend_without_them_or_of_another_size() {
+        let reference = ReferenceBackend::new().with_subgroup_size(8);
+        let without = ReferenceBackend::new().with_subgroup_size(0);
+        let all = subgroup_features();
+        assert!(!fuzz::drawable(all, &reference, &without).has(Feature::Subgroups));
+        let other_size = ReferenceBackend::new().with_subgroup_size(32);
+        assert!(!fuzz::drawable(all, &reference, &other_size).has(Feature::Subgroups));
+        let same = ReferenceBackend::new().with_subgroup_size(8);
+        assert!(fuzz::drawable(all, &reference, &same).has(Feature::Subgroups));
+        // A whole run on a backend without subgroups finds nothing to refuse.
+        let summary = fuzz::run(&options(200, 3), &reference, &without, &|_| {});
+        assert!(
+            summary.mismatches.is_empty(),
+            "{:?}",
+            summary.mismatches.first().map(|m| m.report())
+        );
+        assert!(summary.skipped < 40, "{} skipped", summary.skipped);
+    }
+
+    #[test]
+    fn wgpu_agrees_with_the_reference_at_its_subgroup_size_on_subgroup_programs() {
+        let Some(wgpu) = vyre_driver_wgpu::testing::backend_or_skip(
+            "wgpu_agrees_with_the_reference_at_its_subgroup_size_on_subgroup_programs",
+        ) else {
+            return;
+        };
+        let reference = vyre_conformance::report::reference_for(&wgpu);
+        let caps = wgpu.capabilities();
+        assert!(
+            caps.subgroups,
+            "the test device has no subgroups; this test needs one that has"
+        );
+        let summary = fuzz::run(&options(600, 7), &reference, &wgpu, &|_| {});
+        let reports: Vec<String> = summary.mismatches.iter().map(|m| m.report()).collect();
+        assert!(reports.is_empty(), "{}", reports.join("\n\n"));
+        assert!(summary.skipped < 150, "{} skipped", summary.skipped);
+    }
+}

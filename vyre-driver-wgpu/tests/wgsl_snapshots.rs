@@ -70,13 +70,13 @@ fn reparse(name: &str, wgsl: &str, capabilities: naga::valid::Capabilities) {
         )
     });
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
-    .validate(&module)
-    .unwrap_or_else(|e| {
-        panic!(
-            "`{name}`: the re-parsed WGSL fails validation: {}",
-            e.emit_to_string(wgsl)
-        )
-    });
+        .validate(&module)
+        .unwrap_or_else(|e| {
+            panic!(
+                "`{name}`: the re-parsed WGSL fails validation: {}",
+                e.emit_to_string(wgsl)
+            )
+        });
 }
 
 /// A line diff of `expected` against `actual` (`-` lines only in the snapshot, `+` lines only in the
@@ -1004,7 +1004,11 @@ fn subgroup_program() -> Program {
 
 #[test]
 fn subgroup_operations() {
-    check("subgroup_operations", LaunchForm::Direct, &subgroup_program());
+    check(
+        "subgroup_operations",
+        LaunchForm::Direct,
+        &subgroup_program(),
+    );
 }
 
 #[test]
@@ -1023,7 +1027,11 @@ fn subgroup_programs_get_no_form_that_remaps_invocations() {
             Expr::subgroup_add(Expr::load("a", Expr::gid_x())),
         )],
     );
-    for form in [LaunchForm::Vectorised, LaunchForm::Packed, LaunchForm::Split] {
+    for form in [
+        LaunchForm::Vectorised,
+        LaunchForm::Packed,
+        LaunchForm::Split,
+    ] {
         let refused = emit_wgsl_as(&program, form);
         assert!(
             matches!(refused, Err(vyre_driver::BackendError::Unsupported(_))),

@@ -176,3 +176,20 @@ fn programs_without_subgroups_keep_their_version_and_version_2_bytes_cannot_hold
         );
     }
 }
+
+#[test]
+fn subgroup_operations_need_a_one_dimensional_workgroup() {
+    let mut p = program(vec![
+        Node::store("out", Expr::gid_x(), Expr::subgroup_add(Expr::u32(1))),
+        Node::store("out", Expr::gid_x(), Expr::subgroup_size()),
+    ]);
+    p.workgroup_size = [8, 8, 1];
+    let found = kinds(&p);
+    assert_eq!(
+        found,
+        vec![K::SubgroupWorkgroupShape { size: [8, 8, 1] }],
+        "reported once"
+    );
+    let error = vyre_foundation::validate(&p).unwrap_err();
+    assert!(error.to_string().contains("[64, 1, 1]"), "{error}");
+}

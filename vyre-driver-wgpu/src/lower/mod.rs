@@ -161,16 +161,13 @@ pub(crate) fn lower(
         ));
     }
     if subgroups {
-        for (name, builtin) in [
-            ("vyre_subgroup_size", BuiltIn::SubgroupSize),
-            ("vyre_subgroup_invocation_id", BuiltIn::SubgroupInvocationId),
-        ] {
-            function.arguments.push(FunctionArgument {
-                name: Some(name.to_owned()),
-                ty: types.u32,
-                binding: Some(Binding::BuiltIn(builtin)),
-            });
-        }
+        // Only the size: the lane is computed from the local index (see `subgroup`), as naga
+        // allows `subgroup_invocation_id` in one-dimensional workgroups only.
+        function.arguments.push(FunctionArgument {
+            name: Some("vyre_subgroup_size".to_owned()),
+            ty: types.u32,
+            binding: Some(Binding::BuiltIn(BuiltIn::SubgroupSize)),
+        });
     }
     let mut fb = func::FunctionBuilder::new(function);
     let mut body = naga::Block::new();
@@ -181,10 +178,8 @@ pub(crate) fn lower(
         items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
-    let subgroup = subgroups.then(|| subgroup::SubgroupIds {
-        size: fb.expr(&mut body, naga::Expression::FunctionArgument(3)),
-        lane: fb.expr(&mut body, naga::Expression::FunctionArgument(4)),
-    });
+    let subgroup_size =
+        subgroups.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
     let bounds = bounds::Bounds::new(
@@ -204,8 +199,11 @@ pub(crate) fn lower(
         barrier: barrier::barrier_scope(evidence),
         bounds,
         lanes: None,
-        subgroup,
+        subgroup: None,
     };
+    if let Some(size) = subgroup_size {
+        lowerer.subgroup = Some(lowerer.subgroup_ids_from(&mut body, size));
+    }
     match &vector {
         Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
         None => lowerer.body(&mut body, &program.body)?,
@@ -250,9 +248,17 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
     )
     .validate(module)
     .map_err(|e| {
+        // naga nests the cause (entry point, then function, then expression): name them all.
+        let inner = e.into_inner();
+        let mut what = inner.to_string();
+        let mut source = std::error::Error::source(&inner);
+        while let Some(cause) = source {
+            what.push_str(": ");
+            what.push_str(&cause.to_string());
+            source = cause.source();
+        }
         BackendError::compile(format!(
-            "the lowered module failed naga validation: {}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output.",
-            e.into_inner()
+            "the lowered module failed naga validation: {what}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output."
         ))
     })
 }

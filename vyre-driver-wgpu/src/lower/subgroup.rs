@@ -18,7 +18,7 @@ use vyre_foundation::ir::{DataType, Expr, SubgroupOp};
 
 use super::lowerer::Lowerer;
 
-/// The subgroup builtins, as the entry point's arguments 3 and 4.
+/// The subgroup size (the entry point's argument 3) and the invocation's lane.
 #[derive(Clone, Copy)]
 pub(crate) struct SubgroupIds {
     pub(crate) size: Handle<Expression>,
@@ -26,6 +26,22 @@ pub(crate) struct SubgroupIds {
 }
 
 impl Lowerer<'_, '_> {
+    /// The subgroup ids, emitted at the top of the entry body: the lane is
+    /// `local_invocation_index & (size - 1)` (sizes are powers of two), vyre's definition of
+    /// membership. naga takes the `subgroup_invocation_id` builtin only in one-dimensional
+    /// workgroups; the computed lane is the same there and defined everywhere.
+    pub(crate) fn subgroup_ids_from(
+        &mut self,
+        block: &mut Block,
+        size: Handle<Expression>,
+    ) -> SubgroupIds {
+        let index = self.local_index(block);
+        let one = self.fb.u32(block, 1);
+        let mask = self.fb.binary(block, B::Subtract, size, one);
+        let lane = self.fb.binary(block, B::And, index, mask);
+        SubgroupIds { size, lane }
+    }
+
     /// The subgroup builtins; an error when the entry point lacks them, which the lowering adds to
     /// every program whose evidence records subgroup use.
     pub(crate) fn subgroup_ids(&self) -> Result<SubgroupIds, BackendError> {

@@ -57,7 +57,8 @@ pub enum Builtin {
     /// needs [`crate::ir::Features::SUBGROUPS`].
     SubgroupSize,
     /// `subgroup_invocation_id`: the invocation's lane in its subgroup,
-    /// `local_invocation_index % subgroup_size`; needs [`crate::ir::Features::SUBGROUPS`].
+    /// `lid.x % subgroup_size` (subgroup programs have one-dimensional workgroups); needs
+    /// [`crate::ir::Features::SUBGROUPS`].
     SubgroupInvocationId,
 }
 

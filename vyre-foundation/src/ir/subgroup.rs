@@ -4,8 +4,8 @@
 //! collective operations let them exchange values without workgroup memory or barriers.
 //! `SEMANTICS.md` ("Subgroups") says how invocations form subgroups, what happens in a partial
 //! subgroup, and which results depend on the device's subgroup size. Every program that uses one
-//! of these needs [`crate::ir::Features::SUBGROUPS`], and every use must be in workgroup-uniform
-//! control flow (the validator checks both).
+//! of these needs [`crate::ir::Features::SUBGROUPS`] and a one-dimensional workgroup, and every
+//! use must be in workgroup-uniform control flow (the validator checks all three).
 
 use crate::ir::{Builtin, Expr, SubgroupOp};
 
@@ -17,7 +17,7 @@ impl Expr {
         Expr::Builtin(Builtin::SubgroupSize)
     }
 
-    /// The invocation's lane in its subgroup (`u32`): `local_invocation_index % subgroup_size`.
+    /// The invocation's lane in its subgroup (`u32`): `lid.x % subgroup_size`.
     #[must_use]
     pub fn subgroup_invocation_id() -> Self {
         Expr::Builtin(Builtin::SubgroupInvocationId)

@@ -71,6 +71,8 @@ pub(crate) struct Checker<'p> {
     /// Why the control flow of the expression being checked is not workgroup-uniform, if it is
     /// not: subgroup operations are refused there.
     control: Option<&'static str>,
+    /// Set once a subgroup use in a multi-dimensional workgroup was reported (once is enough).
+    subgroup_shape_reported: bool,
 }
 
 impl<'p> Checker<'p> {
@@ -94,6 +96,7 @@ impl<'p> Checker<'p> {
             uses: vec![BufferUse::default(); program.buffers.len()],
             features: Features::NONE,
             control: None,
+            subgroup_shape_reported: false,
         }
     }
 
@@ -106,6 +109,7 @@ impl<'p> Checker<'p> {
             self.node_facts.clear();
             self.uses.fill(BufferUse::default());
             self.features = Features::NONE;
+            self.subgroup_shape_reported = false;
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;

@@ -225,6 +225,11 @@ pub enum ValidationErrorKind {
         /// The lane's type.
         lane: DataType,
     },
+    /// A subgroup operation or builtin in a program whose workgroup is not one-dimensional.
+    SubgroupWorkgroupShape {
+        /// The declared workgroup size.
+        size: [u32; 3],
+    },
     /// A subgroup operation or builtin in control flow that not every invocation of a workgroup
     /// takes the same way.
     NonUniformSubgroupOp {
@@ -347,6 +352,9 @@ impl ValidationErrorKind {
             K::NonUniformSubgroupOp { reason } => {
                 format!("subgroup operation in non-uniform control flow: {reason}.")
             }
+            K::SubgroupWorkgroupShape { size } => format!(
+                "subgroup operation in a program whose workgroup size {size:?} is not one-dimensional; devices form subgroups from multi-dimensional workgroups in their own ways."
+            ),
         }
     }
 
@@ -404,6 +412,10 @@ impl ValidationErrorKind {
             K::ShuffleOperandTypes { .. } => {
                 "cast the value to u32, i32 or f32 and the lane to u32 with `Expr::cast`.".into()
             }
+            K::SubgroupWorkgroupShape { size } => format!(
+                "use a one-dimensional workgroup, `[{}, 1, 1]`, and derive the other coordinates from the index.",
+                u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2])
+            ),
             K::NonUniformSubgroupOp { .. } => {
                 "compute it before the branch, loop or `return` that only some invocations take (subgroup operations need every invocation of the subgroup), or make the condition depend only on uniform values; in a `while` condition, compute it in a `let` before the loop and at the end of the body.".into()
             }

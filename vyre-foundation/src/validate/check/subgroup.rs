@@ -18,6 +18,14 @@ impl Checker<'_> {
     /// the same lane numbering everywhere it may be read.
     pub(super) fn subgroup_use(&mut self) {
         self.needs(Features::SUBGROUPS);
+        // Devices form subgroups from consecutive invocations of a one-dimensional workgroup only
+        // (lavapipe splits a multi-dimensional one along x; WGSL allows `subgroup_invocation_id`
+        // in one-dimensional workgroups only).
+        let size = self.program.workgroup_size;
+        if (size[1] != 1 || size[2] != 1) && !self.subgroup_shape_reported {
+            self.subgroup_shape_reported = true;
+            self.error(K::SubgroupWorkgroupShape { size });
+        }
         if let Some(reason) = self.control {
             self.error(K::NonUniformSubgroupOp { reason });
         }
