@@ -23,6 +23,7 @@ pub(crate) mod disk;
 mod launches;
 mod link;
 mod streaming;
+mod subgroup;
 
 /// The rows and notes of one run.
 pub(crate) struct Suite<'g> {
@@ -141,6 +142,7 @@ impl<'g> Suite<'g> {
             Workload::Bandwidth => self.bandwidth(),
             Workload::Fused => self.fused(),
             Workload::Reduction => self.reduction(),
+            Workload::SubgroupReduction => self.subgroup_reduction(),
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),
