@@ -272,13 +272,20 @@ impl<'g> Suite<'g> {
         let reps = self.reps_for(n * 4);
         let mut raw = RawReduction::with_kernel(gpu, data, raw_label, raw_wgsl)?;
         let groups = workloads::reduction_groups(n);
+        // One element count per program buffer: `data` holds n words, the rest their declared
+        // counts (`total`, and the tree's workgroup `partial`).
+        let counts: Vec<u32> = program
+            .buffers
+            .iter()
+            .map(|b| if b.name == "data" { n as u32 } else { b.count })
+            .collect();
         let emitted = match self.wgpu {
             Some(_) => Some(EmittedKernel::new(
                 gpu,
                 &program,
                 &raw.buffers(),
                 [groups, 1, 1],
-                &[n as u32, 1, crate::gpu::WORKGROUP],
+                &counts,
             )?),
             None => None,
         };
