@@ -13,6 +13,10 @@ pub(super) fn batches() -> Vec<Batch> {
     vec![size_independent(), by_size()]
 }
 
+/// A column of the size-independent batch: its name, its expression, and what global invocation
+/// `i` must see in it.
+type Column = (&'static str, Expr, fn(u32) -> u32);
+
 /// Workgroups of both batches.
 const GROUPS: u32 = 2;
 
@@ -40,42 +44,40 @@ fn size_independent() -> Batch {
         ),
         Expr::u32(1),
     );
-    let columns: Vec<(&str, Expr, Box<dyn Fn(u32) -> u32>)> = vec![
+    // What global invocation `i` must see in each column.
+    let uniform_value: fn(u32) -> u32 = |i| (i / WG) * 7 + 3;
+    let columns: Vec<Column> = vec![
         (
             "min_of_uniform",
             Expr::subgroup_min(uniform()),
-            Box::new(|w| w * 7 + 3),
+            uniform_value,
         ),
         (
             "max_of_uniform",
             Expr::subgroup_max(uniform()),
-            Box::new(|w| w * 7 + 3),
+            uniform_value,
         ),
         (
             "and_of_uniform",
             Expr::subgroup_and(uniform()),
-            Box::new(|w| w * 7 + 3),
+            uniform_value,
         ),
-        (
-            "or_of_uniform",
-            Expr::subgroup_or(uniform()),
-            Box::new(|w| w * 7 + 3),
-        ),
+        ("or_of_uniform", Expr::subgroup_or(uniform()), uniform_value),
         (
             "broadcast_first_of_uniform",
             Expr::subgroup_broadcast_first(uniform()),
-            Box::new(|w| w * 7 + 3),
+            uniform_value,
         ),
         (
             "shuffle_from_own_lane",
             Expr::subgroup_shuffle(x(), lane()),
-            Box::new(|_| 0),
+            input,
         ),
-        ("own_ballot_bit", own_bit, Box::new(|_| 1)),
+        ("own_ballot_bit", own_bit, |_| 1),
         (
             "lane_below_size",
             Expr::cast(DataType::U32, Expr::lt(lane(), Expr::subgroup_size())),
-            Box::new(|_| 1),
+            |_| 1,
         ),
     ];
     let k = columns.len() as u32;
@@ -118,13 +120,8 @@ fn size_independent() -> Batch {
         config,
     );
     for i in 0..n {
-        let w = i / WG;
         for (c, (name, _, want)) in columns.iter().enumerate() {
-            let expected = if *name == "shuffle_from_own_lane" {
-                input(i)
-            } else {
-                want(w)
-            };
+            let expected = want(i);
             batch = batch.expect_word(
                 format!("subgroups.{name}[{i}]"),
                 format!("invocation {i}, input {}", input(i)),
