@@ -201,3 +201,40 @@ mod generated {
         assert!(summary.skipped < 150, "{} skipped", summary.skipped);
     }
 }
+
+#[test]
+fn an_f32_subgroup_sum_whose_order_matters_is_indeterminate_on_the_reference() {
+    use vyre_driver::DispatchConfig;
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    let program = Program::new(
+        vec![
+            BufferDecl::read("x", 0, DataType::F32).with_count(8),
+            BufferDecl::output("out", 1, DataType::F32).with_count(8),
+        ],
+        [8, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::subgroup_add(Expr::load("x", Expr::gid_x())),
+        )],
+    );
+    let run = |values: [f32; 8]| {
+        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        ReferenceBackend::new()
+            .with_subgroup_size(8)
+            .dispatch_traced(&program, &[bytes], &DispatchConfig::default())
+            .expect("runs")
+    };
+    let exact = run([1.0, 2.0, -3.0, 0.5, 4.0, 0.25, 8.0, 16.0]);
+    assert!(!exact.indeterminate);
+    let sum = f32::from_le_bytes([
+        exact.outputs[0][0],
+        exact.outputs[0][1],
+        exact.outputs[0][2],
+        exact.outputs[0][3],
+    ]);
+    assert_eq!(sum, 28.75);
+    // 2^24 + 1 - 2^24 is 1 in one order and 0 in another.
+    let inexact = run([16_777_216.0, 1.0, -16_777_216.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert!(inexact.indeterminate);
+}

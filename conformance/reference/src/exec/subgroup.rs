@@ -127,17 +127,23 @@ fn plain_float(bits: u32) -> bool {
 }
 
 /// True when every order of summing `words` (f32 bits) gives the same f32: every value is a
-/// multiple of the smallest value's unit in the last place, so every partial sum is too, and none
-/// exceeds 2^24 such units, so every partial sum is exact.
+/// multiple of the finest power of two among the values' lowest set bits, so every partial sum is
+/// too, and none exceeds 2^24 such units, so every partial sum is exact.
 fn order_free_sum(words: impl Iterator<Item = u32> + Clone) -> bool {
-    let unit = |x: f32| {
-        let exponent = ((x.to_bits() >> 23) & 0xff) as i32;
-        2f64.powi(exponent.max(1) - 150)
+    // The value of the lowest set bit of a finite nonzero f32: its significand (with the implicit
+    // bit of a normal number) times 2^(exponent - 150), down to the significand's lowest set bit.
+    let unit = |bits: u32| {
+        let exponent = ((bits >> 23) & 0xff) as i32;
+        let significand = if exponent == 0 {
+            bits & 0x7f_ffff
+        } else {
+            (bits & 0x7f_ffff) | 0x80_0000
+        };
+        2f64.powi(exponent.max(1) - 150 + significand.trailing_zeros() as i32)
     };
     let smallest = words
         .clone()
-        .map(f32::from_bits)
-        .filter(|x| *x != 0.0)
+        .filter(|&w| f32::from_bits(w) != 0.0)
         .map(unit)
         .fold(f64::INFINITY, f64::min);
     if smallest == f64::INFINITY {
