@@ -38,10 +38,11 @@ pub fn assert_area_conforms(backend: &dyn VyreBackend, area: &str) {
         backend.id()
     );
     eprintln!(
-        "catalogue area {area} on {}: {} of {} cases passed, {} dispatches, {} ms",
+        "catalogue area {area} on {}: {} of {} cases passed ({} not supported on this device), {} dispatches, {} ms",
         backend.id(),
         report.passed(),
         report.total(),
+        report.unsupported(),
         report.dispatches,
         report.elapsed_ms
     );
@@ -198,6 +199,7 @@ macro_rules! backend_tests {
             grids
             runtime_sized
             multi_io
+            subgroups
         }
     };
     (@tests $($area:ident)*) => {

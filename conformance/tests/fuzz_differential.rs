@@ -55,7 +55,8 @@ fn wgpu_agrees_with_the_reference_on_random_programs() {
     let Some(wgpu) = wgpu_or_skip("wgpu_agrees_with_the_reference_on_random_programs") else {
         return;
     };
-    let reference = ReferenceBackend::new();
+    // At the device's subgroup size, so that subgroup programs are drawn and compared.
+    let reference = vyre_conformance::report::reference_for(wgpu.as_ref());
     let progress = |p: &fuzz::FuzzProgress| {
         eprintln!(
             "fuzz wgpu: {}/{} ({:?}, {} skipped)",
@@ -95,6 +96,7 @@ fn resident_runs_agree_with_the_reference_on_random_programs() {
         return;
     };
     let sequenced = Resident::new(wgpu, ResidentMode::Sequence);
+    let reference = vyre_conformance::report::reference_for(&sequenced);
     let summary = fuzz::run(&options(500, 6), &reference, &sequenced, &|_| {});
     assert_no_mismatch(&summary);
     assert_eq!(summary.programs, 500);

@@ -151,8 +151,13 @@ fn rewrite(expr: &mut Expr, types: &VarTypes, program: &Program) {
             rewrite(rhs, types, program);
         }
         Expr::Load { index, .. } => rewrite(index, types, program),
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Bitcast { arg, .. } => {
-            rewrite(arg, types, program)
+        Expr::Unary { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Bitcast { arg, .. }
+        | Expr::Subgroup { arg, .. } => rewrite(arg, types, program),
+        Expr::SubgroupShuffle { value, lane } => {
+            rewrite(value, types, program);
+            rewrite(lane, types, program);
         }
         Expr::Select {
             cond,

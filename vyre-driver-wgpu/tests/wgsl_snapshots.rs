@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use vyre_driver_wgpu::{LaunchForm, emit_wgsl, emit_wgsl_as};
-use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
+use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Features, Node, Program};
 
 const UPDATE_ENV: &str = "VYRE_UPDATE_SNAPSHOTS";
 
@@ -23,9 +23,27 @@ const DIFF_LINES: usize = 40;
 /// Emits `program` in `form`, re-validates the text, and compares it with `tests/snapshots/{name}.wgsl`
 /// (or rewrites that file under `VYRE_UPDATE_SNAPSHOTS=1`).
 fn check(name: &str, form: LaunchForm, program: &Program) {
-    vyre_foundation::validate(program).unwrap_or_else(|e| panic!("`{name}` is invalid: {e}"));
+    let validated =
+        vyre_foundation::validate(program).unwrap_or_else(|e| panic!("`{name}` is invalid: {e}"));
     let wgsl = emit_wgsl_as(program, form).unwrap_or_else(|e| panic!("`{name}` emits: {e}"));
-    reparse(name, &wgsl);
+    // Each snapshot gets exactly the naga capabilities of the optional features its program uses:
+    // a module that used one it does not declare would fail here.
+    let features = validated.features();
+    let mut capabilities = naga::valid::Capabilities::empty();
+    for (feature, capability) in [
+        (Features::SUBGROUPS, naga::valid::Capabilities::SUBGROUP),
+        (Features::F16, naga::valid::Capabilities::SHADER_FLOAT16),
+        (Features::INT64, naga::valid::Capabilities::SHADER_INT64),
+        (
+            Features::INT64_ATOMICS,
+            naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
+        ),
+    ] {
+        if features.contains(feature) {
+            capabilities |= capability;
+        }
+    }
+    reparse(name, &wgsl, capabilities);
     // `VYRE_REPO` names the repository's root for a test binary carried away from its checkout.
     let crate_dir = std::env::var_os("VYRE_REPO").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")),
@@ -55,27 +73,21 @@ fn check(name: &str, form: LaunchForm, program: &Program) {
 
 /// naga must read back what it wrote, and the result must pass every validation check; a snapshot
 /// that only naga's writer could produce would prove nothing about the text a reader sees.
-fn reparse(name: &str, wgsl: &str) {
+fn reparse(name: &str, wgsl: &str, capabilities: naga::valid::Capabilities) {
     let module = naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| {
         panic!(
             "`{name}`: naga cannot parse its WGSL: {}",
             e.emit_to_string(wgsl)
         )
     });
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        // The optional types' capabilities: their snapshots use them, and the others cannot.
-        naga::valid::Capabilities::SHADER_INT64
-            | naga::valid::Capabilities::SHADER_FLOAT16
-            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS,
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| {
-        panic!(
-            "`{name}`: the re-parsed WGSL fails validation: {}",
-            e.emit_to_string(wgsl)
-        )
-    });
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+        .validate(&module)
+        .unwrap_or_else(|e| {
+            panic!(
+                "`{name}`: the re-parsed WGSL fails validation: {}",
+                e.emit_to_string(wgsl)
+            )
+        });
 }
 
 /// A line diff of `expected` against `actual` (`-` lines only in the snapshot, `+` lines only in the
@@ -1008,4 +1020,84 @@ fn f16_arithmetic_and_casts() {
     ];
     let program = slotted(DataType::F16, Some(DataType::F32), DataType::F16, results);
     check("f16_arithmetic_and_casts", LaunchForm::Direct, &program);
+}
+
+/// Every subgroup operation: the collectives as naga's subgroup statements, the ballot's word of the
+/// invocation's own lane, and the shuffle guarded so that a lane the subgroup lacks reads 0.
+fn subgroup_program() -> Program {
+    let x = || Expr::var("x");
+    let lane = Expr::subgroup_invocation_id;
+    let results = vec![
+        Expr::subgroup_size(),
+        lane(),
+        Expr::subgroup_add(x()),
+        Expr::subgroup_min(x()),
+        Expr::subgroup_max(x()),
+        Expr::subgroup_and(x()),
+        Expr::subgroup_or(x()),
+        Expr::subgroup_xor(x()),
+        Expr::subgroup_broadcast_first(x()),
+        Expr::subgroup_ballot(Expr::lt(x(), Expr::u32(10))),
+        Expr::subgroup_shuffle(x(), Expr::bit_xor(lane(), Expr::u32(1))),
+        Expr::bitcast(
+            DataType::U32,
+            Expr::subgroup_add(Expr::cast(DataType::F32, x())),
+        ),
+    ];
+    let k = results.len() as u32;
+    let mut body = vec![Node::let_bind("x", Expr::load("a", Expr::gid_x()))];
+    for (s, e) in results.into_iter().enumerate() {
+        body.push(Node::store(
+            "out",
+            Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(k)), Expr::u32(s as u32)),
+            e,
+        ));
+    }
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(96),
+            BufferDecl::output("out", 1, DataType::U32).with_count(96 * k),
+        ],
+        [48, 1, 1],
+        body,
+    )
+}
+
+#[test]
+fn subgroup_operations() {
+    check(
+        "subgroup_operations",
+        LaunchForm::Direct,
+        &subgroup_program(),
+    );
+}
+
+#[test]
+fn subgroup_programs_get_no_form_that_remaps_invocations() {
+    // An elementwise-looking subgroup program: the vectorised, packed and split forms would change
+    // which invocations share a subgroup, so none of them applies.
+    let program = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(256),
+            BufferDecl::output("out", 1, DataType::U32).with_count(256),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::subgroup_add(Expr::load("a", Expr::gid_x())),
+        )],
+    );
+    for form in [
+        LaunchForm::Vectorised,
+        LaunchForm::Packed,
+        LaunchForm::Split,
+    ] {
+        let refused = emit_wgsl_as(&program, form);
+        assert!(
+            matches!(refused, Err(vyre_driver::BackendError::Unsupported(_))),
+            "{form:?}: {refused:?}"
+        );
+    }
+    assert!(emit_wgsl_as(&program, LaunchForm::Direct).is_ok());
 }

@@ -65,10 +65,13 @@ use crate::validate::{BufferId, Validated, VarId};
 #[must_use]
 pub fn is_elementwise(evidence: &Validated<'_>) -> bool {
     let program = evidence.program();
-    if program
-        .buffers
-        .iter()
-        .any(|b| b.access == BufferAccess::Uniform)
+    // A subgroup operation reads other invocations' values (and which invocations share a
+    // subgroup would change with the launch), so such a program is never elementwise.
+    if evidence.features().contains(crate::ir::Features::SUBGROUPS)
+        || program
+            .buffers
+            .iter()
+            .any(|b| b.access == BufferAccess::Uniform)
     {
         return false;
     }
@@ -327,8 +330,15 @@ impl Rewrite<'_> {
                     stack.push(lhs);
                     stack.push(rhs);
                 }
-                Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Bitcast { arg, .. } => {
+                Expr::Unary { arg, .. }
+                | Expr::Cast { arg, .. }
+                | Expr::Bitcast { arg, .. }
+                | Expr::Subgroup { arg, .. } => {
                     stack.push(arg);
+                }
+                Expr::SubgroupShuffle { value, lane } => {
+                    stack.push(value);
+                    stack.push(lane);
                 }
                 Expr::Select {
                     cond,
@@ -360,7 +370,10 @@ impl Rewrite<'_> {
             Builtin::GlobalId(Axis::Y | Axis::Z)
             | Builtin::WorkgroupId(Axis::Y | Axis::Z)
             | Builtin::NumWorkgroups(Axis::Y | Axis::Z)
-            | Builtin::LocalId(_) => None,
+            | Builtin::LocalId(_)
+            // Never reached: a subgroup program is not elementwise, so it is never cut.
+            | Builtin::SubgroupSize
+            | Builtin::SubgroupInvocationId => None,
         }
     }
 }

@@ -5,8 +5,8 @@ mod common;
 
 use common::{add_one_program, every_form};
 use vyre_foundation::ir::{
-    AtomicOp, BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp, WIRE_VERSION, WireError,
-    WireErrorKind,
+    AtomicOp, BinOp, BufferDecl, DataType, Expr, Node, Program, SubgroupOp, UnOp, WIRE_VERSION,
+    WireError, WireErrorKind,
 };
 use vyre_foundation::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
@@ -277,4 +277,8 @@ fn the_operator_tags_in_wire_md_are_the_code_s() {
     row("BinOp", BinOp::ALL.iter().map(|o| o.name()).collect());
     row("UnOp", UnOp::ALL.iter().map(|o| o.name()).collect());
     row("AtomicOp", AtomicOp::ALL.iter().map(|o| o.name()).collect());
+    row(
+        "SubgroupOp",
+        SubgroupOp::ALL.iter().map(|o| o.name()).collect(),
+    );
 }

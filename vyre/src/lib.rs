@@ -74,8 +74,8 @@ mod typed;
 pub mod ir {
     pub use vyre_foundation::ir::{
         AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Features,
-        Fingerprint, Literal, Node, ParseError, ParseErrorKind, Program, UnOp, WIRE_MAGIC,
-        WIRE_VERSION, WireError, WireErrorKind,
+        Fingerprint, Literal, Node, ParseError, ParseErrorKind, Program, SubgroupOp, UnOp,
+        WIRE_MAGIC, WIRE_VERSION, WireError, WireErrorKind,
     };
 }
 

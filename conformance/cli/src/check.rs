@@ -119,12 +119,13 @@ fn print_reports(reports: &[ConformanceReport], unchecked: &[String], failures: 
     }
     for report in reports {
         println!(
-            "{}: {} on {}, {}/{} cases passed in {} dispatches, {} ms",
+            "{}: {} on {}, {}/{} cases passed ({} not supported on this device) in {} dispatches, {} ms",
             report.backend,
             if report.all_passed() { "PASS" } else { "FAIL" },
             report.device,
             report.passed(),
             report.total(),
+            report.unsupported(),
             report.dispatches,
             report.elapsed_ms
         );

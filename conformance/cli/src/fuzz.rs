@@ -78,7 +78,21 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
             ),
         );
     };
-    let reference = ReferenceBackend::new();
+    // The reference at the candidate's subgroup size, so that subgroup programs are drawn and
+    // compared; generator features the candidate lacks are switched off.
+    let reference: ReferenceBackend = vyre_conformance::report::reference_for(candidate.as_ref());
+    let drawable = fuzz::drawable(options.config.features, &reference, candidate.as_ref());
+    let off: Vec<String> = vyre_conformance::r#gen::Feature::ALL
+        .into_iter()
+        .filter(|f| options.config.features.has(*f) && !drawable.has(*f))
+        .map(|f| format!("{f:?}"))
+        .collect();
+    if !off.is_empty() {
+        eprintln!(
+            "vyre-conform fuzz: generator features off, the device lacks what they need: {}",
+            off.join(", ")
+        );
+    }
     let summary = fuzz::run(&options, &reference, candidate.as_ref(), &progress);
     meter.finish();
     let to_stdout = args.json.as_deref() == Some(Path::new("-"));

@@ -134,6 +134,7 @@ impl std::hash::Hash for Prefill {
             | Prefill::GlobalId(i)
             | Prefill::LocalId(i)
             | Prefill::WorkgroupId(i) => i.hash(state),
+            Prefill::SubgroupSize | Prefill::SubgroupLane => {}
         }
     }
 }
@@ -150,6 +151,8 @@ fn builtin_prefill(b: Builtin) -> Prefill {
         Builtin::LocalId(a) => Prefill::LocalId(a.index()),
         Builtin::WorkgroupId(a) => Prefill::WorkgroupId(a.index()),
         Builtin::NumWorkgroups(a) => Prefill::NumWorkgroups(a.index()),
+        Builtin::SubgroupSize => Prefill::SubgroupSize,
+        Builtin::SubgroupInvocationId => Prefill::SubgroupLane,
     }
 }
 
@@ -204,7 +207,9 @@ impl<'v, 'p> Compiler<'v, 'p> {
             | Expr::Cast { .. }
             | Expr::Bitcast { .. }
             | Expr::Fma { .. }
-            | Expr::Atomic { .. } => {}
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => {}
         });
         if let Some(m) = missing {
             return Err(m.into());

@@ -16,6 +16,7 @@ use crate::inst::{Block, Inst, Prefill, Reg};
 use crate::memory::Memory;
 
 mod ops;
+mod subgroup;
 
 /// Runs blocks of one dispatch on one thread. `TRACE` turns on indeterminacy tracking; the untraced
 /// instantiation has no tracking code at all.
@@ -42,6 +43,8 @@ pub(crate) struct Executor<'a, const TRACE: bool> {
     /// Spare lane lists, so `if` and loops do not allocate on every execution.
     spare: Vec<Vec<u32>>,
     local_ids: [Vec<u32>; 3],
+    /// Lanes per subgroup (a power of two from 1 to 128).
+    subgroup_size: u32,
 }
 
 /// A lane that is still in its loop's iteration.
@@ -87,7 +90,8 @@ fn zeroed_words(count: u32) -> Result<Vec<u64>, BackendError> {
 
 impl<'a, const TRACE: bool> Executor<'a, TRACE> {
     /// An executor for blocks of `per_block` workgroups, `cap` lanes in all (the caller checked the
-    /// product); `buf_lens` are the element counts of the program's buffers in this dispatch.
+    /// product); `buf_lens` are the element counts of the program's buffers in this dispatch, and
+    /// `subgroup_size` the lanes per subgroup.
     ///
     /// # Errors
     ///
@@ -99,15 +103,26 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
         grid: [u32; 3],
         per_block: u64,
         cap: usize,
-        buf_lens: &[u32],
+        (buf_lens, subgroup_size): (&[u32], u32),
     ) -> Result<Self, BackendError> {
         let mut regs = vec![vec![0u64; cap]; code.num_regs];
+        let wl = code.workgroup_lanes().max(1);
         for &(reg, prefill) in &code.prefills {
             let value = match prefill {
                 Prefill::Const(v) => v,
                 Prefill::BufLen(i) => u64::from(buf_lens.get(i).copied().unwrap_or(0)),
                 Prefill::NumWorkgroups(axis) => u64::from(grid[axis]),
-                _ => continue,
+                Prefill::SubgroupSize => u64::from(subgroup_size),
+                Prefill::SubgroupLane => {
+                    // Subgroups are consecutive runs of local invocation indices (SEMANTICS.md),
+                    // and a block holds whole workgroups, so the lane depends on the lane's place
+                    // in its workgroup only.
+                    for (l, d) in regs[reg as usize].iter_mut().enumerate() {
+                        *d = u64::from((l % wl) as u32 % subgroup_size.max(1));
+                    }
+                    continue;
+                }
+                Prefill::GlobalId(_) | Prefill::LocalId(_) | Prefill::WorkgroupId(_) => continue,
             };
             regs[reg as usize].fill(value);
         }
@@ -132,6 +147,7 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             indeterminate: false,
             spare: Vec::new(),
             local_ids: local_id_table(code.workgroup_size, code.workgroup_lanes()),
+            subgroup_size: subgroup_size.max(1),
         })
     }
 
@@ -178,7 +194,11 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
                 Prefill::GlobalId(a) => (a, 0),
                 Prefill::LocalId(a) => (a, 1),
                 Prefill::WorkgroupId(a) => (a, 2),
-                _ => continue,
+                Prefill::Const(_)
+                | Prefill::BufLen(_)
+                | Prefill::NumWorkgroups(_)
+                | Prefill::SubgroupSize
+                | Prefill::SubgroupLane => continue,
             };
             let dst = &mut self.regs[reg as usize];
             let local = &self.local_ids[axis];

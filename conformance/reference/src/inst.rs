@@ -231,6 +231,14 @@ pub(crate) enum Inst {
         cond: Reg,
         body: Block,
     },
+    /// A subgroup collective: every active lane of a subgroup contributes `a` (and `lane` for a
+    /// shuffle; unused otherwise) and receives its result in `dst`.
+    Subgroup {
+        op: SubgroupKind,
+        dst: Reg,
+        a: Reg,
+        lane: Reg,
+    },
     Barrier,
     Return,
     /// Leaves the innermost loop, for the active lanes.
@@ -265,4 +273,28 @@ pub(crate) enum Prefill {
     LocalId(usize),
     /// `workgroup_id` on an axis, per lane.
     WorkgroupId(usize),
+    /// `subgroup_size`, fixed for one backend.
+    SubgroupSize,
+    /// `subgroup_invocation_id`, per lane.
+    SubgroupLane,
+}
+
+/// A subgroup operation with its operand type resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SubgroupKind {
+    Add,
+    AddF,
+    MinU,
+    MinS,
+    MinF,
+    MaxU,
+    MaxS,
+    MaxF,
+    And,
+    Or,
+    Xor,
+    BroadcastFirst,
+    Ballot,
+    /// `subgroup_shuffle`: the lane to read is the `lane` register.
+    Shuffle,
 }

@@ -47,6 +47,9 @@ use crate::compile::Compiled;
 use crate::memory::Memory;
 use crate::schedule::Run;
 
+/// The device name the reference backend reports.
+const DEVICE_NAME: &str = "vyre reference interpreter (CPU)";
+
 /// The CPU reference interpreter. Always available; `id()` is `"reference"`.
 ///
 /// ```
@@ -75,6 +78,8 @@ use crate::schedule::Run;
 #[derive(Debug)]
 pub struct ReferenceBackend {
     cache: ProgramCache,
+    /// Lanes per subgroup; 0 when subgroup operations are off.
+    subgroup_size: u32,
     /// Resident buffers and the lock that makes each sequence, read and write one indivisible step,
     /// as a device queue orders submissions.
     resident: resident::Resident,
@@ -84,6 +89,7 @@ impl Default for ReferenceBackend {
     fn default() -> Self {
         Self {
             cache: ProgramCache::default(),
+            subgroup_size: DEFAULT_SUBGROUP_SIZE,
             resident: resident::Resident::new(),
         }
     }
@@ -102,11 +108,47 @@ pub struct TracedRun {
     pub indeterminate: bool,
 }
 
+/// The subgroup size of [`ReferenceBackend::new`]: 32, the size of NVIDIA GPUs and of most
+/// others that have one fixed size.
+pub const DEFAULT_SUBGROUP_SIZE: u32 = 32;
+
 impl ReferenceBackend {
-    /// A new reference backend with an empty program cache.
+    /// A new reference backend with an empty program cache, running subgroup operations with
+    /// [`DEFAULT_SUBGROUP_SIZE`] lanes per subgroup.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// This backend, running subgroup operations with `n` lanes per subgroup: the results of
+    /// size-dependent programs (SEMANTICS.md, "Subgroups") are those of a device whose subgroups
+    /// have `n` lanes. `n` must be a power of two from 1 to 128, as on every device; any other `n`
+    /// (0 included) turns subgroup operations off, so `capabilities().subgroups` is false and a
+    /// program that uses them is refused with [`BackendError::Unsupported`].
+    ///
+    /// ```
+    /// use vyre_driver::VyreBackend;
+    /// use vyre_reference::ReferenceBackend;
+    ///
+    /// let caps = ReferenceBackend::new().with_subgroup_size(8).capabilities();
+    /// assert!(caps.subgroups);
+    /// assert_eq!(caps.subgroup_sizes, [8, 8]);
+    /// assert!(!ReferenceBackend::new().with_subgroup_size(0).capabilities().subgroups);
+    /// ```
+    #[must_use]
+    pub fn with_subgroup_size(mut self, n: u32) -> ReferenceBackend {
+        self.subgroup_size = if n.is_power_of_two() && n <= 128 {
+            n
+        } else {
+            0
+        };
+        self
+    }
+
+    /// The lanes per subgroup this backend runs with; 0 when subgroup operations are off.
+    #[must_use]
+    pub fn subgroup_size(&self) -> u32 {
+        self.subgroup_size
     }
 
     /// Like [`VyreBackend::dispatch`], and also reports the operations executed and whether any
@@ -123,7 +165,7 @@ impl ReferenceBackend {
     ) -> Result<TracedRun, BackendError> {
         let (evidence, plan) = vyre_driver::prepare(program, inputs, config)?;
         let code = self.compiled(&evidence)?;
-        run::<true>(&code, program, &plan, inputs, config)
+        run::<true>(&code, program, &plan, inputs, (config, self.subgroup_size))
     }
 
     /// The number of compiled programs currently cached.
@@ -137,6 +179,11 @@ impl ReferenceBackend {
         // The fingerprint hashes the wire bytes; the cache then compares whole programs (whose derived
         // equality recurses), which validation bounded the nesting of.
         let program = evidence.program();
+        vyre_driver::require_features(
+            DEVICE_NAME,
+            self.capabilities().features(),
+            evidence.features(),
+        )?;
         let key = program.fingerprint();
         if let Some(code) = self.cache.get(key, program) {
             return Ok(code);
@@ -153,7 +200,7 @@ fn run<const TRACE: bool>(
     program: &Program,
     plan: &DispatchPlan,
     inputs: &[Vec<u8>],
-    config: &DispatchConfig,
+    config: (&DispatchConfig, u32),
 ) -> Result<TracedRun, BackendError> {
     let memory = Memory::new(program, plan, inputs)?;
     let budget = run_on::<TRACE>(code, plan, &memory, config)?;
@@ -169,7 +216,7 @@ fn run_on<const TRACE: bool>(
     code: &Compiled,
     plan: &DispatchPlan,
     memory: &Memory,
-    config: &DispatchConfig,
+    (config, subgroup_size): (&DispatchConfig, u32),
 ) -> Result<Budget, BackendError> {
     let budget = Budget::new(config);
     // `buf_len` yields a u32; the planner keeps every element count within one, and a count past it
@@ -190,6 +237,7 @@ fn run_on<const TRACE: bool>(
         budget: &budget,
         grid: plan.grid,
         buf_lens: &buf_lens,
+        subgroup_size,
     };
     job.execute::<TRACE>()?;
     if budget.stopped() {
@@ -204,11 +252,13 @@ impl VyreBackend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let mut caps = Capabilities::unlimited("vyre reference interpreter (CPU)");
+        let mut caps = Capabilities::unlimited(DEVICE_NAME);
         // f16 (through f32, rounded once), 64-bit integers and their atomics are all implemented.
         caps.f16 = true;
         caps.int64 = true;
         caps.int64_atomics = true;
+        caps.subgroups = self.subgroup_size != 0;
+        caps.subgroup_sizes = [self.subgroup_size; 2];
         caps
     }
 
@@ -220,7 +270,14 @@ impl VyreBackend for ReferenceBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let code = self.compiled(program)?;
-        run::<false>(&code, program.program(), plan, inputs, config).map(|r| r.outputs)
+        run::<false>(
+            &code,
+            program.program(),
+            plan,
+            inputs,
+            (config, self.subgroup_size),
+        )
+        .map(|r| r.outputs)
     }
 
     fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
@@ -247,7 +304,7 @@ impl VyreBackend for ReferenceBackend {
     fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
         self.resident.sequence(steps, |step, memory| {
             let code = self.compiled(&step.program)?;
-            run_on::<false>(&code, &step.plan, memory, step.config).map(drop)
+            run_on::<false>(&code, &step.plan, memory, (step.config, self.subgroup_size)).map(drop)
         })
     }
 }

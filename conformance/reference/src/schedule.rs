@@ -31,6 +31,8 @@ pub(crate) struct Run<'a> {
     pub(crate) budget: &'a Budget,
     pub(crate) grid: [u32; 3],
     pub(crate) buf_lens: &'a [u32],
+    /// Lanes per subgroup.
+    pub(crate) subgroup_size: u32,
 }
 
 impl Run<'_> {
@@ -97,7 +99,7 @@ impl Run<'_> {
             self.grid,
             shape.per_block,
             shape.lanes,
-            self.buf_lens,
+            (self.buf_lens, self.subgroup_size),
         );
         // An executor that cannot allocate its memory records why in the budget and stops the run.
         let Ok(mut executor) = executor.map_err(|e| self.budget.fail(e)) else {

@@ -13,7 +13,7 @@ fn run_unvalidated(program: &Program, grid: [u32; 3]) -> Result<Vec<Vec<u8>>, Ba
     let code = compile(&evidence)?;
     let config = DispatchConfig::new().with_grid(grid);
     let plan = vyre_driver::plan_dispatch(program, &[], &config)?;
-    super::run::<false>(&code, program, &plan, &[], &config).map(|r| r.outputs)
+    super::run::<false>(&code, program, &plan, &[], (&config, 32)).map(|r| r.outputs)
 }
 
 fn barrier_program(body: Vec<Node>) -> Program {
@@ -234,7 +234,7 @@ fn atomic_statements_update_memory_and_drop_the_old_value() {
     let code = compile(&evidence).expect("compiles");
     let config = DispatchConfig::new().with_grid([1, 1, 1]);
     let plan = vyre_driver::plan_dispatch(&program, &[], &config).expect("plan");
-    let out = super::run::<false>(&code, &program, &plan, &[], &config)
+    let out = super::run::<false>(&code, &program, &plan, &[], (&config, 32))
         .expect("runs")
         .outputs;
     let word = |i: usize| {
@@ -257,8 +257,8 @@ fn a_while_that_never_ends_runs_out_of_fuel() {
         .with_grid([1, 1, 1])
         .with_fuel(1_000_000);
     let plan = vyre_driver::plan_dispatch(&program, &[], &config).expect("plan");
-    let error =
-        super::run::<false>(&code, &program, &plan, &[], &config).expect_err("the loop never ends");
+    let error = super::run::<false>(&code, &program, &plan, &[], (&config, 32))
+        .expect_err("the loop never ends");
     assert_eq!(error.kind_name(), "Timeout", "{error}");
     assert!(error.to_string().contains("Fix:"), "{error}");
 }

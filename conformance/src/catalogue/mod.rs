@@ -17,6 +17,7 @@ mod memory;
 mod oob;
 pub mod oracle;
 mod shapes;
+mod subgroups;
 mod values;
 
 use std::fmt;
@@ -57,11 +58,14 @@ pub enum Area {
     RuntimeSized,
     /// Programs with several inputs and outputs, uniform buffers, read-write buffers, readback ranges.
     MultiIo,
+    /// Subgroup operations (an optional device feature): size-independent results against
+    /// hand-written values, the rest against the reference at the backend's subgroup size.
+    Subgroups,
 }
 
 impl Area {
     /// Every area, in report order.
-    pub const ALL: [Area; 13] = [
+    pub const ALL: [Area; 14] = [
         Area::Integer,
         Area::Bits,
         Area::Compare,
@@ -75,6 +79,7 @@ impl Area {
         Area::Grids,
         Area::RuntimeSized,
         Area::MultiIo,
+        Area::Subgroups,
     ];
 
     /// The short name used on the command line and in JSON, e.g. `out_of_bounds`.
@@ -94,6 +99,7 @@ impl Area {
             Area::Grids => "grids",
             Area::RuntimeSized => "runtime_sized",
             Area::MultiIo => "multi_io",
+            Area::Subgroups => "subgroups",
         }
     }
 
@@ -210,6 +216,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(memory::batches());
     batches.extend(oob::batches());
     batches.extend(shapes::batches());
+    batches.extend(subgroups::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }

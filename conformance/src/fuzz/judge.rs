@@ -3,6 +3,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+use vyre_foundation::ir::Features;
 use vyre_foundation::ir::Program;
 
 use crate::fuzz::compare::first_difference;
@@ -26,6 +27,14 @@ pub trait Oracle: Sync {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<TracedRun, BackendError>;
+
+    /// The optional device features the oracle runs and, with subgroups, its subgroup size:
+    /// [`run`](crate::fuzz::run) draws only programs both sides can run and, for subgroup
+    /// programs, only when both have one subgroup size. `None` claims nothing: programs needing
+    /// a feature are then not drawn.
+    fn features(&self) -> Option<(Features, u32)> {
+        None
+    }
 }
 
 impl Oracle for ReferenceBackend {
@@ -40,6 +49,13 @@ impl Oracle for ReferenceBackend {
         config: &DispatchConfig,
     ) -> Result<TracedRun, BackendError> {
         self.dispatch_traced(program, inputs, config)
+    }
+
+    fn features(&self) -> Option<(Features, u32)> {
+        Some((
+            VyreBackend::capabilities(self).features(),
+            self.subgroup_size(),
+        ))
     }
 }
 

@@ -179,6 +179,33 @@ fn runner(seed: u64, index: u64) -> TestRunner {
     TestRunner::new_with_rng(Config::default(), rng)
 }
 
+/// The generator features of `features` whose programs both sides can run: those whose device
+/// features ([`crate::r#gen::Feature::device_features`]) the backend under test and the oracle
+/// both have, and subgroups only where the oracle runs the backend's subgroup size (as
+/// [`crate::report::reference_for`] sets it), since subgroup results depend on the size.
+#[must_use]
+pub fn drawable(
+    features: crate::r#gen::Features,
+    reference: &dyn Oracle,
+    other: &dyn VyreBackend,
+) -> crate::r#gen::Features {
+    let caps = other.capabilities();
+    let Some((oracle, oracle_size)) = reference.features() else {
+        return features.supported_by(vyre_foundation::ir::Features::NONE);
+    };
+    use vyre_foundation::ir::Features as F;
+    let mut both = F::NONE;
+    for feature in [F::SUBGROUPS, F::F16, F::INT64, F::INT64_ATOMICS] {
+        let same_size = feature != F::SUBGROUPS
+            || (caps.subgroup_sizes[0] == caps.subgroup_sizes[1]
+                && caps.subgroup_sizes[0] == oracle_size);
+        if caps.features().contains(feature) && oracle.contains(feature) && same_size {
+            both |= feature;
+        }
+    }
+    features.supported_by(both)
+}
+
 /// The case `index` of `seed` under `config`, as [`run`] generates it.
 #[must_use]
 pub fn generate(config: &GenConfig, seed: u64, index: u64) -> Option<(Recipe, GeneratedCase)> {
@@ -190,6 +217,8 @@ pub fn generate(config: &GenConfig, seed: u64, index: u64) -> Option<(Recipe, Ge
 
 struct Harness<'a> {
     options: &'a FuzzOptions,
+    /// `options.config` with the generator features both sides can run (see [`drawable`]).
+    config: GenConfig,
     reference: &'a dyn Oracle,
     other: &'a dyn VyreBackend,
 }
@@ -221,14 +250,14 @@ impl Harness<'_> {
     /// the float rules of comparable programs (an edit such as dropping the `% 17` before an integer
     /// is converted to `f32` makes a program whose backends may legally disagree).
     fn reduction_fails(&self, case: &GeneratedCase) -> bool {
-        let rules_hold = !self.options.config.comparable
+        let rules_hold = !self.config.comparable
             || vyre_foundation::validate(&case.program).is_ok_and(|v| keeps_float_rules(&v));
         rules_hold && self.fails(case)
     }
 
     /// proptest's shrinking of the recipe tree, then the IR reducer.
     fn shrink(&self, index: u64, original: GeneratedCase) -> FuzzMismatch {
-        let config = &self.options.config;
+        let config = &self.config;
         let mut best_recipe = None;
         if let Ok(mut tree) = recipe(config).new_tree(&mut runner(self.options.seed, index)) {
             best_recipe = Some(tree.current());
@@ -307,6 +336,10 @@ pub fn run(
     let started = Instant::now();
     let harness = Harness {
         options,
+        config: GenConfig {
+            features: drawable(options.config.features, reference, other),
+            ..options.config.clone()
+        },
         reference,
         other,
     };
@@ -317,7 +350,7 @@ pub fn run(
         let end = (next + batch).min(options.cases);
         let verdicts: Vec<(u64, Option<GeneratedCase>, Verdict)> = (next..end)
             .into_par_iter()
-            .map(|i| match generate(&options.config, options.seed, i) {
+            .map(|i| match generate(&harness.config, options.seed, i) {
                 Some((_, case)) => {
                     let verdict = harness.judge(&case);
                     (i, Some(case), verdict)

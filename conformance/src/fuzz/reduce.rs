@@ -344,9 +344,11 @@ fn visit_expr(p: &Program, expr: &mut Expr, f: &mut dyn FnMut(&mut Expr) -> bool
             expected.as_deref_mut().is_some_and(|e| visit_expr(p, e, f)) || visit_expr(p, value, f)
         }
         Expr::Binary { lhs, rhs, .. } => visit_expr(p, lhs, f) || visit_expr(p, rhs, f),
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Bitcast { arg, .. } => {
-            visit_expr(p, arg, f)
-        }
+        Expr::Unary { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Bitcast { arg, .. }
+        | Expr::Subgroup { arg, .. } => visit_expr(p, arg, f),
+        Expr::SubgroupShuffle { value, lane } => visit_expr(p, value, f) || visit_expr(p, lane, f),
         Expr::Select {
             cond,
             on_true,

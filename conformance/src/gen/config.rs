@@ -49,11 +49,17 @@ pub enum Feature {
     /// workgroup memory, atomics or returns (what the wgpu lowering vectorises, tails included).
     /// With it on, every other case (by a shape word) takes this form.
     Elementwise,
+    /// Subgroup operations and builtins (`subgroup_add`, `subgroup_ballot`, `subgroup_shuffle`,
+    /// `subgroup_size`...), in workgroup-uniform control flow only (the top level, before any
+    /// `return`, never in a `while` condition or a guarded store). Needs the device feature
+    /// [`vyre_foundation::ir::Features::SUBGROUPS`]; results that depend on the subgroup size are
+    /// compared with the reference run at the backend's size.
+    Subgroups,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 21] = [
+    pub const ALL: [Feature; 22] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -75,12 +81,46 @@ impl Feature {
         Feature::Returns,
         Feature::WildIndices,
         Feature::Elementwise,
+        Feature::Subgroups,
     ];
 
     const fn bit(self) -> u32 {
         1 << (self as u32)
     }
+
+    /// The optional device features a program that uses this generator feature may need: the one
+    /// place a generator feature is tied to what a backend must support, so that a fuzzer can
+    /// switch off what the backend under test lacks ([`Features::supported_by`]).
+    #[must_use]
+    pub const fn device_features(self) -> DeviceFeatures {
+        match self {
+            Feature::Subgroups => DeviceFeatures::SUBGROUPS,
+            Feature::IntArith
+            | Feature::Bitwise
+            | Feature::Shifts
+            | Feature::Compare
+            | Feature::Logic
+            | Feature::Select
+            | Feature::Casts
+            | Feature::Bitcasts
+            | Feature::FloatArith
+            | Feature::FloatMath
+            | Feature::Builtins
+            | Feature::Loads
+            | Feature::Stores
+            | Feature::Variables
+            | Feature::Ifs
+            | Feature::Loops
+            | Feature::Workgroup
+            | Feature::Atomics
+            | Feature::Returns
+            | Feature::WildIndices
+            | Feature::Elementwise => DeviceFeatures::NONE,
+        }
+    }
 }
+
+use vyre_foundation::ir::Features as DeviceFeatures;
 
 /// A set of [`Feature`]s, as a bit mask (bit `i` is `Feature::ALL[i]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,6 +173,27 @@ impl Features {
     #[must_use]
     pub const fn intersect(self, other: Features) -> Self {
         Features(self.0 & other.0)
+    }
+
+    /// The set without the features whose programs need device features `available` lacks (see
+    /// [`Feature::device_features`]): what a fuzzer may draw from for a backend whose
+    /// `capabilities().features()` are `available`.
+    ///
+    /// ```
+    /// use vyre_conformance::r#gen::{Feature, Features};
+    /// use vyre_foundation::ir::Features as Device;
+    ///
+    /// let all = Features::all();
+    /// assert!(!all.supported_by(Device::NONE).has(Feature::Subgroups));
+    /// assert!(all.supported_by(Device::SUBGROUPS).has(Feature::Subgroups));
+    /// assert!(all.supported_by(Device::NONE).has(Feature::Atomics));
+    /// ```
+    #[must_use]
+    pub fn supported_by(self, available: DeviceFeatures) -> Self {
+        Feature::ALL
+            .into_iter()
+            .filter(|f| !f.device_features().missing_from(available).is_empty())
+            .fold(self, Features::without)
     }
 }
 

@@ -69,6 +69,9 @@ pub(crate) struct Ctx {
     /// comparable programs only use floats every backend computes alike (no inexact math, no float
     /// variables or writable float buffers, which may hold inexact values).
     pub(crate) exact: std::cell::Cell<u32>,
+    /// Above zero while generating an expression that must hold no subgroup operation (see
+    /// `Ctx::subgroup_free_expr`).
+    pub(crate) subgroup_free: std::cell::Cell<u32>,
     next_name: u32,
     frames: Vec<Frame>,
 }
@@ -88,6 +91,7 @@ impl Ctx {
             phase: Phase::Write,
             diverged: false,
             exact: std::cell::Cell::new(0),
+            subgroup_free: std::cell::Cell::new(0),
             next_name: 0,
             frames: vec![Frame {
                 kind: FrameKind::Root,
@@ -269,6 +273,10 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
             .without(Feature::Returns);
     }
     let shape = Shape::decode(&recipe.shape, config, features.has(Feature::Elementwise));
+    if shape.workgroup[1] != 1 || shape.workgroup[2] != 1 {
+        // Subgroup operations need a one-dimensional workgroup.
+        features = features.without(Feature::Subgroups);
+    }
     let buffers = decode_buffers(&recipe.buffers, &shape, features, config);
     let mut ctx = Ctx::new(config, features, buffers);
     ctx.prelude(&shape);

@@ -4,7 +4,9 @@
 //! In comparable programs no float reaches an integer, a bool, an index or a condition (no float
 //! comparison, cast or bitcast to another type), and float math is guarded so it stays finite.
 
-use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnClass, UnOp};
+use vyre_foundation::ir::{
+    BinClass, BinOp, DataType, Expr, SubgroupClass, SubgroupOp, UnClass, UnOp,
+};
 
 use crate::r#gen::Feature;
 use crate::r#gen::decode::{Ctx, bin};
@@ -23,6 +25,10 @@ enum Form {
     Fma,
     FloatDiv,
     FloatMath(UnOp),
+    Subgroup(SubgroupOp),
+    Shuffle,
+    SubgroupSize,
+    SubgroupLane,
 }
 
 /// Float binary operators drawn as plain `Form::Binary`: the arithmetic class without `div`, which
@@ -126,7 +132,56 @@ impl Ctx {
         if self.on(Feature::Loads) && self.loadable(ty).next().is_some() {
             forms.push(Form::Load);
         }
+        if self.subgroups_here() {
+            self.subgroup_forms(ty, &mut forms);
+        }
         forms
+    }
+
+    /// True where a subgroup operation may stand: the feature is on and the control flow is
+    /// workgroup-uniform (the top level, no `return` before, not in a `while` condition or a
+    /// store that may be guarded).
+    fn subgroups_here(&self) -> bool {
+        self.on(Feature::Subgroups)
+            && self.nesting() == 0
+            && !self.diverged
+            && self.subgroup_free.get() == 0
+    }
+
+    fn subgroup_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
+        // In exact-float contexts an f32 sum (whose order is the device's) is left out.
+        let inexact = ty == DataType::F32 && self.exact_only();
+        for op in SubgroupOp::ALL.iter().copied() {
+            let fits = match op.class() {
+                SubgroupClass::Ballot => ty == DataType::U32,
+                SubgroupClass::Bitwise => ty.is_integer(),
+                SubgroupClass::Arithmetic => ty.is_numeric() && !(inexact && op == SubgroupOp::Add),
+                SubgroupClass::Broadcast => ty.is_numeric(),
+            };
+            if fits {
+                forms.push(Form::Subgroup(op));
+            }
+        }
+        if ty.is_numeric() {
+            forms.push(Form::Shuffle);
+        }
+        if ty == DataType::U32 {
+            forms.extend([Form::SubgroupSize, Form::SubgroupLane]);
+        }
+    }
+
+    /// An expression of type `ty` with no subgroup operation in it (a `while` condition, a value a
+    /// store may guard).
+    pub(crate) fn subgroup_free_expr(
+        &self,
+        ch: &mut Choices<'_>,
+        ty: DataType,
+        depth: u32,
+    ) -> Expr {
+        self.subgroup_free.set(self.subgroup_free.get() + 1);
+        let e = self.expr(ch, ty, depth);
+        self.subgroup_free.set(self.subgroup_free.get() - 1);
+        e
     }
 
     fn int_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
@@ -198,6 +253,16 @@ impl Ctx {
 
     fn build(&self, ch: &mut Choices<'_>, form: Form, ty: DataType, depth: u32) -> Expr {
         match form {
+            Form::Subgroup(SubgroupOp::Ballot) => {
+                Expr::subgroup_ballot(self.expr(ch, DataType::Bool, depth))
+            }
+            Form::Subgroup(op) => Expr::subgroup(op, self.expr(ch, ty, depth)),
+            Form::Shuffle => {
+                let value = self.expr(ch, ty, depth);
+                Expr::subgroup_shuffle(value, self.expr(ch, DataType::U32, depth))
+            }
+            Form::SubgroupSize => Expr::subgroup_size(),
+            Form::SubgroupLane => Expr::subgroup_invocation_id(),
             Form::Binary(op @ (BinOp::Shl | BinOp::Shr)) => {
                 let lhs = self.expr(ch, ty, depth);
                 bin(op, lhs, self.expr(ch, DataType::U32, depth))

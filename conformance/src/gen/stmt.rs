@@ -32,7 +32,8 @@ impl Ctx {
             }
             StmtKind::While if on(Feature::Loops) && self.room() && self.loop_nesting() < 2 => {
                 let bound = ch.below(self.config.max_trip as usize + 1) as u32;
-                let cond = self.expr(ch, DataType::Bool, self.config.max_expr_depth);
+                // The condition runs again for the invocations still in the loop: never uniform.
+                let cond = self.subgroup_free_expr(ch, DataType::Bool, self.config.max_expr_depth);
                 self.open_while(bound, cond);
             }
             // Barriers only stand at the top level, outside every loop, so leaving a loop early
@@ -82,7 +83,8 @@ impl Ctx {
         // proofs must get exactly right).
         // Only on `tid`, a `u32`: the bound compares in `u32`.
         let at_tid = matches!(&index, Expr::Var(name) if name == crate::r#gen::decode::TID);
-        let guard = self.features.has(Feature::Ifs) && at_tid;
+        // A guard would put a subgroup operation of the value in non-uniform control flow.
+        let guard = self.features.has(Feature::Ifs) && at_tid && !node_has_subgroup_op(&node);
         if guard && ch.next_word() % 3 == 1 {
             let bound = match (ch.next_word() % 4, count) {
                 (0, _) | (_, 0) => Expr::buf_len(name.as_str()),
@@ -224,4 +226,9 @@ fn observe(var: Expr, ty: DataType, out: DataType) -> Option<Expr> {
         }
         _ => Some(Expr::cast(out, var)),
     }
+}
+
+/// True when a store's operands hold a subgroup operation.
+fn node_has_subgroup_op(node: &Node) -> bool {
+    node.exprs().any(Expr::has_subgroup_op)
 }

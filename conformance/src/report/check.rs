@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::{IntoParallelRefIterator, ParallelIterator};
 use vyre_driver::VyreBackend;
+use vyre_foundation::ir::Features;
 
 use crate::catalogue::{Area, Batch, Case, catalogue, format_word};
 use crate::report::{CaseFailure, CaseResult, ConformanceReport, Culprit};
@@ -56,8 +57,22 @@ pub fn check_backend_with(
     backend: &dyn VyreBackend,
     options: &CheckOptions<'_>,
 ) -> ConformanceReport {
-    let reference = crate::ReferenceBackend::new();
+    let reference = reference_for(backend);
     check_with_reference(backend, &reference, options)
+}
+
+/// The reference backend as the oracle for `backend`: at the subgroup size `backend` reports
+/// (the smallest of its range, where it reports a range), so that subgroup results that depend on
+/// the size are those of the backend's device (SEMANTICS.md, "Subgroups").
+#[must_use]
+pub fn reference_for(backend: &dyn VyreBackend) -> crate::ReferenceBackend {
+    let caps = backend.capabilities();
+    let reference = crate::ReferenceBackend::new();
+    if caps.subgroups {
+        reference.with_subgroup_size(caps.subgroup_sizes[0])
+    } else {
+        reference
+    }
 }
 
 /// Runs the catalogue on `backend` with `reference` as the oracle for cases without a hand-written
@@ -75,10 +90,15 @@ pub fn check_with_reference(
         .collect();
     let done = AtomicUsize::new(0);
     let total = batches.len();
+    let caps = backend.capabilities();
+    let available = caps.features();
     let per_batch: Vec<Vec<CaseResult>> = batches
         .par_iter()
         .map(|batch| {
-            let results = run_batch(batch, backend, reference);
+            let results = match missing_features(batch, available) {
+                Some(missing) => unsupported(batch, &missing),
+                None => run_batch(batch, backend, reference),
+            };
             let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(progress) = options.progress {
                 progress(&Progress {
@@ -93,11 +113,35 @@ pub fn check_with_reference(
         .collect();
     ConformanceReport {
         backend: backend.id().to_string(),
-        device: backend.capabilities().device_name,
+        device: caps.device_name,
         dispatches: total,
         elapsed_ms: start.elapsed().as_millis(),
         cases: per_batch.into_iter().flatten().collect(),
     }
+}
+
+/// The names of the optional features `batch`'s program needs and `available` lacks, if any. An
+/// invalid program needs nothing: running it reports why it is invalid.
+fn missing_features(batch: &Batch, available: Features) -> Option<String> {
+    let needed = vyre_foundation::validate(&batch.program).ok()?.features();
+    let missing = needed.missing_from(available);
+    (!missing.is_empty()).then(|| missing.to_string())
+}
+
+/// The batch's cases, each marked not supported on this device for lack of `missing`.
+fn unsupported(batch: &Batch, missing: &str) -> Vec<CaseResult> {
+    batch
+        .cases
+        .iter()
+        .map(|case| CaseResult {
+            name: case.name.clone(),
+            area: batch.area,
+            batch: batch.name.clone(),
+            passed: false,
+            unsupported: Some(missing.to_owned()),
+            failure: None,
+        })
+        .collect()
 }
 
 /// The outputs of one dispatch, or the error (a panic becomes an error too: the check goes on).
@@ -151,6 +195,7 @@ fn run_batch(
                 area: batch.area,
                 batch: batch.name.clone(),
                 passed: failure.is_none(),
+                unsupported: None,
                 failure,
             }
         })

@@ -27,6 +27,7 @@ use crate::catalogue::Area;
 pub use assert::{assert_conforms, assert_report_passes};
 pub use check::{
     CheckOptions, Progress, ProgressFn, check_backend, check_backend_with, check_with_reference,
+    reference_for,
 };
 pub use table::{render_failure, render_table};
 
@@ -69,6 +70,12 @@ pub struct CaseResult {
     pub batch: String,
     /// True when it passed.
     pub passed: bool,
+    /// When the case's program needs optional device features the backend lacks (subgroups,
+    /// `f16`, 64-bit integers): their names, e.g. `"subgroups"`. Such a case is *not supported on
+    /// this device*: it did not run, `passed` is false, and it counts neither as a pass nor as a
+    /// failure. `None` (and left out of the JSON) when the backend has every feature it needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
     /// Why it failed; `None` when it passed (and then left out of the JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<CaseFailure>,
@@ -83,6 +90,9 @@ pub struct AreaTally {
     pub passed: usize,
     /// Cases checked.
     pub total: usize,
+    /// Cases not supported on this device (see [`CaseResult::unsupported`]).
+    #[serde(default)]
+    pub unsupported: usize,
 }
 
 /// The outcome of the catalogue on one backend.
@@ -113,15 +123,33 @@ impl ConformanceReport {
         self.cases.iter().filter(|c| c.passed).count()
     }
 
-    /// True when every case passed (and at least one ran).
+    /// The number of cases not supported on this device (see [`CaseResult::unsupported`]).
     #[must_use]
-    pub fn all_passed(&self) -> bool {
-        !self.cases.is_empty() && self.cases.iter().all(|c| c.passed)
+    pub fn unsupported(&self) -> usize {
+        self.cases
+            .iter()
+            .filter(|c| c.unsupported.is_some())
+            .count()
     }
 
-    /// The failed cases, in catalogue order.
+    /// The number of cases that failed: neither passed nor unsupported on this device.
+    #[must_use]
+    pub fn failed(&self) -> usize {
+        self.failures().count()
+    }
+
+    /// True when no case failed and at least one was checked; cases not supported on this device
+    /// are no failures (the table and the JSON list them).
+    #[must_use]
+    pub fn all_passed(&self) -> bool {
+        !self.cases.is_empty() && self.failed() == 0
+    }
+
+    /// The failed cases, in catalogue order (cases not supported on this device excluded).
     pub fn failures(&self) -> impl Iterator<Item = &CaseResult> {
-        self.cases.iter().filter(|c| !c.passed)
+        self.cases
+            .iter()
+            .filter(|c| !c.passed && c.unsupported.is_none())
     }
 
     /// The case called `name`.
@@ -141,6 +169,7 @@ impl ConformanceReport {
                     area,
                     passed: mine.iter().filter(|c| c.passed).count(),
                     total: mine.len(),
+                    unsupported: mine.iter().filter(|c| c.unsupported.is_some()).count(),
                 })
             })
             .collect()

@@ -54,23 +54,40 @@ pub fn render_table(reports: &[ConformanceReport]) -> String {
     out
 }
 
-/// `passed/total` of one area (or all, for `None`), with a `FAIL` mark; empty when nothing ran.
+/// `passed/total` of one area (or all, for `None`), with a `FAIL` mark when a case failed and the
+/// count of cases not supported on this device; empty when nothing ran.
 fn cell(report: &ConformanceReport, area: Option<Area>) -> String {
-    let (passed, total) = report
+    let (passed, unsupported, total) = report
         .cases
         .iter()
         .filter(|c| area.is_none_or(|a| c.area == a))
-        .fold((0, 0), |(p, t), c| (p + usize::from(c.passed), t + 1));
+        .fold((0, 0, 0), |(p, u, t), c| {
+            (
+                p + usize::from(c.passed),
+                u + usize::from(c.unsupported.is_some()),
+                t + 1,
+            )
+        });
+    let counts = match unsupported {
+        0 => format!("{passed}/{total}"),
+        _ => format!("{passed}/{total} ({unsupported} not supported on this device)"),
+    };
     match total {
         0 => String::new(),
-        _ if passed == total => format!("{passed}/{total}"),
-        _ => format!("FAIL {passed}/{total}"),
+        _ if passed + unsupported == total => counts,
+        _ => format!("FAIL {counts}"),
     }
 }
 
 /// One failed case in full: who failed, inputs, expected, got, where, and the program text.
 #[must_use]
 pub fn render_failure(backend: &str, case: &CaseResult) -> String {
+    if let Some(features) = &case.unsupported {
+        return format!(
+            "{} [{}] not supported on this device: {backend} lacks {features}\n",
+            case.name, case.area
+        );
+    }
     let Some(failure) = &case.failure else {
         return format!("{} [{}] passed on {backend}\n", case.name, case.area);
     };

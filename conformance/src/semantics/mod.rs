@@ -26,6 +26,7 @@ mod float;
 mod harness;
 mod integer;
 mod memory;
+mod subgroup;
 mod tolerance;
 mod wide;
 mod workgroup;
@@ -45,6 +46,7 @@ pub use memory::{
     multiple_inputs_and_outputs, out_of_bounds_loads, out_of_bounds_stores, output_byte_ranges,
     runtime_sized_buffers,
 };
+pub use subgroup::{subgroup_operations, subgroups_refused_without_the_feature};
 pub use tolerance::{flushed, indeterminate, ulp_at, ulp_distance, ulp_error, within_ulps};
 pub use wide::{
     atomic_64, cast_64, f16_exact_operations, integer_binary_64, integer_compare_and_unary_64,
@@ -146,6 +148,8 @@ macro_rules! semantics_suite {
             cast_64
             f16_exact_operations
             atomic_64
+            subgroup_operations
+            subgroups_refused_without_the_feature
         }
     };
     (@tests [$module:ident, $ctor:expr] $($case:ident)*) => {

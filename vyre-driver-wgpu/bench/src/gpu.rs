@@ -29,6 +29,8 @@ pub(crate) struct Gpu {
     pub(crate) limits: wgpu::Limits,
     /// Nanoseconds per timestamp tick, or `None` when the adapter cannot time passes.
     pub(crate) timestamp_period_ns: Option<f64>,
+    /// True when the device runs subgroup operations (wgpu's `Features::SUBGROUP`).
+    pub(crate) subgroups: bool,
     errors: Arc<Mutex<Vec<String>>>,
 }
 
@@ -55,11 +57,15 @@ impl Gpu {
             format!("no Vulkan, Metal or DX12 adapter was found ({e}). Fix: install a Vulkan driver (Mesa lavapipe works on CPUs) or point VK_DRIVER_FILES at one.")
         })?;
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let features = if timestamps {
-            wgpu::Features::TIMESTAMP_QUERY
-        } else {
-            wgpu::Features::empty()
-        };
+        // Subgroups when offered, for the raw subgroup reduction.
+        let subgroups = adapter.features().contains(wgpu::Features::SUBGROUP);
+        let mut features = wgpu::Features::empty();
+        if timestamps {
+            features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        if subgroups {
+            features |= wgpu::Features::SUBGROUP;
+        }
         let limits = adapter.limits();
         let device_desc = wgpu::DeviceDescriptor {
             label: Some("vyre-bench raw"),
@@ -84,6 +90,7 @@ impl Gpu {
             queue,
             limits,
             timestamp_period_ns,
+            subgroups,
             errors,
         })
     }

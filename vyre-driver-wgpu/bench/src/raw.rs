@@ -283,9 +283,16 @@ pub(crate) struct RawReduction {
 }
 
 impl RawReduction {
-    /// Compiles the kernel, allocates the buffers and uploads `data` once (for device timing).
-    pub(crate) fn new(gpu: &Gpu, data: &[u8]) -> BenchResult<Self> {
-        let kernel = gpu.kernel("raw reduction", &crate::wgsl::reduction_wgsl())?;
+    /// Compiles `wgsl` (the tree or the subgroup reduction: bindings `data` and `total`, grid
+    /// `[reduction_groups(n), 1, 1]`), allocates the buffers and uploads `data` once (for device
+    /// timing).
+    pub(crate) fn with_kernel(
+        gpu: &Gpu,
+        data: &[u8],
+        label: &str,
+        wgsl: &str,
+    ) -> BenchResult<Self> {
+        let kernel = gpu.kernel(label, wgsl)?;
         let n = (data.len() / 4) as u64;
         let data_buf = gpu.storage("data", n * 4);
         let total = gpu.storage("total", 4);
@@ -396,10 +403,17 @@ mod tests {
             return;
         };
         let data = workloads::input_bytes(Elem::U32, 100_000, 4);
-        let mut sum = RawReduction::new(&gpu, &data).unwrap();
         let want = workloads::sum_reference(&data);
+        let mut sum =
+            RawReduction::with_kernel(&gpu, &data, "tree", &wgsl::reduction_wgsl()).unwrap();
         for _ in 0..2 {
             check("sum", sum.run(&gpu, &data).unwrap(), 1, |_| want);
+        }
+        if gpu.subgroups {
+            let subgroup_wgsl = wgsl::subgroup_reduction_wgsl();
+            let mut sum =
+                RawReduction::with_kernel(&gpu, &data, "subgroups", &subgroup_wgsl).unwrap();
+            check("subgroup sum", sum.run(&gpu, &data).unwrap(), 1, |_| want);
         }
         let items: Vec<Vec<u8>> = (0..100).map(workloads::item_payload).collect();
         let mut batch = RawAddOne::new(&gpu, 100).unwrap();

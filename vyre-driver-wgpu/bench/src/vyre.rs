@@ -147,6 +147,22 @@ mod tests {
     }
 
     #[test]
+    fn subgroup_reduction_program_sums_with_any_grid_and_subgroup_size() {
+        let data = vec![workloads::input_bytes(Elem::U32, 70_001, 5)];
+        let want = workloads::sum_reference(&data[0]);
+        for size in [1, 8, 32, 128] {
+            let backend = ReferenceBackend::new().with_subgroup_size(size);
+            for groups in [1, 3, workloads::reduction_groups(70_001)] {
+                let config = DispatchConfig::default().with_grid([groups, 1, 1]);
+                let program = workloads::subgroup_reduction_program();
+                let mut case = VyreCase::new(&backend, "sum", program, config).unwrap();
+                case.run(&data).unwrap();
+                check("subgroup sum", case.output(0), 1, |_| want);
+            }
+        }
+    }
+
+    #[test]
     fn separate_dispatches_return_one_result_per_item() {
         let backend = ReferenceBackend::new();
         let items: Vec<Vec<u8>> = (0..5).map(workloads::item_payload).collect();

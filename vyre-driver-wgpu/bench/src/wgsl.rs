@@ -115,6 +115,32 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     .to_string()
 }
 
+/// Grid-strided vec4 sum per invocation, `subgroupAdd` across each subgroup, one atomic per
+/// subgroup: the hand-written subgroup reduction. WGSL's `enable subgroups;` directive is left out
+/// because naga 30 (wgpu 30's WGSL front end) does not parse it yet; it accepts the subgroup
+/// builtins on a device created with `Features::SUBGROUP` without it.
+pub(crate) fn subgroup_reduction_wgsl() -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read> data: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> total: array<atomic<u32>>;
+
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(subgroup_invocation_id) sid: u32) {{
+    let stride = nwg.x * {WORKGROUP}u;
+    let n = arrayLength(&data);
+    var acc = vec4<u32>(0u);
+    for (var i = wid.x * {WORKGROUP}u + lid; i < n; i += stride) {{
+        acc += data[i];
+    }}
+    let sum = subgroupAdd(acc.x + acc.y + acc.z + acc.w);
+    if (sid == 0u) {{
+        atomicAdd(&total[0], sum);
+    }}
+}}
+"
+    )
+}
+
 /// One word per invocation: `out[i] = input[i] + 1` (the round trip and the batched items).
 pub(crate) fn add_one_wgsl() -> String {
     "@group(0) @binding(0) var<storage, read> input: array<u32>;

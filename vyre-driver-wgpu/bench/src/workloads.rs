@@ -19,6 +19,10 @@ pub(crate) enum Workload {
     Fused,
     /// A sum of many u32 through workgroup memory and barriers.
     Reduction,
+    /// The same sum with `subgroup_add` and one atomic per subgroup, against raw wgpu's
+    /// hand-written `subgroupAdd` kernel and vyre's own tree reduction. Skipped (with a note) on a
+    /// device without subgroups.
+    SubgroupReduction,
     /// Many small items through one coalesced launch.
     Coalesced,
     /// Program to pipeline, cold and cached.
@@ -37,11 +41,12 @@ pub(crate) enum Workload {
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 9] = [
+    pub(crate) const ALL: [Workload; 10] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
         Workload::Reduction,
+        Workload::SubgroupReduction,
         Workload::Coalesced,
         Workload::Compile,
         Workload::Chain,
@@ -70,6 +75,7 @@ impl Workload {
             Workload::Bandwidth => "bandwidth",
             Workload::Fused => "fused",
             Workload::Reduction => "reduction",
+            Workload::SubgroupReduction => "subgroup_reduction",
             Workload::Coalesced => "coalesced",
             Workload::Compile => "compile",
             Workload::Chain => "chain",
@@ -369,6 +375,54 @@ pub(crate) fn reduction_program() -> Program {
     )
 }
 
+/// The subgroup reduction: each invocation sums a grid-strided slice of `data`, `subgroup_add`
+/// sums the subgroup's partial sums, and lane 0 of every subgroup adds it into `total[0]`
+/// atomically; no workgroup memory, no barrier. The total does not depend on the subgroup size.
+/// Run it with the grid `[reduction_groups(n), 1, 1]`.
+pub(crate) fn subgroup_reduction_program() -> Program {
+    let stride = Expr::mul(Expr::num_workgroups_x(), Expr::u32(WORKGROUP));
+    let trips = Expr::div(
+        Expr::add(
+            Expr::buf_len("data"),
+            Expr::sub(Expr::var("stride"), Expr::u32(1)),
+        ),
+        Expr::var("stride"),
+    );
+    let index = Expr::add(
+        Expr::mul(Expr::var("k"), Expr::var("stride")),
+        Expr::gid_x(),
+    );
+    let body = vec![
+        Node::let_bind("stride", stride),
+        Node::let_bind("acc", Expr::u32(0)),
+        Node::loop_for(
+            "k",
+            Expr::u32(0),
+            trips,
+            vec![Node::assign(
+                "acc",
+                Expr::add(Expr::var("acc"), Expr::load("data", index)),
+            )],
+        ),
+        Node::let_bind("sum", Expr::subgroup_add(Expr::var("acc"))),
+        Node::if_then(
+            Expr::eq(Expr::subgroup_invocation_id(), Expr::u32(0)),
+            vec![Node::let_bind(
+                "previous",
+                Expr::atomic_add("total", Expr::u32(0), Expr::var("sum")),
+            )],
+        ),
+    ];
+    Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::output("total", 1, DataType::U32).with_count(1),
+        ],
+        [WORKGROUP, 1, 1],
+        body,
+    )
+}
+
 /// Step `k` of the resident chain: `dst[i] = src[i] * 3 + k` over `n` u32.
 pub(crate) fn chain_step_program(n: u32, k: u32) -> Program {
     let i = Expr::gid_x();
@@ -411,6 +465,7 @@ pub(crate) fn programs() -> Vec<(&'static str, Program)> {
         ("bandwidth f32", add_program(Elem::F32, 1024)),
         ("fused chain", chain_program(1024, CHAIN_SALT)),
         ("reduction", reduction_program()),
+        ("subgroup_reduction", subgroup_reduction_program()),
         ("coalesced item", item_program()),
         ("chain step", chain_step_program(1024, 1)),
     ]

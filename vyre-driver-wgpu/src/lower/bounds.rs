@@ -154,7 +154,9 @@ impl Bounds {
             | Expr::Cast { .. }
             | Expr::Bitcast { .. }
             | Expr::Fma { .. }
-            | Expr::Atomic { .. } => None,
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => None,
         }
     }
 
@@ -178,7 +180,9 @@ impl Bounds {
             | Expr::Cast { .. }
             | Expr::Bitcast { .. }
             | Expr::Fma { .. }
-            | Expr::Atomic { .. } => {}
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => {}
         }
         out
     }
@@ -202,8 +206,13 @@ impl Bounds {
                 Subject::Builtin(Builtin::LocalId(axis)) => {
                     out.push(Bound::Const(self.workgroup_size[axis.index()]));
                 }
+                // Subgroups have at most 128 lanes.
+                Subject::Builtin(Builtin::SubgroupInvocationId) => out.push(Bound::Const(128)),
                 Subject::Builtin(
-                    Builtin::GlobalId(_) | Builtin::WorkgroupId(_) | Builtin::NumWorkgroups(_),
+                    Builtin::GlobalId(_)
+                    | Builtin::WorkgroupId(_)
+                    | Builtin::NumWorkgroups(_)
+                    | Builtin::SubgroupSize,
                 ) => {}
             }
         }
@@ -227,7 +236,9 @@ impl Bounds {
             | Expr::Cast { .. }
             | Expr::Bitcast { .. }
             | Expr::Fma { .. }
-            | Expr::Atomic { .. } => {}
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => {}
         }
         out
     }
@@ -264,7 +275,9 @@ impl Bounds {
                     | Expr::Cast { .. }
                     | Expr::Bitcast { .. }
                     | Expr::Fma { .. }
-                    | Expr::Atomic { .. } => None,
+                    | Expr::Atomic { .. }
+                    | Expr::Subgroup { .. }
+                    | Expr::SubgroupShuffle { .. } => None,
                 })
                 .collect(),
             BinOp::Add

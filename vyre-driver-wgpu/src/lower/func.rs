@@ -29,7 +29,10 @@ fn is_pre_emitted(expr: &Expression) -> bool {
 fn is_statement_result(expr: &Expression) -> bool {
     matches!(
         expr,
-        Expression::AtomicResult { .. } | Expression::CallResult(_)
+        Expression::AtomicResult { .. }
+            | Expression::CallResult(_)
+            | Expression::SubgroupOperationResult { .. }
+            | Expression::SubgroupBallotResult
     )
 }
 

@@ -33,6 +33,8 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) bounds: super::bounds::Bounds,
     /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
     pub(crate) lanes: Option<super::vector::Lanes>,
+    /// The subgroup builtins, present when the program uses subgroup operations.
+    pub(crate) subgroup: Option<super::subgroup::SubgroupIds>,
 }
 
 /// A lowered value and its IR type.
@@ -91,7 +93,7 @@ impl Lowerer<'_, '_> {
                 let b = self.evidence.buffer_of(expr)?.index();
                 self.prologue.lengths[b]
             }
-            Expr::Builtin(b) => self.builtin(*b),
+            Expr::Builtin(b) => self.builtin(*b)?,
             Expr::Binary { op, lhs, rhs } => {
                 let l = self.expr(block, lhs)?;
                 let r = self.expr(block, rhs)?;
@@ -160,18 +162,22 @@ impl Lowerer<'_, '_> {
                 };
                 self.guarded_atomic(block, *op, target, expected, value)
             }
+            Expr::Subgroup { op, arg } => self.subgroup_op(block, *op, arg)?,
+            Expr::SubgroupShuffle { value, lane } => self.subgroup_shuffle(block, value, lane)?,
         };
         Ok((value, ty))
     }
 
-    fn builtin(&self, b: Builtin) -> Handle<Expression> {
+    fn builtin(&self, b: Builtin) -> Result<Handle<Expression>, BackendError> {
         let [gid, lid, wid, nwg] = &self.prologue.builtins;
-        match b {
+        Ok(match b {
             Builtin::GlobalId(a) => gid[a.index()],
             Builtin::LocalId(a) => lid[a.index()],
             Builtin::WorkgroupId(a) => wid[a.index()],
             Builtin::NumWorkgroups(a) => nwg[a.index()],
-        }
+            Builtin::SubgroupSize => self.subgroup_ids()?.size,
+            Builtin::SubgroupInvocationId => self.subgroup_ids()?.lane,
+        })
     }
 
     /// A literal. Non-finite floats are built from their bits: naga rejects NaN and infinite literals.

@@ -27,11 +27,13 @@ mod packed;
 mod params;
 mod planted;
 mod prologue;
+mod subgroup;
 mod vector;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
 use vyre_driver::BackendError;
+use vyre_foundation::ir::Features;
 use vyre_foundation::validate::Validated;
 
 pub(crate) use coverage::{covers, fully_written_outputs};
@@ -160,6 +162,23 @@ pub(crate) fn lower(
             binding: Some(Binding::BuiltIn(builtin)),
         });
     }
+    // Subgroup programs see the hardware's subgroups, so they only ever run in the launch forms
+    // that keep each invocation's `local_invocation_index` (backend/form.rs never picks the others).
+    let subgroups = evidence.features().contains(Features::SUBGROUPS);
+    if subgroups && (options.vectorised || options.packed) {
+        return Err(BackendError::compile(
+            "a vectorised or packed module was asked for a program with subgroup operations. Fix: this is a vyre bug; report it with the program text (Display).",
+        ));
+    }
+    if subgroups {
+        // Only the size: the lane is computed from the local index (see `subgroup`), as naga
+        // allows `subgroup_invocation_id` in one-dimensional workgroups only.
+        function.arguments.push(FunctionArgument {
+            name: Some("vyre_subgroup_size".to_owned()),
+            ty: types.u32,
+            binding: Some(Binding::BuiltIn(BuiltIn::SubgroupSize)),
+        });
+    }
     let mut fb = func::FunctionBuilder::new(function);
     let mut body = naga::Block::new();
     let inputs = prologue::PrologueInputs {
@@ -169,6 +188,8 @@ pub(crate) fn lower(
         items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
+    let subgroup_size =
+        subgroups.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
     let bounds = bounds::Bounds::new(
@@ -188,7 +209,11 @@ pub(crate) fn lower(
         barriers: barrier::BarrierScopes::of(program),
         bounds,
         lanes: None,
+        subgroup: None,
     };
+    if let Some(size) = subgroup_size {
+        lowerer.subgroup = Some(lowerer.subgroup_ids_from(&mut body, size));
+    }
     match &vector {
         Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
         None => lowerer.body(&mut body, &program.body)?,
@@ -233,9 +258,17 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
     )
     .validate(module)
     .map_err(|e| {
+        // naga nests the cause (entry point, then function, then expression): name them all.
+        let inner = e.into_inner();
+        let mut what = inner.to_string();
+        let mut source = std::error::Error::source(&inner);
+        while let Some(cause) = source {
+            what.push_str(": ");
+            what.push_str(&cause.to_string());
+            source = cause.source();
+        }
         BackendError::compile(format!(
-            "the lowered module failed naga validation: {}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output.",
-            e.into_inner()
+            "the lowered module failed naga validation: {what}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output."
         ))
     })
 }

@@ -20,7 +20,10 @@ use vyre_foundation::validate::{Validated, VarId};
 /// (or when its evidence does not cover a store, which then keeps the always-correct coalesced form).
 pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     let program = evidence.program();
-    if program.workgroup_size[1] != 1 || program.workgroup_size[2] != 1 {
+    if program.workgroup_size[1] != 1
+        || program.workgroup_size[2] != 1
+        || super::vector::uses_subgroups(evidence)
+    {
         return None;
     }
     if program

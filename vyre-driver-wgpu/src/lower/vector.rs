@@ -96,11 +96,24 @@ pub(crate) fn vectorised_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> 
     plan(evidence).map(|p| p.vectorised)
 }
 
+/// True when the program uses subgroup operations: such a program keeps the hardware's invocation
+/// layout, so no launch form that remaps invocations (vectorised, packed, split) applies to it.
+pub(crate) fn uses_subgroups(evidence: &Validated<'_>) -> bool {
+    evidence
+        .features()
+        .contains(vyre_foundation::ir::Features::SUBGROUPS)
+}
+
 /// The program's vectorisation, or `None` when it does not qualify (see the module docs).
 pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
     let program = evidence.program();
     let [_, y, z] = program.workgroup_size;
-    if y != 1 || z != 1 || evidence.buffer_uses().iter().any(|u| u.atomic) {
+    // Four virtual invocations per hardware one would change which invocations share a subgroup.
+    if y != 1
+        || z != 1
+        || evidence.buffer_uses().iter().any(|u| u.atomic)
+        || uses_subgroups(evidence)
+    {
         return None;
     }
     // Rows are `vec4`s of 32-bit elements (16 bytes); f16 and 64-bit buffers keep the scalar form.

@@ -34,6 +34,13 @@ impl Axis {
     }
 }
 
+/// The text form's function word for [`Builtin::SubgroupSize`].
+pub(crate) const SUBGROUP_SIZE: &str = "subgroup_size";
+/// The text form's function word for [`Builtin::SubgroupInvocationId`].
+pub(crate) const SUBGROUP_INVOCATION_ID: &str = "subgroup_invocation_id";
+/// The text form's function word for [`crate::ir::Expr::SubgroupShuffle`].
+pub(crate) const SUBGROUP_SHUFFLE: &str = "subgroup_shuffle";
+
 /// An invocation id component; every builtin is a `u32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -46,6 +53,13 @@ pub enum Builtin {
     WorkgroupId(Axis),
     /// `num_workgroups`: the grid size.
     NumWorkgroups(Axis),
+    /// `subgroup_size`: the number of lanes of a subgroup on this device (see `SEMANTICS.md`);
+    /// needs [`crate::ir::Features::SUBGROUPS`].
+    SubgroupSize,
+    /// `subgroup_invocation_id`: the invocation's lane in its subgroup,
+    /// `lid.x % subgroup_size` (subgroup programs have one-dimensional workgroups); needs
+    /// [`crate::ir::Features::SUBGROUPS`].
+    SubgroupInvocationId,
 }
 
 impl Builtin {
@@ -55,7 +69,26 @@ impl Builtin {
         matches!(self, Builtin::WorkgroupId(_) | Builtin::NumWorkgroups(_))
     }
 
-    /// The name used by the text form, e.g. `gid.x`.
+    /// The id's axis; `None` for the subgroup builtins, which have none.
+    #[must_use]
+    pub const fn axis(self) -> Option<Axis> {
+        match self {
+            Builtin::GlobalId(a)
+            | Builtin::LocalId(a)
+            | Builtin::WorkgroupId(a)
+            | Builtin::NumWorkgroups(a) => Some(a),
+            Builtin::SubgroupSize | Builtin::SubgroupInvocationId => None,
+        }
+    }
+
+    /// True for the builtins that need [`crate::ir::Features::SUBGROUPS`].
+    #[must_use]
+    pub const fn is_subgroup(self) -> bool {
+        matches!(self, Builtin::SubgroupSize | Builtin::SubgroupInvocationId)
+    }
+
+    /// The name used by the text form, e.g. `gid.x`, or `subgroup_size()` for the subgroup
+    /// builtins (written as calls, so that they take no word from variable names).
     #[must_use]
     pub fn name(self) -> String {
         let (base, axis) = match self {
@@ -63,6 +96,8 @@ impl Builtin {
             Builtin::LocalId(a) => ("lid", a),
             Builtin::WorkgroupId(a) => ("wid", a),
             Builtin::NumWorkgroups(a) => ("nwg", a),
+            Builtin::SubgroupSize => return format!("{SUBGROUP_SIZE}()"),
+            Builtin::SubgroupInvocationId => return format!("{SUBGROUP_INVOCATION_ID}()"),
         };
         format!("{base}.{}", axis.letter())
     }

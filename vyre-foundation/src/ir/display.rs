@@ -141,6 +141,14 @@ impl fmt::Display for Expr {
                 ),
                 None => write!(f, "{}({}[{index}], {value})", op.name(), Name(buffer)),
             },
+            Expr::Subgroup { op, arg } => write!(f, "{}({arg})", op.name()),
+            Expr::SubgroupShuffle { value, lane } => {
+                write!(
+                    f,
+                    "{}({value}, {lane})",
+                    crate::ir::builtin::SUBGROUP_SHUFFLE
+                )
+            }
         }
     }
 }

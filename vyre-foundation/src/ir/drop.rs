@@ -32,7 +32,14 @@ fn take_children(expr: &mut Expr, stack: &mut Vec<Box<Expr>>) {
             take(lhs);
             take(rhs);
         }
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Bitcast { arg, .. } => take(arg),
+        Expr::Unary { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Bitcast { arg, .. }
+        | Expr::Subgroup { arg, .. } => take(arg),
+        Expr::SubgroupShuffle { value, lane } => {
+            take(value);
+            take(lane);
+        }
         Expr::Select {
             cond,
             on_true,

@@ -5,7 +5,7 @@
 //! evaluated exactly once, left to right (operands in the order they are written, no short-circuit for
 //! `and`/`or`, both arms of `select`), so the order of atomics inside one expression is defined.
 
-use crate::ir::{AtomicOp, BinOp, Builtin, DataType, Literal, UnOp};
+use crate::ir::{AtomicOp, BinOp, Builtin, DataType, Literal, SubgroupOp, UnOp};
 
 /// A pure expression (atomics excepted, see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +87,22 @@ pub enum Expr {
         /// The operand (the new value for exchanges).
         value: Box<Expr>,
     },
+    /// A collective operation over the invocation's subgroup (see `SEMANTICS.md`); needs
+    /// [`crate::ir::Features::SUBGROUPS`] and workgroup-uniform control flow.
+    Subgroup {
+        /// The operation.
+        op: SubgroupOp,
+        /// The operand each lane contributes.
+        arg: Box<Expr>,
+    },
+    /// `value` as lane `lane` of the subgroup computed it; `0` (of `value`'s type) when that lane
+    /// does not exist. Needs [`crate::ir::Features::SUBGROUPS`] and workgroup-uniform control flow.
+    SubgroupShuffle {
+        /// The value each lane contributes.
+        value: Box<Expr>,
+        /// The `u32` lane to read.
+        lane: Box<Expr>,
+    },
 }
 
 impl Expr {
@@ -100,8 +116,13 @@ impl Expr {
                 out[0] = Some(lhs);
                 out[1] = Some(rhs);
             }
-            Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Bitcast { arg, .. } => {
-                out[0] = Some(arg)
+            Expr::Unary { arg, .. }
+            | Expr::Cast { arg, .. }
+            | Expr::Bitcast { arg, .. }
+            | Expr::Subgroup { arg, .. } => out[0] = Some(arg),
+            Expr::SubgroupShuffle { value, lane } => {
+                out[0] = Some(value);
+                out[1] = Some(lane);
             }
             Expr::Select {
                 cond,
@@ -117,6 +138,17 @@ impl Expr {
             } => out = [Some(index), expected.as_deref(), Some(value)],
         }
         out.into_iter().flatten()
+    }
+
+    /// True when the expression contains a subgroup operation or a subgroup builtin.
+    #[must_use]
+    pub fn has_subgroup_op(&self) -> bool {
+        matches!(
+            self,
+            Expr::Subgroup { .. }
+                | Expr::SubgroupShuffle { .. }
+                | Expr::Builtin(Builtin::SubgroupSize | Builtin::SubgroupInvocationId)
+        ) || self.children().any(Expr::has_subgroup_op)
     }
 
     /// True when the expression contains an atomic operation.

@@ -14,6 +14,7 @@ mod node;
 mod ops;
 mod parse;
 mod program;
+mod subgroup;
 mod types;
 mod wire;
 
@@ -25,7 +26,7 @@ pub use fingerprint::Fingerprint;
 pub use half::{f16_bits_to_f32, f32_to_f16_bits};
 pub use literal::Literal;
 pub use node::Node;
-pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, UnClass, UnOp};
+pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, SubgroupClass, SubgroupOp, UnClass, UnOp};
 pub use parse::{ParseError, ParseErrorKind};
 pub use program::{MAX_WORKGROUP_INVOCATIONS, Program};
 pub use types::{BufferAccess, DataType};

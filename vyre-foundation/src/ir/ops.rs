@@ -289,9 +289,66 @@ operators! {
     }
 }
 
+/// The classes of subgroup operations: the operand and result types of each follow from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SubgroupClass {
+    /// A reduction over the subgroup of a numeric operand (`u32`, `i32`, `f32`); the result has
+    /// the operand's type.
+    Arithmetic,
+    /// A bitwise reduction over the subgroup of an integer operand; the result has its type.
+    Bitwise,
+    /// One lane's value of a numeric operand, given to every lane; the result has its type.
+    Broadcast,
+    /// A `Bool` operand; the result is a `u32` mask of lanes.
+    Ballot,
+}
+
+operators! {
+    /// Subgroup collective operations (`Expr::Subgroup`). See `SEMANTICS.md` for how invocations
+    /// form subgroups and which results depend on the subgroup size.
+    pub enum SubgroupOp: SubgroupClass {
+        /// Wrapping sum (integers), sum in an unspecified order (f32).
+        Add = 0 => "subgroup_add", None, Arithmetic;
+        /// Minimum, as `BinOp::Min`.
+        Min = 1 => "subgroup_min", None, Arithmetic;
+        /// Maximum, as `BinOp::Max`.
+        Max = 2 => "subgroup_max", None, Arithmetic;
+        /// Bitwise and (integers).
+        And = 3 => "subgroup_and", None, Bitwise;
+        /// Bitwise or (integers).
+        Or = 4 => "subgroup_or", None, Bitwise;
+        /// Bitwise exclusive or (integers).
+        Xor = 5 => "subgroup_xor", None, Bitwise;
+        /// The value of the lowest-numbered lane (lane 0: subgroup operations run in uniform
+        /// control flow).
+        BroadcastFirst = 6 => "subgroup_broadcast_first", None, Broadcast;
+        /// The 32-bit word of the ballot mask that holds the invocation's own lane: bit `i` is
+        /// set when lane `32 * (id / 32) + i` exists and its operand is true.
+        Ballot = 7 => "subgroup_ballot", None, Ballot;
+    }
+}
+
+impl SubgroupOp {
+    /// The result type for an operand of type `arg`, or `None` when the operation does not accept
+    /// it.
+    #[must_use]
+    ///
+    /// Subgroup operations take the 32-bit types only (`u32`, `i32`, `f32`; a `bool` for the
+    /// ballot): WGSL has no 64-bit subgroup operations, and vyre keeps f16 out of them too.
+    pub fn result_type(self, arg: DataType) -> Option<DataType> {
+        match self.class() {
+            SubgroupClass::Arithmetic | SubgroupClass::Broadcast => {
+                (arg.is_numeric() && arg.is_word()).then_some(arg)
+            }
+            SubgroupClass::Bitwise => (arg.is_integer() && arg.is_word()).then_some(arg),
+            SubgroupClass::Ballot => (arg == DataType::Bool).then_some(DataType::U32),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{AtomicOp, BinOp, UnOp};
+    use super::{AtomicOp, BinOp, SubgroupOp, UnOp};
 
     #[test]
     fn names_are_unique_and_classes_cover_every_operator() {
@@ -304,11 +361,13 @@ mod tests {
         assert!(unique(BinOp::ALL.iter().map(|o| o.name()).collect()));
         assert!(unique(UnOp::ALL.iter().map(|o| o.name()).collect()));
         assert!(unique(AtomicOp::ALL.iter().map(|o| o.name()).collect()));
+        assert!(unique(SubgroupOp::ALL.iter().map(|o| o.name()).collect()));
         for op in BinOp::ALL {
             assert!(BinOp::of_class(op.class()).any(|o| o == *op));
         }
         assert_eq!(BinOp::ALL.len(), 20);
         assert_eq!(UnOp::ALL.len(), 21);
         assert_eq!(AtomicOp::ALL.len(), 9);
+        assert_eq!(SubgroupOp::ALL.len(), 8);
     }
 }

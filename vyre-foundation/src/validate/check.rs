@@ -6,6 +6,7 @@ mod declarations;
 mod expressions;
 mod scope;
 mod statements;
+mod subgroup;
 mod types;
 
 use crate::validate::errors::{ValidationError, ValidationErrorKind as K};
@@ -67,6 +68,11 @@ pub(crate) struct Checker<'p> {
     uses: Vec<BufferUse>,
     /// The optional device features the program uses.
     features: Features,
+    /// Why the control flow of the expression being checked is not workgroup-uniform, if it is
+    /// not: subgroup operations are refused there.
+    control: Option<&'static str>,
+    /// Set once a subgroup use in a multi-dimensional workgroup was reported (once is enough).
+    subgroup_shape_reported: bool,
 }
 
 impl<'p> Checker<'p> {
@@ -89,6 +95,8 @@ impl<'p> Checker<'p> {
             node_facts: AddrTable::new(),
             uses: vec![BufferUse::default(); program.buffers.len()],
             features: Features::NONE,
+            control: None,
+            subgroup_shape_reported: false,
         }
     }
 
@@ -101,6 +109,7 @@ impl<'p> Checker<'p> {
             self.node_facts.clear();
             self.uses.fill(BufferUse::default());
             self.features = Features::NONE;
+            self.subgroup_shape_reported = false;
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::ir::{AtomicOp, BinOp, BufferAccess, DataType, UnOp};
+use crate::ir::{AtomicOp, BinOp, BufferAccess, DataType, SubgroupOp, UnOp};
 
 /// What a validation rule found wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,6 +218,31 @@ pub enum ValidationErrorKind {
         /// The limit.
         limit: usize,
     },
+    /// A subgroup operation on an operand type it does not accept.
+    SubgroupOperandType {
+        /// The operation.
+        op: SubgroupOp,
+        /// The operand's type.
+        arg: DataType,
+    },
+    /// A `subgroup_shuffle` whose value is not numeric or whose lane is not a `u32`.
+    ShuffleOperandTypes {
+        /// The value's type.
+        value: DataType,
+        /// The lane's type.
+        lane: DataType,
+    },
+    /// A subgroup operation or builtin in a program whose workgroup is not one-dimensional.
+    SubgroupWorkgroupShape {
+        /// The declared workgroup size.
+        size: [u32; 3],
+    },
+    /// A subgroup operation or builtin in control flow that not every invocation of a workgroup
+    /// takes the same way.
+    NonUniformSubgroupOp {
+        /// Why the control flow is not uniform.
+        reason: &'static str,
+    },
 }
 
 impl ValidationErrorKind {
@@ -332,6 +357,18 @@ impl ValidationErrorKind {
                 format!("statements are nested deeper than {limit} levels.")
             }
             K::ExprTooDeep { limit } => format!("expression is deeper than {limit} levels."),
+            K::SubgroupOperandType { op, arg } => {
+                format!("`{}` does not accept a {arg} operand.", op.name())
+            }
+            K::ShuffleOperandTypes { value, lane } => format!(
+                "`subgroup_shuffle` of a {value} value from a {lane} lane; it takes a u32, i32 or f32 value and a u32 lane."
+            ),
+            K::NonUniformSubgroupOp { reason } => {
+                format!("subgroup operation in non-uniform control flow: {reason}.")
+            }
+            K::SubgroupWorkgroupShape { size } => format!(
+                "subgroup operation in a program whose workgroup size {size:?} is not one-dimensional; devices form subgroups from multi-dimensional workgroups in their own ways."
+            ),
         }
     }
 
@@ -380,6 +417,23 @@ impl ValidationErrorKind {
             }
             K::NodeNestingTooDeep { .. } => "flatten the nesting, e.g. by splitting the program.".into(),
             K::ExprTooDeep { .. } => "bind intermediate values with `Node::let_bind`.".into(),
+            K::SubgroupOperandType { op, .. } => match op.class() {
+                crate::ir::SubgroupClass::Bitwise => "give it a u32 or i32 operand.".into(),
+                crate::ir::SubgroupClass::Ballot => "give it a bool condition, e.g. `x != 0u`.".into(),
+                crate::ir::SubgroupClass::Arithmetic | crate::ir::SubgroupClass::Broadcast => {
+                    "give it a u32, i32 or f32 operand; cast a bool with `Expr::cast`.".into()
+                }
+            },
+            K::ShuffleOperandTypes { .. } => {
+                "cast the value to u32, i32 or f32 and the lane to u32 with `Expr::cast`.".into()
+            }
+            K::SubgroupWorkgroupShape { size } => format!(
+                "use a one-dimensional workgroup, `[{}, 1, 1]`, and derive the other coordinates from the index.",
+                u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2])
+            ),
+            K::NonUniformSubgroupOp { .. } => {
+                "compute it before the branch, loop or `return` that only some invocations take (subgroup operations need every invocation of the subgroup), or make the condition depend only on uniform values; in a `while` condition, compute it in a `let` before the loop and at the end of the body.".into()
+            }
         }
     }
 }

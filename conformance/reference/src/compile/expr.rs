@@ -1,11 +1,11 @@
 //! Lowering expressions: operand registers first, in evaluation order, then the operation.
 
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{AtomicOp, BinOp, DataType, Expr, Literal, UnOp};
+use vyre_foundation::ir::{AtomicOp, BinOp, DataType, Expr, Literal, SubgroupOp, UnOp};
 use vyre_foundation::validate::BufferId;
 
 use super::{Compiler, builtin_prefill, compile_error};
-use crate::inst::{AtomicKind, BinKind, Block, Inst, Prefill, Reg, UnKind};
+use crate::inst::{AtomicKind, BinKind, Block, Inst, Prefill, Reg, SubgroupKind, UnKind};
 
 impl<'p> Compiler<'_, 'p> {
     /// The register of a leaf (literal, variable, builtin, `buf_len`), which needs no instruction.
@@ -31,7 +31,9 @@ impl<'p> Compiler<'_, 'p> {
             | Expr::Cast { .. }
             | Expr::Bitcast { .. }
             | Expr::Fma { .. }
-            | Expr::Atomic { .. } => Ok(None),
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => Ok(None),
         }
     }
 
@@ -119,6 +121,29 @@ impl<'p> Compiler<'_, 'p> {
             } => {
                 let id = self.evidence.buffer_of(e)?;
                 self.atomic(*op, id, index, expected.as_deref(), value, dst, out)
+            }
+            Expr::Subgroup { op, arg } => {
+                let (a, ty) = self.expr(arg, out)?;
+                let kind = subgroup_kind(*op, ty);
+                out.insts.push(Inst::Subgroup {
+                    op: kind,
+                    dst,
+                    a,
+                    lane: a,
+                });
+                op.result_type(ty)
+                    .ok_or_else(|| compile_error(format!("`{}` on {ty}", op.name())))
+            }
+            Expr::SubgroupShuffle { value, lane } => {
+                let (a, ty) = self.expr(value, out)?;
+                let (lane, _) = self.expr(lane, out)?;
+                out.insts.push(Inst::Subgroup {
+                    op: SubgroupKind::Shuffle,
+                    dst,
+                    a,
+                    lane,
+                });
+                Ok(ty)
             }
             Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => {
                 Err(compile_error("a leaf expression reached op_into".into()))
@@ -429,5 +454,27 @@ fn cast_steps(from: DataType, to: DataType) -> &'static [UnKind] {
         | (T::U32, T::U64 | T::I64)
         | (T::F32, T::F32)
         | (T::F16, T::F16) => &[],
+    }
+}
+
+/// The resolved subgroup operation for `op` on an operand of type `ty`.
+fn subgroup_kind(op: SubgroupOp, ty: DataType) -> SubgroupKind {
+    use SubgroupKind as K;
+    // Validation gives subgroup operations 32-bit operands only (`SubgroupOp::result_type`); the
+    // wider types never reach here, and take the unsigned kind to stay total.
+    let pick = |u: K, s: K, f: K| match ty {
+        DataType::F32 => f,
+        DataType::I32 => s,
+        DataType::Bool | DataType::U32 | DataType::F16 | DataType::U64 | DataType::I64 => u,
+    };
+    match op {
+        SubgroupOp::Add => pick(K::Add, K::Add, K::AddF),
+        SubgroupOp::Min => pick(K::MinU, K::MinS, K::MinF),
+        SubgroupOp::Max => pick(K::MaxU, K::MaxS, K::MaxF),
+        SubgroupOp::And => K::And,
+        SubgroupOp::Or => K::Or,
+        SubgroupOp::Xor => K::Xor,
+        SubgroupOp::BroadcastFirst => K::BroadcastFirst,
+        SubgroupOp::Ballot => K::Ballot,
     }
 }

@@ -111,6 +111,7 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
                 expected,
                 value,
             } => self.atomic(op, dst, buf, [index, expected, value], active),
+            Inst::Subgroup { op, dst, a, lane } => self.subgroup(op, dst, [a, lane], active),
             Inst::If { .. }
             | Inst::Loop { .. }
             | Inst::While { .. }

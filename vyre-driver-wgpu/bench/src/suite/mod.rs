@@ -24,6 +24,7 @@ mod launches;
 mod link;
 mod sharded;
 mod streaming;
+mod subgroup;
 
 /// The rows and notes of one run.
 pub(crate) struct Suite<'g> {
@@ -142,6 +143,7 @@ impl<'g> Suite<'g> {
             Workload::Bandwidth => self.bandwidth(),
             Workload::Fused => self.fused(),
             Workload::Reduction => self.reduction(),
+            Workload::SubgroupReduction => self.subgroup_reduction(),
             Workload::Coalesced => self.coalesced(),
             Workload::Compile => self.compile(),
             Workload::Chain => self.chain(),

@@ -17,7 +17,7 @@ use super::{RowBase, Samples, Suite, Timings};
 
 impl<'g> Suite<'g> {
     /// Device and end-to-end rows of one elementwise case, throughput counting `bytes_moved`.
-    fn elementwise_rows(
+    pub(super) fn elementwise_rows(
         &mut self,
         base: &RowBase,
         bytes_moved: u64,
@@ -251,21 +251,41 @@ impl<'g> Suite<'g> {
     }
 
     fn reduction_case(&mut self, n: u64) -> BenchResult<(Timings, Option<Timings>)> {
+        let tree = crate::wgsl::reduction_wgsl();
+        let kernel = ("raw reduction", tree.as_str());
+        self.reduction_case_with(n, kernel, ("reduction", workloads::reduction_program()))
+    }
+
+    /// Times a sum of `n` u32: the raw WGSL `kernel` (label, text) against the vyre `program`
+    /// (label, program), both on the grid `[reduction_groups(n), 1, 1]` with the bindings `data`
+    /// and `total`, both checked against the CPU sum.
+    pub(super) fn reduction_case_with(
+        &mut self,
+        n: u64,
+        (raw_label, raw_wgsl): (&str, &str),
+        (label, program): (&str, Program),
+    ) -> BenchResult<(Timings, Option<Timings>)> {
         let gpu = self.gpu;
         let inputs = [workloads::input_bytes(Elem::U32, n, 5)];
         let data = &inputs[0];
         let want = workloads::sum_reference(data);
         let reps = self.reps_for(n * 4);
-        let mut raw = RawReduction::new(gpu, data)?;
-        let program = workloads::reduction_program();
+        let mut raw = RawReduction::with_kernel(gpu, data, raw_label, raw_wgsl)?;
         let groups = workloads::reduction_groups(n);
+        // One element count per program buffer: `data` holds n words, the rest their declared
+        // counts (`total`, and the tree's workgroup `partial`).
+        let counts: Vec<u32> = program
+            .buffers
+            .iter()
+            .map(|b| if b.name == "data" { n as u32 } else { b.count })
+            .collect();
         let emitted = match self.wgpu {
             Some(_) => Some(EmittedKernel::new(
                 gpu,
                 &program,
                 &raw.buffers(),
                 [groups, 1, 1],
-                &[n as u32, 1, crate::gpu::WORKGROUP],
+                &counts,
             )?),
             None => None,
         };
@@ -275,16 +295,16 @@ impl<'g> Suite<'g> {
         )?;
         let mut raw_step = || raw.run(gpu, data).map(|_| ());
         let config = DispatchConfig::default().with_grid([workloads::reduction_groups(n), 1, 1]);
-        let mut vyre_case = self.vyre_case("reduction", program, config)?;
+        let mut vyre_case = self.vyre_case(label, program, config)?;
         let mut vyre_step = || vyre_case.as_mut().map_or(Ok(()), |c| c.run(&inputs));
         let before = self.wgpu.map(WgpuBackend::stats);
         let (raw_e2e, vyre_e2e) = self.timed_pair(reps, &mut raw_step, &mut vyre_step)?;
-        self.note_stats("reduction", before, (reps.warmup + reps.timed) as u64);
-        workloads::verify_sample("raw reduction", raw.last(), 1, 1, |_| want)?;
+        self.note_stats(label, before, (reps.warmup + reps.timed) as u64);
+        workloads::verify_sample(raw_label, raw.last(), 1, 1, |_| want)?;
         if let Some(case) = &vyre_case {
-            workloads::verify_sample("vyre reduction", case.output(0), 1, 1, |_| want)?;
+            workloads::verify_sample(&format!("vyre {label}"), case.output(0), 1, 1, |_| want)?;
         }
-        gpu.check_errors("the reduction")?;
+        gpu.check_errors(label)?;
         let raw = Timings {
             device,
             end_to_end: raw_e2e,

@@ -6,7 +6,7 @@
 
 use crate::ir::parse::lexer::Tok;
 use crate::ir::parse::parser::{Parser, Result};
-use crate::ir::{AtomicOp, Axis, BinOp, Builtin, DataType, Expr, Literal, Node, UnOp};
+use crate::ir::{AtomicOp, Axis, BinOp, Builtin, DataType, Expr, Literal, Node, SubgroupOp, UnOp};
 use crate::validate::MAX_EXPR_DEPTH;
 
 impl Parser {
@@ -153,6 +153,9 @@ impl Parser {
             self.bump();
             return self.atomic(atomic, depth);
         }
+        if let Some(expr) = self.subgroup_call(w, depth)? {
+            return Ok(expr);
+        }
         if w == "len" {
             self.bump();
             self.punct("(", "`(`")?;
@@ -187,6 +190,33 @@ impl Parser {
         } else {
             Expr::fma(a, b, c)
         })
+    }
+
+    /// The subgroup forms: `subgroup_size()`, `subgroup_invocation_id()`, `subgroup_op(e)` and
+    /// `subgroup_shuffle(e, lane)`; `None` when `w` names none of them.
+    fn subgroup_call(&mut self, w: &str, depth: usize) -> Result<Option<Expr>> {
+        use crate::ir::builtin::{SUBGROUP_INVOCATION_ID, SUBGROUP_SHUFFLE, SUBGROUP_SIZE};
+        let builtin = match w {
+            SUBGROUP_SIZE => Some(Builtin::SubgroupSize),
+            SUBGROUP_INVOCATION_ID => Some(Builtin::SubgroupInvocationId),
+            _ => None,
+        };
+        if let Some(builtin) = builtin {
+            self.bump();
+            let [] = self.fixed_args(depth)?;
+            return Ok(Some(Expr::Builtin(builtin)));
+        }
+        if w == SUBGROUP_SHUFFLE {
+            self.bump();
+            let [value, lane] = self.fixed_args(depth)?;
+            return Ok(Some(Expr::subgroup_shuffle(value, lane)));
+        }
+        if let Some(op) = SubgroupOp::ALL.iter().copied().find(|op| op.name() == w) {
+            self.bump();
+            let [arg] = self.fixed_args(depth)?;
+            return Ok(Some(Expr::subgroup(op, arg)));
+        }
+        Ok(None)
     }
 
     /// `(arg, ...)` with exactly `n` arguments, each one level deeper.

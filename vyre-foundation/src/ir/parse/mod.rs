@@ -18,6 +18,8 @@
 //!           | "bitcast" "<" type ">" "(" expr ")" | "select" "(" expr "," expr "," expr ")"
 //!           | "fma" "(" expr "," expr "," expr ")" | binop_name "(" expr "," expr ")"
 //!           | unop_name "(" expr ")" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")"
+//!           | "subgroup_size" "(" ")" | "subgroup_invocation_id" "(" ")"
+//!           | subgroup_op_name "(" expr ")" | "subgroup_shuffle" "(" expr "," expr ")"
 //! literal   = "true" | "false" | digits "u" | "-"? digits "i" | digits "u64" | "-"? digits "i64"
 //!           | float "f" | float "h" | "f32_bits" "(" 0xHEX ")" | "f16_bits" "(" 0xHEX ")"
 //! builtin   = ("gid" | "lid" | "wid" | "nwg") "." ("x" | "y" | "z")
@@ -55,7 +57,7 @@ impl std::str::FromStr for Program {
 #[cfg(test)]
 mod tests {
     use crate::ir::display::KEYWORDS;
-    use crate::ir::{AtomicOp, BinOp, DataType, UnOp};
+    use crate::ir::{AtomicOp, BinOp, DataType, SubgroupOp, UnOp};
 
     #[test]
     fn function_words_are_distinct_and_not_keywords() {
@@ -65,6 +67,12 @@ mod tests {
         words.extend(BinOp::ALL.iter().map(|o| o.name()));
         words.extend(UnOp::ALL.iter().map(|o| o.name()));
         words.extend(AtomicOp::ALL.iter().map(|o| o.name()));
+        words.extend(SubgroupOp::ALL.iter().map(|o| o.name()));
+        words.extend([
+            crate::ir::builtin::SUBGROUP_SIZE,
+            crate::ir::builtin::SUBGROUP_INVOCATION_ID,
+            crate::ir::builtin::SUBGROUP_SHUFFLE,
+        ]);
         let mut sorted = words.clone();
         sorted.sort_unstable();
         sorted.dedup();

@@ -15,7 +15,7 @@ use crate::ir::wire::tags::{BuiltinTag, ExprTag, LiteralTag, NONE, NodeTag, SOME
 use crate::ir::wire::{WIRE_MAGIC, WIRE_VERSION};
 use crate::ir::{
     AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Literal, Node,
-    Program, UnOp,
+    Program, SubgroupOp, UnOp,
 };
 use crate::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
@@ -156,7 +156,7 @@ impl<'a> Reader<'a> {
             LiteralTag::Bool | LiteralTag::U32 | LiteralTag::I32 | LiteralTag::F32 => 1,
             LiteralTag::F16 | LiteralTag::U64 | LiteralTag::I64 => 3,
         };
-        self.since(at, "a literal tag", tag.wire_tag(), since)?;
+        self.since(at, since, "a literal tag", tag.wire_tag())?;
         Ok(match tag {
             LiteralTag::Bool => {
                 Literal::Bool(self.tag("a bool literal (0 or 1)", |b| match b {
@@ -186,33 +186,36 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Checks that a tag read at `at`, first in format version `since`, exists in the version
+    /// the header names; bytes of an older version are read as that version's reader would.
+    fn since(&mut self, at: usize, since: u16, expected: &'static str, tag: u8) -> Result<()> {
+        if since > self.version {
+            return Err(self.error(at, WireErrorKind::BadTag { expected, tag }));
+        }
+        self.needed = self.needed.max(since);
+        Ok(())
+    }
+
     fn builtin(&mut self) -> Result<Builtin> {
+        let at = self.pos;
         let kind = self.tag("a builtin tag", BuiltinTag::from_wire_tag)?;
-        let axis = self.tag("an axis tag", Axis::from_wire_tag)?;
+        self.since(at, kind.since(), "a builtin tag", kind.wire_tag())?;
+        let mut axis = || self.tag("an axis tag", Axis::from_wire_tag);
         Ok(match kind {
-            BuiltinTag::GlobalId => Builtin::GlobalId(axis),
-            BuiltinTag::LocalId => Builtin::LocalId(axis),
-            BuiltinTag::WorkgroupId => Builtin::WorkgroupId(axis),
-            BuiltinTag::NumWorkgroups => Builtin::NumWorkgroups(axis),
+            BuiltinTag::GlobalId => Builtin::GlobalId(axis()?),
+            BuiltinTag::LocalId => Builtin::LocalId(axis()?),
+            BuiltinTag::WorkgroupId => Builtin::WorkgroupId(axis()?),
+            BuiltinTag::NumWorkgroups => Builtin::NumWorkgroups(axis()?),
+            BuiltinTag::SubgroupSize => Builtin::SubgroupSize,
+            BuiltinTag::SubgroupInvocationId => Builtin::SubgroupInvocationId,
         })
     }
 
     fn data_type(&mut self) -> Result<DataType> {
         let at = self.pos;
         let ty = self.tag("a data type tag", DataType::from_wire_tag)?;
-        self.since(at, "a data type tag", ty.wire_tag(), ty.since())?;
+        self.since(at, ty.since(), "a data type tag", ty.wire_tag())?;
         Ok(ty)
-    }
-
-    /// Checks that the version the header names has what was just read at `at` (first in version
-    /// `since`), and notes that the bytes need that version. Bytes of an older version cannot hold
-    /// it: they are read as that version's reader would, as an unknown tag.
-    fn since(&mut self, at: usize, expected: &'static str, tag: u8, since: u16) -> Result<()> {
-        if since > self.version {
-            return Err(self.error(at, WireErrorKind::BadTag { expected, tag }));
-        }
-        self.needed = self.needed.max(since);
-        Ok(())
     }
 
     fn option_tag(&mut self, expected: &'static str) -> Result<bool> {
@@ -258,70 +261,85 @@ impl<'a> Reader<'a> {
             ));
         }
         let child = |r: &mut Self| r.expr(depth + 1).map(Box::new);
-        Ok(
-            match self.tag("an expression tag", ExprTag::from_wire_tag)? {
-                ExprTag::Lit => Expr::Lit(self.literal()?),
-                ExprTag::Var => Expr::Var(self.string("a variable name")?),
-                ExprTag::Load => {
-                    let buffer = self.string("a buffer name")?;
-                    Expr::Load {
-                        buffer,
-                        index: child(self)?,
-                    }
+        let at = self.pos;
+        let tag = self.tag("an expression tag", ExprTag::from_wire_tag)?;
+        self.since(at, tag.since(), "an expression tag", tag.wire_tag())?;
+        Ok(match tag {
+            ExprTag::Lit => Expr::Lit(self.literal()?),
+            ExprTag::Var => Expr::Var(self.string("a variable name")?),
+            ExprTag::Load => {
+                let buffer = self.string("a buffer name")?;
+                Expr::Load {
+                    buffer,
+                    index: child(self)?,
                 }
-                ExprTag::BufLen => Expr::BufLen(self.string("a buffer name")?),
-                ExprTag::Builtin => Expr::Builtin(self.builtin()?),
-                ExprTag::Binary => {
-                    let op = self.tag("a binary operator tag", BinOp::from_wire_tag)?;
-                    let lhs = child(self)?;
-                    Expr::Binary {
-                        op,
-                        lhs,
-                        rhs: child(self)?,
-                    }
+            }
+            ExprTag::BufLen => Expr::BufLen(self.string("a buffer name")?),
+            ExprTag::Builtin => Expr::Builtin(self.builtin()?),
+            ExprTag::Binary => {
+                let op = self.tag("a binary operator tag", BinOp::from_wire_tag)?;
+                let lhs = child(self)?;
+                Expr::Binary {
+                    op,
+                    lhs,
+                    rhs: child(self)?,
                 }
-                ExprTag::Unary => {
-                    let op = self.tag("a unary operator tag", UnOp::from_wire_tag)?;
-                    Expr::Unary {
-                        op,
-                        arg: child(self)?,
-                    }
+            }
+            ExprTag::Unary => {
+                let op = self.tag("a unary operator tag", UnOp::from_wire_tag)?;
+                Expr::Unary {
+                    op,
+                    arg: child(self)?,
                 }
-                ExprTag::Select => {
-                    let cond = child(self)?;
-                    let on_true = child(self)?;
-                    Expr::Select {
-                        cond,
-                        on_true,
-                        on_false: child(self)?,
-                    }
+            }
+            ExprTag::Select => {
+                let cond = child(self)?;
+                let on_true = child(self)?;
+                Expr::Select {
+                    cond,
+                    on_true,
+                    on_false: child(self)?,
                 }
-                ExprTag::Cast => {
-                    let to = self.data_type()?;
-                    Expr::Cast {
-                        to,
-                        arg: child(self)?,
-                    }
+            }
+            ExprTag::Cast => {
+                let to = self.data_type()?;
+                Expr::Cast {
+                    to,
+                    arg: child(self)?,
                 }
-                ExprTag::Bitcast => {
-                    let to = self.data_type()?;
-                    Expr::Bitcast {
-                        to,
-                        arg: child(self)?,
-                    }
+            }
+            ExprTag::Bitcast => {
+                let to = self.data_type()?;
+                Expr::Bitcast {
+                    to,
+                    arg: child(self)?,
                 }
-                ExprTag::Fma => {
-                    let a = child(self)?;
-                    let b = child(self)?;
-                    Expr::Fma {
-                        a,
-                        b,
-                        c: child(self)?,
-                    }
+            }
+            ExprTag::Fma => {
+                let a = child(self)?;
+                let b = child(self)?;
+                Expr::Fma {
+                    a,
+                    b,
+                    c: child(self)?,
                 }
-                ExprTag::Atomic => self.atomic(depth)?,
-            },
-        )
+            }
+            ExprTag::Atomic => self.atomic(depth)?,
+            ExprTag::Subgroup => {
+                let op = self.tag("a subgroup operator tag", SubgroupOp::from_wire_tag)?;
+                Expr::Subgroup {
+                    op,
+                    arg: child(self)?,
+                }
+            }
+            ExprTag::SubgroupShuffle => {
+                let value = child(self)?;
+                Expr::SubgroupShuffle {
+                    value,
+                    lane: child(self)?,
+                }
+            }
+        })
     }
 
     fn atomic(&mut self, depth: usize) -> Result<Expr> {
@@ -365,16 +383,7 @@ impl<'a> Reader<'a> {
     fn node(&mut self, depth: usize) -> Result<Node> {
         let at = self.pos;
         let tag = self.tag("a statement tag", NodeTag::from_wire_tag)?;
-        if tag.since() > self.version {
-            // Bytes of an older version cannot hold this statement: read them as that version's
-            // reader would.
-            let kind = WireErrorKind::BadTag {
-                expected: "a statement tag",
-                tag: tag.wire_tag(),
-            };
-            return Err(self.error(at, kind));
-        }
-        self.needed = self.needed.max(tag.since());
+        self.since(at, tag.since(), "a statement tag", tag.wire_tag())?;
         Ok(match tag {
             NodeTag::Let => Node::Let {
                 name: self.string("a variable name")?,

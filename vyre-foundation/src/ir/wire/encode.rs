@@ -68,14 +68,12 @@ impl Writer {
     }
 
     fn builtin(&mut self, b: Builtin) {
-        self.byte(BuiltinTag::of(&b).wire_tag());
-        let axis = match b {
-            Builtin::GlobalId(a)
-            | Builtin::LocalId(a)
-            | Builtin::WorkgroupId(a)
-            | Builtin::NumWorkgroups(a) => a,
-        };
-        self.byte(axis.wire_tag());
+        let tag = BuiltinTag::of(&b);
+        self.version = self.version.max(tag.since());
+        self.byte(tag.wire_tag());
+        if let Some(axis) = b.axis() {
+            self.byte(axis.wire_tag());
+        }
     }
 
     fn buffer(&mut self, b: &BufferDecl) {
@@ -108,7 +106,9 @@ impl Writer {
 
     /// The tag and the non-expression fields of `e`.
     fn expr_head(&mut self, e: &Expr) {
-        self.byte(ExprTag::of(e).wire_tag());
+        let tag = ExprTag::of(e);
+        self.version = self.version.max(tag.since());
+        self.byte(tag.wire_tag());
         match e {
             Expr::Lit(lit) => self.literal(*lit),
             Expr::Var(name) | Expr::BufLen(name) | Expr::Load { buffer: name, .. } => {
@@ -118,7 +118,8 @@ impl Writer {
             Expr::Binary { op, .. } => self.byte(op.wire_tag()),
             Expr::Unary { op, .. } => self.byte(op.wire_tag()),
             Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => self.data_type(*to),
-            Expr::Select { .. } | Expr::Fma { .. } => {}
+            Expr::Subgroup { op, .. } => self.byte(op.wire_tag()),
+            Expr::Select { .. } | Expr::Fma { .. } | Expr::SubgroupShuffle { .. } => {}
             Expr::Atomic {
                 op,
                 buffer,

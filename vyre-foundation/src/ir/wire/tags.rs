@@ -113,6 +113,8 @@ kind_tags! {
         LocalId = 1,
         WorkgroupId = 2,
         NumWorkgroups = 3,
+        SubgroupSize = 4,
+        SubgroupInvocationId = 5,
     }
     /// The variants of [`Expr`].
     ExprTag for Expr {
@@ -128,6 +130,8 @@ kind_tags! {
         Bitcast = 9,
         Fma = 10,
         Atomic = 11,
+        Subgroup = 12,
+        SubgroupShuffle = 13,
     }
     /// The variants of [`Node`].
     NodeTag for Node {
@@ -174,6 +178,41 @@ impl DataType {
     }
 }
 
+impl ExprTag {
+    /// The first format version with this expression: the subgroup operations came in version 3.
+    pub(super) const fn since(self) -> u16 {
+        match self {
+            ExprTag::Lit
+            | ExprTag::Var
+            | ExprTag::Load
+            | ExprTag::BufLen
+            | ExprTag::Builtin
+            | ExprTag::Binary
+            | ExprTag::Unary
+            | ExprTag::Select
+            | ExprTag::Cast
+            | ExprTag::Bitcast
+            | ExprTag::Fma
+            | ExprTag::Atomic => 1,
+            ExprTag::Subgroup | ExprTag::SubgroupShuffle => 3,
+        }
+    }
+}
+
+impl BuiltinTag {
+    /// The first format version with this builtin: the subgroup builtins came in version 3, and
+    /// have no axis.
+    pub(super) const fn since(self) -> u16 {
+        match self {
+            BuiltinTag::GlobalId
+            | BuiltinTag::LocalId
+            | BuiltinTag::WorkgroupId
+            | BuiltinTag::NumWorkgroups => 1,
+            BuiltinTag::SubgroupSize | BuiltinTag::SubgroupInvocationId => 3,
+        }
+    }
+}
+
 /// The tag of an absent optional value.
 pub(super) const NONE: u8 = 0;
 /// The tag of a present optional value, which follows.
@@ -182,7 +221,7 @@ pub(super) const SOME: u8 = 1;
 #[cfg(test)]
 mod tests {
     use super::{BuiltinTag, ExprTag, LiteralTag, NodeTag};
-    use crate::ir::{AtomicOp, Axis, BinOp, BufferAccess, DataType, UnOp};
+    use crate::ir::{AtomicOp, Axis, BinOp, BufferAccess, DataType, SubgroupOp, UnOp};
 
     /// Every tag in `0..=255` that decodes must encode back to itself, and the decodable tags must
     /// be exactly `0..count` (the tables are dense, so a gap is a typo).
@@ -210,8 +249,8 @@ mod tests {
         );
         assert_eq!(dense(Axis::from_wire_tag, Axis::wire_tag), 3);
         assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 7);
-        assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 4);
-        assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 12);
+        assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 6);
+        assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 14);
         assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 12);
         assert_eq!(
             dense(BinOp::from_wire_tag, BinOp::wire_tag),
@@ -222,12 +261,19 @@ mod tests {
             dense(AtomicOp::from_wire_tag, AtomicOp::wire_tag),
             AtomicOp::ALL.len()
         );
+        assert_eq!(
+            dense(SubgroupOp::from_wire_tag, SubgroupOp::wire_tag),
+            SubgroupOp::ALL.len()
+        );
         // WIRE.md lists the operators in `ALL` order as their tags.
         let in_order = |tags: Vec<u8>| tags.iter().enumerate().all(|(i, t)| usize::from(*t) == i);
         assert!(in_order(BinOp::ALL.iter().map(|o| o.wire_tag()).collect()));
         assert!(in_order(UnOp::ALL.iter().map(|o| o.wire_tag()).collect()));
         assert!(in_order(
             AtomicOp::ALL.iter().map(|o| o.wire_tag()).collect()
+        ));
+        assert!(in_order(
+            SubgroupOp::ALL.iter().map(|o| o.wire_tag()).collect()
         ));
         assert!(in_order(
             DataType::ALL.iter().map(|t| t.wire_tag()).collect()

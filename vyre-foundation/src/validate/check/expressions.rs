@@ -63,7 +63,12 @@ impl Checker<'_> {
                     resolved: Resolved::Buffer(BufferId::new(index)),
                 })
             }
-            Expr::Builtin(b) => Some(Typed::value(DataType::U32, b.is_workgroup_uniform())),
+            Expr::Builtin(b) => {
+                if b.is_subgroup() {
+                    self.subgroup_use();
+                }
+                Some(Typed::value(DataType::U32, b.is_workgroup_uniform()))
+            }
             Expr::Binary { op, lhs, rhs } => {
                 let l = self.with_field("lhs", |c| c.check_expr(lhs, d));
                 let r = self.with_field("rhs", |c| c.check_expr(rhs, d));
@@ -116,6 +121,8 @@ impl Checker<'_> {
                 expected,
                 value,
             } => self.check_atomic(*op, buffer, index, expected.as_deref(), value, d),
+            Expr::Subgroup { op, arg } => self.check_subgroup(*op, arg, d),
+            Expr::SubgroupShuffle { value, lane } => self.check_shuffle(value, lane, d),
         }
     }
 

@@ -65,6 +65,7 @@ impl Checker<'_> {
         depth: usize,
     ) {
         let control = nonuniform.or(self.divergence).or(self.iteration_exit);
+        self.control = control;
         let resolved = match node {
             Node::Let { name, value } => {
                 match self.with_field("value", |c| c.check_expr(value, 0)) {
@@ -176,7 +177,12 @@ impl Checker<'_> {
         control: Option<&'static str>,
         depth: usize,
     ) {
+        // The condition runs again before every iteration, for only the invocations still in the
+        // loop, so it is never uniform control flow for a subgroup operation.
+        self.control =
+            Some("a `while` condition runs again for only the invocations still in the loop");
         let cond = self.with_field("cond", |c| c.check_expr(cond, 0));
+        self.control = control;
         if let Some(t) = cond
             && t.ty != DataType::Bool
         {

@@ -32,5 +32,7 @@ pub fn expr_type(
         Expr::Select { on_true, .. } => expr_type(on_true, program, var_type),
         Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => Some(*to),
         Expr::Fma { .. } => Some(DataType::F32),
+        Expr::Subgroup { op, arg } => op.result_type(expr_type(arg, program, var_type)?),
+        Expr::SubgroupShuffle { value, .. } => expr_type(value, program, var_type),
     }
 }
