@@ -1,5 +1,7 @@
 //! What the generators may draw from, and how big their programs may get.
 
+use vyre_foundation::ir::Features as IrFeatures;
+
 /// One feature a generated program may use. Swarm testing switches a random subset off per case, so
 /// that rare interactions (say, atomics with no stores around them) are not drowned out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,11 +51,18 @@ pub enum Feature {
     /// workgroup memory, atomics or returns (what the wgpu lowering vectorises, tails included).
     /// With it on, every other case (by a shape word) takes this form.
     Elementwise,
+    /// `f16` values, buffers, literals and casts (needs the device feature `f16`).
+    F16,
+    /// `u64` and `i64` values, buffers, literals and casts (needs the device feature `int64`).
+    Int64,
+    /// Atomics on `u64`/`i64` elements, where `Atomics` and `Int64` are on as well (needs the device
+    /// features `int64` and `int64 atomics`).
+    Int64Atomics,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 21] = [
+    pub const ALL: [Feature; 24] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -75,10 +84,25 @@ impl Feature {
         Feature::Returns,
         Feature::WildIndices,
         Feature::Elementwise,
+        Feature::F16,
+        Feature::Int64,
+        Feature::Int64Atomics,
     ];
 
     const fn bit(self) -> u32 {
         1 << (self as u32)
+    }
+}
+
+/// The optional device features a program that uses `feature` may need: a backend whose
+/// `capabilities()` lack them refuses such programs, so the fuzzer leaves `feature` out there.
+#[must_use]
+pub fn required(feature: Feature) -> IrFeatures {
+    match feature {
+        Feature::F16 => IrFeatures::F16,
+        Feature::Int64 => IrFeatures::INT64,
+        Feature::Int64Atomics => IrFeatures::INT64 | IrFeatures::INT64_ATOMICS,
+        _ => IrFeatures::NONE,
     }
 }
 
@@ -133,6 +157,15 @@ impl Features {
     #[must_use]
     pub const fn intersect(self, other: Features) -> Self {
         Features(self.0 & other.0)
+    }
+
+    /// The features of the set whose [`required`] device features are all in `device`.
+    #[must_use]
+    pub fn supported_by(self, device: IrFeatures) -> Self {
+        let kept = Feature::ALL
+            .into_iter()
+            .filter(|&f| self.has(f) && device.contains(required(f)));
+        kept.fold(Features::none(), Features::with)
     }
 }
 

@@ -268,7 +268,7 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
             .without(Feature::Atomics)
             .without(Feature::Returns);
     }
-    let shape = Shape::decode(&recipe.shape, config, features.has(Feature::Elementwise));
+    let shape = Shape::decode(&recipe.shape, config, features);
     let buffers = decode_buffers(&recipe.buffers, &shape, features, config);
     let mut ctx = Ctx::new(config, features, buffers);
     ctx.prelude(&shape);

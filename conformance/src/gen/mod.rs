@@ -25,7 +25,7 @@ mod raw;
 mod recipe;
 mod stmt;
 
-pub use config::{Feature, Features, GenConfig};
+pub use config::{Feature, Features, GenConfig, required};
 
 /// The prefix of the variables that count a generated `while`'s iterations; the reducer never
 /// removes or changes them, so a reduced loop stays bounded.
