@@ -78,9 +78,11 @@ fn every_feature_is_used_by_some_generated_program() {
                 seen.insert(needle);
             }
         }
-        let atomic_64 = case.program.buffers.iter().any(|b| {
-            b.name.starts_with("acc") && b.element.size_bytes() == 8
-        });
+        let atomic_64 = case
+            .program
+            .buffers
+            .iter()
+            .any(|b| b.name.starts_with("acc") && b.element.size_bytes() == 8);
         if atomic_64 && text.contains("atomic_") {
             seen.insert("64-bit atomics");
         }

@@ -103,7 +103,10 @@ fn bits(bytes: &[u8]) -> u64 {
 
 fn element_agrees(element: DataType, expected: u64, actual: u64) -> bool {
     match element {
-        DataType::F32 => floats_agree(f32::from_bits(expected as u32), f32::from_bits(actual as u32)),
+        DataType::F32 => floats_agree(
+            f32::from_bits(expected as u32),
+            f32::from_bits(actual as u32),
+        ),
         DataType::F16 => f16_agree(expected as u16, actual as u16),
         _ => expected == actual,
     }

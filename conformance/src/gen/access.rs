@@ -44,8 +44,7 @@ impl Ctx {
         if !self.config.comparable {
             return true;
         }
-        if self.exact_only() && info.decl.element.is_float() && info.decl.access.is_writable()
-        {
+        if self.exact_only() && info.decl.element.is_float() && info.decl.access.is_writable() {
             return false;
         }
         match info.role {

@@ -4,7 +4,9 @@
 //! In comparable programs no float reaches an integer, a bool, an index or a condition (no float
 //! comparison, cast or bitcast to another type), and float math is guarded so it stays finite.
 
-use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, Literal, UnClass, UnOp, f32_to_f16_bits};
+use vyre_foundation::ir::{
+    BinClass, BinOp, DataType, Expr, Literal, UnClass, UnOp, f32_to_f16_bits,
+};
 
 use crate::r#gen::Feature;
 use crate::r#gen::decode::{Ctx, bin};
