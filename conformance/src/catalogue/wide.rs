@@ -245,13 +245,7 @@ pub(crate) fn binary64(op: BinOp, ty: DataType, a: u64, b: u64) -> Option<u64> {
             };
             sa.wrapping_div(d) as u64
         }
-        BinOp::Div => {
-            if b == 0 {
-                a
-            } else {
-                a / b
-            }
-        }
+        BinOp::Div => a.checked_div(b).unwrap_or(a),
         BinOp::Rem if signed => {
             let d = if sb == 0 || (sa == i64::MIN && sb == -1) {
                 1
