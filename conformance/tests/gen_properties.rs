@@ -71,14 +71,23 @@ fn every_feature_is_used_by_some_generated_program() {
             .unwrap_or_else(|e| panic!("strategy failed: {e}"));
         let text = case.program.to_string();
         for needle in [
-            "if (", "for ", "barrier", "atomic_", "return", "wg", "acc", "select", "fma",
+            "if (", "for ", "barrier", "atomic_", "return", "wg", "acc", "select", "fma", "f16",
+            "u64", "i64", "h)",
         ] {
             if text.contains(needle) {
                 seen.insert(needle);
             }
         }
+        let atomic_64 = case
+            .program
+            .buffers
+            .iter()
+            .any(|b| b.name.starts_with("acc") && b.element.size_bytes() == 8);
+        if atomic_64 && text.contains("atomic_") {
+            seen.insert("64-bit atomics");
+        }
     }
-    assert_eq!(seen.len(), 9, "constructs seen: {seen:?}");
+    assert_eq!(seen.len(), 14, "constructs seen: {seen:?}");
 }
 
 #[test]

@@ -115,6 +115,12 @@ impl Elementwise {
         }
     }
 
+    /// The program for `n` rows (what [`Elementwise::into_batch`] builds), for batches that make
+    /// their own inputs and cases.
+    pub(crate) fn program_for(&self, n: u32) -> Program {
+        self.program(n, &self.result_types())
+    }
+
     fn program(&self, n: u32, types: &[DataType]) -> Program {
         let mut buffers: Vec<BufferDecl> = self
             .operands

@@ -576,7 +576,9 @@ fn atomic_statement_contended(ty: DataType) -> Batch {
     );
     for (k, &(op, start)) in ops.iter().enumerate() {
         let expect = if op == AtomicOp::Exchange {
-            Expectation::accept(Acceptance::Words(values.clone()))
+            Expectation::accept(Acceptance::Words(
+                values.iter().map(|&v| u64::from(v)).collect(),
+            ))
         } else {
             Expectation::exact(
                 values

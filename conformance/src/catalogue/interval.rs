@@ -1,4 +1,5 @@
-//! Acceptance sets: which 32-bit words a backend may return for one case.
+//! Acceptance sets: which element values (2, 4 or 8 bytes, as `u64` bits) a backend may return for
+//! one case.
 //!
 //! Integers and bools are bit-exact, so their set is a list of words (usually one). Floats follow the
 //! WGSL accuracy table (`SEMANTICS.md` section 7), in the manner of the WebGPU CTS floating-point primer:
@@ -54,11 +55,19 @@ impl Interval {
 pub enum Acceptance {
     /// Any word: the result is indeterminate (overflow, an infinite or NaN input, out of domain).
     Any,
-    /// Exactly one of these words.
-    Words(Vec<u32>),
+    /// Exactly one of these values (the element's bits, zero-extended).
+    Words(Vec<u64>),
     /// An `f32` whose value lies in one of `intervals`, or a NaN when `nan` is set.
     Float {
         /// Disjoint intervals in increasing order, never two with no `f32` between them.
+        intervals: Vec<Interval>,
+        /// True when a NaN is accepted too.
+        nan: bool,
+    },
+    /// An `f16` whose value lies in one of `intervals` (bounds that are `f16` values), or a NaN when
+    /// `nan` is set (see [`crate::catalogue::half`]).
+    Half {
+        /// Disjoint intervals in increasing order.
         intervals: Vec<Interval>,
         /// True when a NaN is accepted too.
         nan: bool,
@@ -69,7 +78,13 @@ impl Acceptance {
     /// Exactly `word`.
     #[must_use]
     pub fn word(word: u32) -> Self {
-        Acceptance::Words(vec![word])
+        Acceptance::Words(vec![u64::from(word)])
+    }
+
+    /// Exactly the element `bits` (of any size, zero-extended).
+    #[must_use]
+    pub fn bits(bits: u64) -> Self {
+        Acceptance::Words(vec![bits])
     }
 
     /// Any NaN and nothing else.
@@ -185,6 +200,19 @@ impl Acceptance {
                 intervals: normalized(intervals.into_iter().chain(more).collect()),
                 nan: nan || nan2,
             },
+            (
+                Acceptance::Half { intervals, nan },
+                Acceptance::Half {
+                    intervals: more,
+                    nan: nan2,
+                },
+            ) => Acceptance::Half {
+                intervals: normalized(intervals.into_iter().chain(more).collect()),
+                nan: nan || nan2,
+            },
+            // `f32` and `f16` sets never meet within one case; should they, the first wins.
+            (float @ Acceptance::Float { .. }, Acceptance::Half { .. })
+            | (float @ Acceptance::Half { .. }, Acceptance::Float { .. }) => float,
             // A word set and a float set never meet within one case (every reading of a case yields
             // a float or every one yields a word); should they, the float reading wins.
             (Acceptance::Words(_), float) | (float, Acceptance::Words(_)) => float,
@@ -195,28 +223,40 @@ impl Acceptance {
     #[must_use]
     pub fn single_value(&self) -> Option<f64> {
         match self {
-            Acceptance::Float { intervals, .. } => match intervals.as_slice() {
-                [only] if only.lo == only.hi => Some(only.lo),
-                _ => None,
-            },
+            Acceptance::Float { intervals, .. } | Acceptance::Half { intervals, .. } => {
+                match intervals.as_slice() {
+                    [only] if only.lo == only.hi => Some(only.lo),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
 
-    /// True when `word` is accepted.
+    /// True when the 32-bit `word` is accepted.
     #[must_use]
     pub fn accepts(&self, word: u32) -> bool {
+        self.accepts_bits(u64::from(word))
+    }
+
+    /// True when the element `word` (of any size: its bits, zero-extended) is accepted.
+    #[must_use]
+    pub fn accepts_bits(&self, word: u64) -> bool {
+        let in_float = |value: f32, intervals: &[Interval], nan: bool| {
+            if value.is_nan() {
+                nan
+            } else {
+                intervals.iter().any(|i| i.contains(f64::from(value)))
+            }
+        };
         match self {
             Acceptance::Any => true,
             Acceptance::Words(words) => words.contains(&word),
             Acceptance::Float { intervals, nan } => {
-                let value = f32::from_bits(word);
-                if value.is_nan() {
-                    *nan
-                } else {
-                    intervals.iter().any(|i| i.contains(f64::from(value)))
-                }
+                u32::try_from(word).is_ok_and(|w| in_float(f32::from_bits(w), intervals, *nan))
             }
+            Acceptance::Half { intervals, nan } => u16::try_from(word)
+                .is_ok_and(|w| in_float(vyre_foundation::ir::f16_bits_to_f32(w), intervals, *nan)),
         }
     }
 }
@@ -228,6 +268,27 @@ impl fmt::Display for Acceptance {
             Acceptance::Words(words) => {
                 let shown: Vec<String> = words.iter().map(|w| format!("0x{w:08x}")).collect();
                 write!(f, "{}", shown.join(" or "))
+            }
+            Acceptance::Half { intervals, nan } => {
+                // The bounds are f16 values, so printing them as f32 is exact.
+                let mut shown: Vec<String> = intervals
+                    .iter()
+                    .map(|i| {
+                        let (lo, hi) = (i.lo as f32, i.hi as f32);
+                        if lo == hi {
+                            format!("f16 {lo:e}")
+                        } else {
+                            format!("f16 in [{lo:e}, {hi:e}]")
+                        }
+                    })
+                    .collect();
+                if *nan {
+                    shown.push("NaN".to_string());
+                }
+                if shown.is_empty() {
+                    return f.write_str("nothing");
+                }
+                f.write_str(&shown.join(" or "))
             }
             Acceptance::Float { intervals, nan } => {
                 // The bounds are f32 values, so printing them as f32 is exact.
@@ -260,7 +321,7 @@ impl fmt::Display for Acceptance {
 
 /// Sorts intervals and merges those that overlap or have no `f32` between them, so that equal sets
 /// compare equal and print the same.
-fn normalized(mut intervals: Vec<Interval>) -> Vec<Interval> {
+pub(crate) fn normalized(mut intervals: Vec<Interval>) -> Vec<Interval> {
     intervals.sort_by(|a, b| a.lo.total_cmp(&b.lo));
     let mut merged: Vec<Interval> = Vec::with_capacity(intervals.len());
     for next in intervals {

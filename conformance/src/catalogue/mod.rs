@@ -11,6 +11,7 @@ mod casts;
 mod control;
 mod exits;
 mod float;
+pub mod half;
 mod integer;
 pub mod interval;
 mod memory;
@@ -19,6 +20,8 @@ pub mod oracle;
 mod shapes;
 mod subgroups;
 mod values;
+mod wide;
+mod wide_casts;
 
 use std::fmt;
 
@@ -120,8 +123,9 @@ impl fmt::Display for Area {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expectation {
     /// The hand-written expectation (`catalogue/oracle.rs`), when the case has one. The reference
-    /// backend must return exactly this word; a difference is a failure of the reference.
-    pub oracle: Option<u32>,
+    /// backend must return exactly this element (its bits, zero-extended); a difference is a failure
+    /// of the reference.
+    pub oracle: Option<u64>,
     /// The set a backend's word must fall in. `None` means bit-exact: equal to `oracle` when given,
     /// else to the reference backend's word. Without an `oracle`, the reference must fall in it too.
     pub accept: Option<Acceptance>,
@@ -131,6 +135,12 @@ impl Expectation {
     /// Bit-exact, with a hand-written expectation.
     #[must_use]
     pub fn exact(oracle: u32) -> Self {
+        Self::exact_bits(u64::from(oracle))
+    }
+
+    /// Bit-exact, with a hand-written expectation of any element size (the bits, zero-extended).
+    #[must_use]
+    pub fn exact_bits(oracle: u64) -> Self {
         Self {
             oracle: Some(oracle),
             accept: None,
@@ -158,6 +168,12 @@ impl Expectation {
     /// The reference must return exactly `oracle`; other backends anything in `accept`.
     #[must_use]
     pub fn oracle_within(oracle: u32, accept: Acceptance) -> Self {
+        Self::oracle_within_bits(u64::from(oracle), accept)
+    }
+
+    /// [`Expectation::oracle_within`] for an element of any size (the bits, zero-extended).
+    #[must_use]
+    pub fn oracle_within_bits(oracle: u64, accept: Acceptance) -> Self {
         Self {
             oracle: Some(oracle),
             accept: Some(accept),
@@ -174,7 +190,7 @@ pub struct Case {
     pub inputs: String,
     /// The index of the output buffer (among the program's outputs) holding the result.
     pub output: usize,
-    /// The index of the 32-bit word in that output.
+    /// The index of the element (of type `ty`: 2, 4 or 8 bytes) in that output.
     pub word: usize,
     /// The type of the result, for printing it.
     pub ty: DataType,
@@ -217,17 +233,22 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(oob::batches());
     batches.extend(shapes::batches());
     batches.extend(subgroups::batches());
+    batches.extend(wide::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }
 
-/// A word of type `ty`, readable: `u32` in hex, `i32` in decimal, `f32` as its value and bits.
+/// An element of type `ty` (its bits, zero-extended), readable: unsigned integers in hex, signed ones
+/// in decimal, floats as their value.
 #[must_use]
-pub fn format_word(ty: DataType, word: u32) -> String {
+pub fn format_word(ty: DataType, word: impl Into<u64>) -> String {
+    let word = word.into();
     match ty {
         DataType::Bool => format!("{}", word != 0),
-        DataType::I32 => format!("{}", word as i32),
-        DataType::F32 => format!("{:?}", f32::from_bits(word)),
+        DataType::I32 => format!("{}", word as u32 as i32),
+        DataType::I64 => format!("{}", word as i64),
+        DataType::F32 => format!("{:?}", f32::from_bits(word as u32)),
+        DataType::F16 => format!("{:?}h", vyre_foundation::ir::f16_bits_to_f32(word as u16)),
         _ => format!("0x{word:x}"),
     }
 }

@@ -7,7 +7,7 @@
 //! accuracy intervals of `div`, `sqrt`, `exp`, `log`, `sin`, `cos`, fusion of `a * b + c`, flushed
 //! subnormals, the sign of zero).
 
-use vyre_foundation::ir::{DataType, Program};
+use vyre_foundation::ir::{DataType, Program, f16_bits_to_f32};
 
 /// Absolute tolerance for float elements: covers flushed subnormals and the absolute error bounds of
 /// `log` and `sin`/`cos`.
@@ -15,6 +15,13 @@ pub const FLOAT_ABS_TOLERANCE: f32 = 1.0 / 1024.0;
 /// Relative tolerance for float elements: about 4096 ULP, far above the accuracy table's bounds for the
 /// guarded functions and far below any real miscomputation.
 pub const FLOAT_REL_TOLERANCE: f32 = 1.0 / 4096.0;
+
+/// Absolute tolerance for `f16` elements: covers flushed `f16` subnormals (below 2^-14) and a few
+/// ULPs of results near 1.
+pub const F16_ABS_TOLERANCE: f32 = 1.0 / 256.0;
+/// Relative tolerance for `f16` elements: 8 ULP of `f16` (2^-10 apart at 1), above the `div`
+/// accuracy bound (2.5 ULP) with room for the rounding of a result built from a few inexact steps.
+pub const F16_REL_TOLERANCE: f32 = 1.0 / 128.0;
 
 /// True when two f32 results are accepted as the same value.
 #[must_use]
@@ -26,8 +33,23 @@ pub fn floats_agree(expected: f32, actual: f32) -> bool {
         // Overflow, infinities and NaN are indeterminate (SEMANTICS.md section 7).
         return true;
     }
+    within(expected, actual, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE)
+}
+
+/// True when two f16 results (as their bits) are accepted as the same value: the rules of
+/// [`floats_agree`] with `f16`'s tolerances.
+#[must_use]
+pub fn f16_agree(expected: u16, actual: u16) -> bool {
+    let (e, a) = (f16_bits_to_f32(expected), f16_bits_to_f32(actual));
+    if expected == actual || (e.is_nan() && a.is_nan()) || !e.is_finite() {
+        return true;
+    }
+    within(e, a, F16_ABS_TOLERANCE, F16_REL_TOLERANCE)
+}
+
+fn within(expected: f32, actual: f32, abs: f32, rel: f32) -> bool {
     let diff = (expected - actual).abs();
-    diff <= FLOAT_ABS_TOLERANCE || diff <= FLOAT_REL_TOLERANCE * expected.abs().max(actual.abs())
+    diff <= abs || diff <= rel * expected.abs().max(actual.abs())
 }
 
 /// The first difference between `expected` and `actual` outputs of `program`, described, or `None`
@@ -55,12 +77,13 @@ pub fn first_difference(
                 got.len()
             ));
         }
-        let words = want.chunks_exact(4).zip(got.chunks_exact(4));
-        for (i, (w, g)) in words.enumerate() {
-            let (w, g) = (word(w), word(g));
+        let size = decl.element.size_bytes();
+        let elements = want.chunks_exact(size).zip(got.chunks_exact(size));
+        for (i, (w, g)) in elements.enumerate() {
+            let (w, g) = (bits(w), bits(g));
             if !element_agrees(decl.element, w, g) {
                 return Some(format!(
-                    "output `{}` word {i}: reference {} but the other backend {}",
+                    "output `{}` element {i}: reference {} but the other backend {}",
                     decl.name,
                     show(decl.element, w),
                     show(decl.element, g)
@@ -71,23 +94,31 @@ pub fn first_difference(
     None
 }
 
-fn word(bytes: &[u8]) -> u32 {
-    let mut b = [0; 4];
-    b.copy_from_slice(bytes);
-    u32::from_le_bytes(b)
+/// The little-endian element of 2, 4 or 8 bytes as 64 bits.
+fn bits(bytes: &[u8]) -> u64 {
+    let mut b = [0; 8];
+    b[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(b)
 }
 
-fn element_agrees(element: DataType, expected: u32, actual: u32) -> bool {
+fn element_agrees(element: DataType, expected: u64, actual: u64) -> bool {
     match element {
-        DataType::F32 => floats_agree(f32::from_bits(expected), f32::from_bits(actual)),
+        DataType::F32 => floats_agree(
+            f32::from_bits(expected as u32),
+            f32::from_bits(actual as u32),
+        ),
+        DataType::F16 => f16_agree(expected as u16, actual as u16),
         _ => expected == actual,
     }
 }
 
-fn show(element: DataType, bits: u32) -> String {
+fn show(element: DataType, bits: u64) -> String {
     match element {
-        DataType::F32 => format!("{:?} (0x{bits:08x})", f32::from_bits(bits)),
-        DataType::I32 => format!("{}i", bits as i32),
+        DataType::F32 => format!("{:?} (0x{bits:08x})", f32::from_bits(bits as u32)),
+        DataType::F16 => format!("{:?}h (0x{bits:04x})", f16_bits_to_f32(bits as u16)),
+        DataType::I32 => format!("{}i", bits as u32 as i32),
+        DataType::I64 => format!("{}i64", bits as i64),
+        DataType::U64 => format!("{bits}u64"),
         DataType::Bool => format!("{bits} (bool word)"),
         _ => format!("{bits}u"),
     }

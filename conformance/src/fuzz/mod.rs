@@ -34,7 +34,10 @@ use vyre_driver::{DispatchConfig, VyreBackend};
 
 use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, keeps_float_rules, recipe};
 
-pub use compare::{FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, first_difference, floats_agree};
+pub use compare::{
+    F16_ABS_TOLERANCE, F16_REL_TOLERANCE, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, f16_agree,
+    first_difference, floats_agree,
+};
 pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
 pub use program_text::ProgramJson;
 pub use reduce::{cost, reduce};
@@ -325,14 +328,28 @@ fn empty_recipe() -> Recipe {
     }
 }
 
+/// `config` without the generator features whose device features `backend` lacks (`f16`, 64-bit
+/// integers, 64-bit atomics): programs that use them would only be refused.
+#[must_use]
+pub fn config_for(config: &GenConfig, backend: &dyn VyreBackend) -> GenConfig {
+    let device = backend.capabilities().features();
+    let features = config.features.supported_by(device);
+    config.clone().with_features(features)
+}
+
 /// Runs `options.cases` random comparable programs on `reference` and `other`, shrinking and saving
-/// every mismatch, and calls `progress` after every batch.
+/// every mismatch, and calls `progress` after every batch. Programs use only the generator features
+/// `other`'s device supports ([`config_for`]).
 pub fn run(
     options: &FuzzOptions,
     reference: &dyn Oracle,
     other: &dyn VyreBackend,
     progress: &(dyn Fn(&FuzzProgress) + Sync),
 ) -> FuzzSummary {
+    let options = &FuzzOptions {
+        config: config_for(&options.config, other),
+        ..options.clone()
+    };
     let started = Instant::now();
     let harness = Harness {
         options,

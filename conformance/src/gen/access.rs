@@ -44,8 +44,7 @@ impl Ctx {
         if !self.config.comparable {
             return true;
         }
-        if self.exact_only() && info.decl.element == DataType::F32 && info.decl.access.is_writable()
-        {
+        if self.exact_only() && info.decl.element.is_float() && info.decl.access.is_writable() {
             return false;
         }
         match info.role {
@@ -70,7 +69,12 @@ impl Ctx {
     }
 
     fn atomic_target(&self, info: &BufInfo) -> Option<AtomicTarget> {
-        if !info.decl.access.is_writable() || !info.decl.element.is_integer() {
+        let element = info.decl.element;
+        if !info.decl.access.is_writable() || !element.is_integer() {
+            return None;
+        }
+        // Atomics on 64-bit elements need a device feature of their own.
+        if element.size_bytes() == 8 && !crate::r#gen::layout::wide_atomics(self.features) {
             return None;
         }
         if !self.config.comparable {

@@ -55,11 +55,18 @@ pub enum Feature {
     /// [`vyre_foundation::ir::Features::SUBGROUPS`]; results that depend on the subgroup size are
     /// compared with the reference run at the backend's size.
     Subgroups,
+    /// `f16` values, buffers, literals and casts (needs the device feature `f16`).
+    F16,
+    /// `u64` and `i64` values, buffers, literals and casts (needs the device feature `int64`).
+    Int64,
+    /// Atomics on `u64`/`i64` elements, where `Atomics` and `Int64` are on as well (needs the device
+    /// features `int64` and `int64 atomics`).
+    Int64Atomics,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 22] = [
+    pub const ALL: [Feature; 25] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -82,6 +89,9 @@ impl Feature {
         Feature::WildIndices,
         Feature::Elementwise,
         Feature::Subgroups,
+        Feature::F16,
+        Feature::Int64,
+        Feature::Int64Atomics,
     ];
 
     const fn bit(self) -> u32 {
@@ -95,6 +105,9 @@ impl Feature {
     pub const fn device_features(self) -> DeviceFeatures {
         match self {
             Feature::Subgroups => DeviceFeatures::SUBGROUPS,
+            Feature::F16 => DeviceFeatures::F16,
+            Feature::Int64 => DeviceFeatures::INT64,
+            Feature::Int64Atomics => DeviceFeatures::INT64.union(DeviceFeatures::INT64_ATOMICS),
             Feature::IntArith
             | Feature::Bitwise
             | Feature::Shifts

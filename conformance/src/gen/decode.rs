@@ -272,7 +272,7 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
             .without(Feature::Atomics)
             .without(Feature::Returns);
     }
-    let shape = Shape::decode(&recipe.shape, config, features.has(Feature::Elementwise));
+    let shape = Shape::decode(&recipe.shape, config, features);
     if shape.workgroup[1] != 1 || shape.workgroup[2] != 1 {
         // Subgroup operations need a one-dimensional workgroup.
         features = features.without(Feature::Subgroups);

@@ -5,7 +5,8 @@
 //! comparison, cast or bitcast to another type), and float math is guarded so it stays finite.
 
 use vyre_foundation::ir::{
-    BinClass, BinOp, DataType, Expr, SubgroupClass, SubgroupOp, UnClass, UnOp,
+    BinClass, BinOp, DataType, Expr, Literal, SubgroupClass, SubgroupOp, UnClass, UnOp,
+    f32_to_f16_bits,
 };
 
 use crate::r#gen::Feature;
@@ -82,6 +83,38 @@ const I32_VALUES: [i32; 14] = [
     i32::MIN + 1,
     0x0001_0000,
 ];
+const U64_VALUES: [u64; 14] = [
+    0,
+    1,
+    2,
+    63,
+    64,
+    65,
+    0xffff_ffff,
+    0x1_0000_0000,
+    0x7fff_ffff_ffff_ffff,
+    0x8000_0000_0000_0000,
+    0xffff_ffff_ffff_fffe,
+    0xffff_ffff_ffff_ffff,
+    0xffff_ffff_0000_0000,
+    0x8000_0000,
+];
+const I64_VALUES: [i64; 14] = [
+    0,
+    1,
+    -1,
+    2,
+    -2,
+    63,
+    -64,
+    i64::MAX,
+    i64::MIN,
+    i64::MIN + 1,
+    0x7fff_ffff,
+    -0x8000_0000,
+    0x1_0000_0000,
+    -0x1_0000_0001,
+];
 /// Floats every backend computes exactly with (few significant bits, moderate exponents).
 const EXACT_F32: [f32; 10] = [0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 0.25, 3.0, 1024.0, -0.0];
 /// Floats only valid-only programs draw: non-finite, subnormal, huge.
@@ -93,6 +126,12 @@ const WILD_F32: [f32; 7] = [
     f32::MAX,
     f32::MIN_POSITIVE,
     1e30,
+];
+
+/// `f16` bit patterns only valid-only programs draw: NaN, infinities, the largest finite value,
+/// subnormals, the smallest normal, `-0.0`.
+const WILD_F16: [u16; 8] = [
+    0x7e00, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x0001, 0x03ff, 0x0400,
 ];
 
 impl Ctx {
@@ -116,9 +155,9 @@ impl Ctx {
     fn forms(&self, ty: DataType) -> Vec<Form> {
         let mut forms = Vec::new();
         match ty {
-            DataType::U32 | DataType::I32 => self.int_forms(ty, &mut forms),
             DataType::Bool => self.bool_forms(&mut forms),
-            _ => self.float_forms(&mut forms),
+            t if t.is_integer() => self.int_forms(ty, &mut forms),
+            _ => self.float_forms(ty, &mut forms),
         }
         if self.on(Feature::Select) {
             forms.push(Form::Select);
@@ -149,6 +188,10 @@ impl Ctx {
     }
 
     fn subgroup_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
+        // Subgroup operations take 32-bit operands only (`SubgroupOp::result_type`).
+        if !ty.is_word() {
+            return;
+        }
         // In exact-float contexts an f32 sum (whose order is the device's) is left out.
         let inexact = ty == DataType::F32 && self.exact_only();
         for op in SubgroupOp::ALL.iter().copied() {
@@ -188,13 +231,15 @@ impl Ctx {
         if self.on(Feature::IntArith) {
             forms.extend(BinOp::of_class(BinClass::Arithmetic).map(Form::Binary));
             forms.push(Form::Unary(UnOp::Abs));
-            if ty == DataType::I32 {
+            if ty.is_signed() {
                 forms.push(Form::Unary(UnOp::Neg));
             }
         }
         if self.on(Feature::Bitwise) {
             forms.extend(BinOp::of_class(BinClass::Bitwise).map(Form::Binary));
-            forms.extend(UnOp::of_class(UnClass::Bits).map(Form::Unary));
+            // The bit counts and `reverse_bits` take 32-bit operands only.
+            let bits = UnOp::of_class(UnClass::Bits).filter(|op| op.result_type(ty).is_some());
+            forms.extend(bits.map(Form::Unary));
         }
         if self.on(Feature::Shifts) {
             forms.extend([Form::Binary(BinOp::Shl), Form::Binary(BinOp::Shr)]);
@@ -217,23 +262,39 @@ impl Ctx {
         }
     }
 
-    fn float_forms(&self, forms: &mut Vec<Form>) {
+    /// The float forms of `ty`: `f16` has no `fma` and no transcendental functions, and where
+    /// comparable programs need exact floats its arithmetic is left out too (an `f16` sum or product
+    /// of exact operands is often inexact, with 11 significant bits, and backends may contract or
+    /// reassociate it).
+    fn float_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
+        let wide = ty == DataType::F32;
         if self.on(Feature::FloatArith) {
-            forms.extend(float_binary().map(Form::Binary));
+            if wide || !self.exact_only() {
+                forms.extend(float_binary().map(Form::Binary));
+            }
             forms.extend(float_unary().map(Form::Unary));
-            forms.push(Form::Fma);
+            if wide {
+                forms.push(Form::Fma);
+            }
         }
         if self.on(Feature::FloatMath) && !self.exact_only() {
             forms.push(Form::FloatDiv);
-            forms.extend(UnOp::of_class(UnClass::Transcendental).map(Form::FloatMath));
+            if wide {
+                forms.extend(UnOp::of_class(UnClass::Transcendental).map(Form::FloatMath));
+            }
         }
     }
 
-    /// The types `cast(ty, _)` may convert from. Comparable programs never convert a float away.
+    /// The types `cast(ty, _)` may convert from. Comparable programs never convert a float away
+    /// from the floats, and never round an `f32` to `f16` where floats must stay exact.
     fn cast_sources(&self, ty: DataType) -> Vec<DataType> {
-        let float_ok = !self.config.comparable || ty == DataType::F32;
-        let all = crate::r#gen::layout::TYPES;
-        let ok = |t: &DataType| *t != ty && (*t != DataType::F32 || float_ok);
+        let comparable = self.config.comparable;
+        let float_ok = !comparable || ty.is_float();
+        let rounds = |t: DataType| t == DataType::F32 && ty == DataType::F16;
+        let all = crate::r#gen::layout::types(self.features);
+        let ok = |t: &DataType| {
+            *t != ty && (!t.is_float() || float_ok) && !(rounds(*t) && self.exact_only())
+        };
         all.into_iter().filter(ok).collect()
     }
 
@@ -247,6 +308,8 @@ impl Ctx {
             DataType::U32 => vec![DataType::I32, DataType::F32],
             DataType::I32 => vec![DataType::U32, DataType::F32],
             DataType::F32 if !comparable => vec![DataType::U32, DataType::I32],
+            DataType::U64 => vec![DataType::I64],
+            DataType::I64 => vec![DataType::U64],
             _ => Vec::new(),
         }
     }
@@ -302,7 +365,7 @@ impl Ctx {
             }
             Form::FloatDiv => {
                 let num = self.expr(ch, ty, depth);
-                Expr::div(num, at_least_one(self.expr(ch, ty, depth)))
+                Expr::div(num, at_least_one(ty, self.expr(ch, ty, depth)))
             }
             Form::FloatMath(op @ (UnOp::Sin | UnOp::Cos)) => {
                 Expr::unary(op, guard_math(op, self.exact_expr(ch, ty, depth)))
@@ -311,18 +374,21 @@ impl Ctx {
         }
     }
 
-    /// In comparable programs an integer converted to `f32` is first reduced into `[-16, 16]`, the
+    /// In comparable programs an integer converted to a float is first reduced into `[-16, 16]`, the
     /// range of the generated float literals. A large converted integer (`f32(608255395u)`) would be a
     /// float whose neighbours are 64 apart, and backends may reassociate float arithmetic
     /// (SEMANTICS.md section 7): for such an `x`, both lavapipe and the NVIDIA H200 give 3 for
     /// `(x + 3.0) - x` (the reference: 0), and the H200 gives 0 for `fract(f32(608255395u)) - 3.0`.
     pub(crate) fn moderate_cast_arg(&self, to: DataType, from: DataType, arg: Expr) -> Expr {
-        if !self.config.comparable || to != DataType::F32 {
+        if !self.config.comparable || !to.is_float() {
             return arg;
         }
+        let k = MAGNITUDE_BOUND + 1;
         match from {
-            DataType::U32 => Expr::rem(arg, Expr::u32(MAGNITUDE_BOUND + 1)),
-            DataType::I32 => Expr::rem(arg, Expr::i32(MAGNITUDE_BOUND as i32 + 1)),
+            DataType::U32 => Expr::rem(arg, Expr::u32(k)),
+            DataType::I32 => Expr::rem(arg, Expr::i32(k as i32)),
+            DataType::U64 => Expr::rem(arg, Expr::u64(u64::from(k))),
+            DataType::I64 => Expr::rem(arg, Expr::i64(i64::from(k))),
             _ => arg,
         }
     }
@@ -343,9 +409,9 @@ impl Ctx {
     fn compare(&self, ch: &mut Choices<'_>, op: BinOp, depth: u32) -> Expr {
         let equality = matches!(op, BinOp::Eq | BinOp::Ne);
         let floats = !self.config.comparable;
-        let types = crate::r#gen::layout::TYPES
+        let types = crate::r#gen::layout::types(self.features)
             .into_iter()
-            .filter(|t| (equality || t.is_numeric()) && (floats || *t != DataType::F32));
+            .filter(|t| (equality || t.is_numeric()) && (floats || !t.is_float()));
         let types: Vec<DataType> = types.collect();
         let ty = types[ch.below(types.len())];
         let lhs = self.expr(ch, ty, depth);
@@ -357,7 +423,7 @@ impl Ctx {
         let vars: Vec<&str> = self
             .vars
             .iter()
-            .filter(|v| v.ty == ty && !(ty == DataType::F32 && self.exact_only()))
+            .filter(|v| v.ty == ty && !(ty.is_float() && self.exact_only()))
             .map(|v| v.name.as_str())
             .collect();
         let builtins = ty == DataType::U32 && self.on(Feature::Builtins);
@@ -389,6 +455,17 @@ impl Ctx {
                 3 => word as i32,
                 _ => I32_VALUES[pick % I32_VALUES.len()],
             }),
+            DataType::U64 => Expr::u64(match word % 4 {
+                0 => u64::from(pick as u32 % 8),
+                3 => (u64::from(ch.next_word()) << 32) | u64::from(word),
+                _ => U64_VALUES[pick % U64_VALUES.len()],
+            }),
+            DataType::I64 => Expr::i64(match word % 4 {
+                0 => (pick % 8) as i64,
+                3 => ((u64::from(ch.next_word()) << 32) | u64::from(word)) as i64,
+                _ => I64_VALUES[pick % I64_VALUES.len()],
+            }),
+            DataType::F16 => Expr::f16_bits(f16_from_word(word, self.config.comparable)),
             _ => Expr::f32(self.float_value(word)),
         }
     }
@@ -410,6 +487,15 @@ pub(crate) fn float_from_word(word: u32, comparable: bool) -> f32 {
     }
 }
 
+/// The bits of an `f16` from a word: the exact values of [`float_from_word`] (every one is exact
+/// in `f16`), or (when not `comparable`) a NaN, an infinity, a subnormal or the largest finite value.
+pub(crate) fn f16_from_word(word: u32, comparable: bool) -> u16 {
+    match word % 4 {
+        3 if !comparable => WILD_F16[(word >> 2) as usize % WILD_F16.len()],
+        _ => f32_to_f16_bits(float_from_word(word, comparable)),
+    }
+}
+
 /// Operations whose result jumps when their argument moves by a rounding error.
 pub(crate) fn magnifies(op: UnOp) -> bool {
     matches!(
@@ -425,7 +511,11 @@ pub(crate) const MAGNITUDE_BOUND: u32 = 16;
 /// `None`) or the argument of the float math function `op` (see [`guard_math`]); true for operations
 /// that need no guard.
 pub(crate) fn guarded(op: Option<UnOp>, arg: &Expr) -> bool {
-    let lit = |e: &Expr, v: f32| matches!(e, Expr::Lit(l) if l.to_bits() == u64::from(v.to_bits()));
+    let lit = |e: &Expr, v: f32| match e {
+        Expr::Lit(Literal::F32(bits)) => *bits == v.to_bits(),
+        Expr::Lit(Literal::F16(bits)) => *bits == f32_to_f16_bits(v),
+        _ => false,
+    };
     let unary = |e: &Expr, want: UnOp| matches!(e, Expr::Unary { op, .. } if *op == want);
     let binary = |e: &Expr, want: BinOp, rhs_value: f32| matches!(e, Expr::Binary { op, rhs, .. } if *op == want && lit(rhs, rhs_value));
     let at_least_one = |e: &Expr| matches!(e, Expr::Binary { op: BinOp::Add, lhs, rhs } if unary(lhs, UnOp::Abs) && lit(rhs, 1.0));
@@ -442,9 +532,14 @@ pub(crate) fn guarded(op: Option<UnOp>, arg: &Expr) -> bool {
     }
 }
 
-/// `abs(x) + 1.0`: a divisor or logarithm argument that is at least one.
-fn at_least_one(x: Expr) -> Expr {
-    Expr::add(Expr::abs(x), Expr::f32(1.0))
+/// `abs(x) + 1.0` (of `x`'s float type `ty`): a divisor or logarithm argument that is at least one.
+fn at_least_one(ty: DataType, x: Expr) -> Expr {
+    let one = if ty == DataType::F16 {
+        Expr::f16(1.0)
+    } else {
+        Expr::f32(1.0)
+    };
+    Expr::add(Expr::abs(x), one)
 }
 
 /// Wraps the argument of a float math function so the result stays finite and the accuracy bound of
@@ -453,7 +548,7 @@ fn at_least_one(x: Expr) -> Expr {
 fn guard_math(op: UnOp, x: Expr) -> Expr {
     match op {
         UnOp::Sqrt => Expr::abs(x),
-        UnOp::InverseSqrt | UnOp::Log | UnOp::Log2 => at_least_one(x),
+        UnOp::InverseSqrt | UnOp::Log | UnOp::Log2 => at_least_one(DataType::F32, x),
         UnOp::Exp | UnOp::Exp2 => Expr::min(Expr::max(x, Expr::f32(-8.0)), Expr::f32(8.0)),
         _ => Expr::sub(Expr::mul(Expr::fract(x), Expr::f32(6.0)), Expr::f32(3.0)),
     }

@@ -2,7 +2,7 @@
 
 use vyre_foundation::ir::DataType;
 
-use crate::r#gen::expr::float_from_word;
+use crate::r#gen::expr::{f16_from_word, float_from_word};
 use crate::r#gen::layout::BufInfo;
 
 /// Integer inputs favour boundary values, which find more bugs than uniform random words.
@@ -25,15 +25,49 @@ pub(crate) fn decode_inputs(buffers: &[BufInfo], words: &[u32], comparable: bool
     let mut inputs = Vec::new();
     for info in buffers.iter().filter(|b| b.decl.access.takes_input()) {
         let elements = info.input_elements.max(1);
-        let mut bytes = Vec::with_capacity(elements as usize * 4);
+        let element = info.decl.element;
+        let mut bytes = Vec::with_capacity(elements as usize * element.size_bytes());
         for _ in 0..elements {
             let word = next.next().unwrap_or(0);
-            let value = element_bits(info.decl.element, word, comparable);
-            bytes.extend_from_slice(&value.to_le_bytes());
+            match element {
+                DataType::F16 => {
+                    bytes.extend_from_slice(&f16_from_word(word, comparable).to_le_bytes());
+                }
+                DataType::U64 | DataType::I64 => {
+                    bytes.extend_from_slice(&wide_bits(word).to_le_bytes());
+                }
+                _ => {
+                    let value = element_bits(element, word, comparable);
+                    bytes.extend_from_slice(&value.to_le_bytes());
+                }
+            }
         }
         inputs.push(bytes);
     }
     inputs
+}
+
+/// 64-bit boundary values, as `u64` bits (`i64` elements read them as two's complement).
+const BOUNDARY_64: [u64; 8] = [
+    0,
+    1,
+    u64::MAX,
+    1 << 63,
+    (1 << 63) - 1,
+    0xffff_ffff,
+    1 << 32,
+    63,
+];
+
+/// A 64-bit element from one word: small, a boundary, the word sign-extended, or the word in both
+/// halves (rotated, so that the halves differ).
+fn wide_bits(word: u32) -> u64 {
+    match word % 4 {
+        0 => u64::from((word >> 2) % 16),
+        1 => BOUNDARY_64[(word >> 2) as usize % BOUNDARY_64.len()],
+        2 => i64::from(word as i32) as u64,
+        _ => (u64::from(word.rotate_left(13)) << 32) | u64::from(word),
+    }
 }
 
 fn element_bits(element: DataType, word: u32, comparable: bool) -> u32 {

@@ -78,9 +78,36 @@ pub(crate) struct BufInfo {
     pub(crate) input_elements: u32,
 }
 
-/// The element types, simplest first (what a shrunk word selects).
-pub(crate) const TYPES: [DataType; 4] =
-    [DataType::U32, DataType::I32, DataType::F32, DataType::Bool];
+/// The 32-bit element types, simplest first (what a shrunk word selects).
+const TYPES: [DataType; 4] = [DataType::U32, DataType::I32, DataType::F32, DataType::Bool];
+
+/// The value types a case with `features` uses: the 32-bit types, then `f16` and `u64`/`i64` where
+/// their features are on (appended, so a case without them decodes as before they existed).
+pub(crate) fn types(features: Features) -> Vec<DataType> {
+    let mut types = TYPES.to_vec();
+    if features.has(Feature::F16) {
+        types.push(DataType::F16);
+    }
+    if features.has(Feature::Int64) {
+        types.extend([DataType::U64, DataType::I64]);
+    }
+    types
+}
+
+/// The integer element types atomics may use in a case with `features`: `u32` and `i32`, and the
+/// 64-bit integers where `Int64Atomics` is on too.
+pub(crate) fn atomic_types(features: Features) -> &'static [DataType] {
+    if wide_atomics(features) {
+        &[DataType::U32, DataType::I32, DataType::U64, DataType::I64]
+    } else {
+        &[DataType::U32, DataType::I32]
+    }
+}
+
+/// True when a case with `features` may use atomics on 64-bit elements.
+pub(crate) fn wide_atomics(features: Features) -> bool {
+    features.has(Feature::Int64) && features.has(Feature::Int64Atomics)
+}
 
 /// The shape of the dispatch a recipe decodes to.
 #[derive(Clone, Copy, Debug)]
@@ -96,7 +123,9 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    pub(crate) fn decode(words: &[u32], config: &GenConfig, elementwise: bool) -> Self {
+    pub(crate) fn decode(words: &[u32], config: &GenConfig, features: Features) -> Self {
+        let elementwise = features.has(Feature::Elementwise);
+        let types = types(features);
         let word = |i: usize| words.get(i).copied().unwrap_or(0);
         if elementwise {
             let x = |limit: u32, w: u32| 1 + w % limit.max(1);
@@ -104,7 +133,7 @@ impl Shape {
                 workgroup: [x(config.max_workgroup_invocations, word(0)), 1, 1],
                 grid: [x(config.max_workgroups, word(3)), 1, 1],
                 slots: 1,
-                out_type: TYPES[word(7) as usize % TYPES.len()],
+                out_type: types[word(7) as usize % types.len()],
                 elementwise: true,
                 length_word: word(6),
             };
@@ -116,7 +145,7 @@ impl Shape {
             ),
             grid: split3(config.max_workgroups, [word(3), word(4), word(5)]),
             slots: 1 + word(6) % 3,
-            out_type: TYPES[word(7) as usize % TYPES.len()],
+            out_type: types[word(7) as usize % types.len()],
             elementwise: false,
             length_word: 0,
         }
@@ -176,12 +205,10 @@ fn decode_buffer(
     features: Features,
     config: &GenConfig,
 ) -> BufInfo {
-    let elem = TYPES[(word >> 3) as usize % TYPES.len()];
-    let int_elem = if (word >> 3).is_multiple_of(2) {
-        DataType::U32
-    } else {
-        DataType::I32
-    };
+    let types = types(features);
+    let elem = types[(word >> 3) as usize % types.len()];
+    let ints = atomic_types(features);
+    let int_elem = ints[(word >> 3) as usize % ints.len()];
     let size = 1 + (word >> 7) % config.max_elements.max(1);
     let group = AtomicGroup::ALL[(word >> 12) as usize % AtomicGroup::ALL.len()];
     let runtime = (word >> 5) & 1 == 1;
@@ -202,7 +229,8 @@ fn decode_buffer(
             }
             info
         }
-        3 => read_only(
+        // Uniform buffers hold 32-bit elements only.
+        3 if elem.size_bytes() == 4 => read_only(
             BufferDecl::uniform(format!("uni{i}"), 0, elem).with_count(size),
             size,
         ),

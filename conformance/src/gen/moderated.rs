@@ -28,17 +28,14 @@ pub fn keeps_float_rules(validated: &Validated<'_>) -> bool {
 fn expr_follows_rules(validated: &Validated<'_>, expr: &Expr) -> bool {
     let ty = |e: &Expr| validated.type_of(e).ok();
     match expr {
-        Expr::Cast {
-            to: DataType::F32,
-            arg,
-        } => match ty(arg) {
-            Some(DataType::U32 | DataType::I32) => moderate_int(arg),
-            Some(DataType::Bool | DataType::F32) => true,
-            _ => false,
+        Expr::Cast { to, arg } if to.is_float() => match ty(arg) {
+            Some(t) if t.is_integer() => moderate_int(arg),
+            Some(_) => true,
+            None => false,
         },
-        Expr::Cast { arg, .. } => ty(arg) != Some(DataType::F32),
-        Expr::Bitcast { to, arg } => *to != DataType::F32 && ty(arg) != Some(DataType::F32),
-        Expr::Binary { op, lhs, rhs } if ty(lhs) == Some(DataType::F32) => match op {
+        Expr::Cast { arg, .. } => !is_float(ty(arg)),
+        Expr::Bitcast { to, arg } => !to.is_float() && !is_float(ty(arg)),
+        Expr::Binary { op, lhs, rhs } if is_float(ty(lhs)) => match op {
             BinOp::Div => guarded(None, rhs),
             BinOp::Rem => false,
             op => !op.is_comparison(),
@@ -55,12 +52,18 @@ fn expr_follows_rules(validated: &Validated<'_>, expr: &Expr) -> bool {
     }
 }
 
+fn is_float(ty: Option<DataType>) -> bool {
+    ty.is_some_and(DataType::is_float)
+}
+
 /// An integer the generator reduced into `[-16, 16]`: `x % k` for a literal `k` with `0 < |k| <= 17`,
 /// or a literal of at most 16 in magnitude.
 fn moderate_int(expr: &Expr) -> bool {
     let small = |lit: &Literal, bound: u32| match *lit {
         Literal::U32(v) => v <= bound,
         Literal::I32(v) => v.unsigned_abs() <= bound,
+        Literal::U64(v) => v <= u64::from(bound),
+        Literal::I64(v) => v.unsigned_abs() <= u64::from(bound),
         _ => false,
     };
     match expr {
@@ -104,15 +107,24 @@ fn fract_argument(arg: &Expr) -> Option<&Expr> {
 }
 
 /// True when `expr` holds only floats every backend computes alike: no float variables, no loads of
-/// writable float buffers (they may hold inexact values), no division and no math functions.
+/// writable float buffers (they may hold inexact values), no division, no math functions, no `f16`
+/// arithmetic and no `f32` rounded to `f16`.
 fn exact(validated: &Validated<'_>, expr: &Expr) -> bool {
+    let ty = |e: &Expr| validated.type_of(e).ok();
     let here = match expr {
-        Expr::Var(_) => validated.type_of(expr).ok() != Some(DataType::F32),
+        Expr::Var(_) => !is_float(ty(expr)),
         Expr::Load { buffer, .. } => validated
             .program()
             .buffer(buffer)
-            .is_none_or(|b| !(b.element == DataType::F32 && b.access.is_writable())),
-        Expr::Binary { op: BinOp::Div, .. } => validated.type_of(expr).ok() != Some(DataType::F32),
+            .is_none_or(|b| !(b.element.is_float() && b.access.is_writable())),
+        Expr::Binary { op: BinOp::Div, .. } => !is_float(ty(expr)),
+        Expr::Binary { op, .. } if ty(expr) == Some(DataType::F16) => {
+            op.class() != vyre_foundation::ir::BinClass::Arithmetic
+        }
+        Expr::Cast {
+            to: DataType::F16,
+            arg,
+        } => ty(arg) != Some(DataType::F32),
         Expr::Unary { op, .. } => op.class() != vyre_foundation::ir::UnClass::Transcendental,
         _ => true,
     };

@@ -4,7 +4,7 @@ use vyre_foundation::ir::{DataType, Expr, Node};
 
 use crate::r#gen::access::AtomicTarget;
 use crate::r#gen::decode::{Ctx, Phase};
-use crate::r#gen::layout::TYPES;
+use crate::r#gen::layout::types;
 use crate::r#gen::recipe::Choices;
 use crate::r#gen::{Feature, StmtKind, StmtRecipe};
 
@@ -97,7 +97,8 @@ impl Ctx {
     }
 
     fn let_stmt(&mut self, ch: &mut Choices<'_>) {
-        let ty = TYPES[ch.below(TYPES.len())];
+        let types = types(self.features);
+        let ty = types[ch.below(types.len())];
         let value = self.expr(ch, ty, self.config.max_expr_depth);
         let name = self.fresh("v");
         self.emit(Node::let_bind(name.as_str(), value));
@@ -192,7 +193,7 @@ impl Ctx {
             };
             folded = Some(match (folded, out) {
                 (None, _) => term,
-                (Some(acc), DataType::F32) => Expr::add(acc, term),
+                (Some(acc), DataType::F32 | DataType::F16) => Expr::add(acc, term),
                 (Some(acc), DataType::Bool) => {
                     Expr::binary(vyre_foundation::ir::BinOp::Ne, acc, term)
                 }
@@ -216,14 +217,17 @@ impl Ctx {
     }
 }
 
-/// `var` (of type `ty`) as a value of type `out`, or `None` for a float that must not leave floats.
+/// `var` (of type `ty`) as a value of type `out`, or `None` for a float that must not leave floats
+/// (and for an `f32`, which would round to an `f16` out).
 fn observe(var: Expr, ty: DataType, out: DataType) -> Option<Expr> {
     match (ty, out) {
         (t, o) if t == o => Some(var),
-        (DataType::F32, _) => None,
-        (DataType::U32, DataType::I32) | (DataType::I32, DataType::U32) => {
-            Some(Expr::bitcast(out, var))
-        }
+        (DataType::F16, DataType::F32) => Some(Expr::cast(out, var)),
+        (t, _) if t.is_float() => None,
+        (DataType::U32, DataType::I32)
+        | (DataType::I32, DataType::U32)
+        | (DataType::U64, DataType::I64)
+        | (DataType::I64, DataType::U64) => Some(Expr::bitcast(out, var)),
         _ => Some(Expr::cast(out, var)),
     }
 }

@@ -185,7 +185,7 @@ fn run_batch(
                     inputs: case.inputs.clone(),
                     expected,
                     got,
-                    location: format!("output {} word {}", case.output, case.word),
+                    location: format!("output {} element {}", case.output, case.word),
                     program: program_text
                         .get_or_insert_with(|| batch.program.to_string())
                         .clone(),
@@ -202,8 +202,8 @@ fn run_batch(
         .collect()
 }
 
-/// The case's result word in `outputs`, or why there is none.
-fn word(outputs: &Outputs, case: &Case) -> Result<u32, String> {
+/// The case's result element in `outputs` (its bits, zero-extended), or why there is none.
+fn word(outputs: &Outputs, case: &Case) -> Result<u64, String> {
     let outputs = outputs.as_ref().map_err(Clone::clone)?;
     let bytes = outputs.get(case.output).ok_or_else(|| {
         format!(
@@ -212,13 +212,18 @@ fn word(outputs: &Outputs, case: &Case) -> Result<u32, String> {
             outputs.len()
         )
     })?;
-    let at = case.word * 4;
+    let size = case.ty.size_bytes();
+    let at = case.word * size;
     bytes
-        .get(at..at + 4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .get(at..at + size)
+        .map(|b| {
+            let mut le = [0u8; 8];
+            le[..size].copy_from_slice(b);
+            u64::from_le_bytes(le)
+        })
         .ok_or_else(|| {
             format!(
-                "output {} has {} bytes, word {} is missing",
+                "output {} has {} bytes, element {} is missing",
                 case.output,
                 bytes.len(),
                 case.word
@@ -227,11 +232,12 @@ fn word(outputs: &Outputs, case: &Case) -> Result<u32, String> {
 }
 
 /// A word of the case's type, readable, with its bits.
-fn show(case: &Case, word: u32) -> String {
-    format!("{} (0x{word:08x})", format_word(case.ty, word))
+fn show(case: &Case, word: u64) -> String {
+    let digits = case.ty.size_bytes() * 2;
+    format!("{} (0x{word:0digits$x})", format_word(case.ty, word))
 }
 
-fn shown(case: &Case, word: &Result<u32, String>) -> String {
+fn shown(case: &Case, word: &Result<u64, String>) -> String {
     match word {
         Ok(w) => show(case, *w),
         Err(e) => e.clone(),
@@ -241,14 +247,14 @@ fn shown(case: &Case, word: &Result<u32, String>) -> String {
 /// `None` when the case passes, else who failed, what was expected and what came back.
 fn judge(
     case: &Case,
-    reference: &Result<u32, String>,
-    got: &Result<u32, String>,
+    reference: &Result<u64, String>,
+    got: &Result<u64, String>,
 ) -> Option<(Culprit, String, String)> {
     let expect = &case.expect;
     // First the oracle: a reference that is wrong makes any comparison with it meaningless.
     let reference_ok = match (expect.oracle, &expect.accept, reference) {
         (Some(o), _, Ok(w)) => *w == o,
-        (None, Some(accept), Ok(w)) => accept.accepts(*w),
+        (None, Some(accept), Ok(w)) => accept.accepts_bits(*w),
         (None, None, Ok(_)) => true,
         (_, _, Err(_)) => false,
     };
@@ -262,7 +268,7 @@ fn judge(
     }
     let (passed, expected) = match (&expect.accept, expect.oracle, reference) {
         (Some(accept), _, _) => (
-            got.as_ref().is_ok_and(|w| accept.accepts(*w)),
+            got.as_ref().is_ok_and(|w| accept.accepts_bits(*w)),
             accept.to_string(),
         ),
         (None, Some(o), _) => (got.as_ref() == Ok(&o), show(case, o)),

@@ -71,12 +71,21 @@ impl<B: VyreBackend> Resident<B> {
 }
 
 /// The copy step's program: `dst[i] = src[i]` for `n` words.
-fn copy_program(n: u32) -> Program {
+/// A program copying a buffer of `bytes` bytes: in 32-bit words, or in `f16` elements when the
+/// length is not a whole number of words (an `f16` buffer of odd length; copying `bytes / 4` words
+/// lost its last element, fuzz seed 20261204 case 6 on lavapipe).
+fn copy_program(bytes: u64) -> Program {
+    let (element, n) = if bytes.is_multiple_of(4) {
+        (DataType::U32, bytes / 4)
+    } else {
+        (DataType::F16, bytes / 2)
+    };
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
     let i = Expr::gid_x();
     Program::new(
         vec![
-            BufferDecl::read("src", 0, DataType::U32).with_count(n),
-            BufferDecl::read_write("dst", 1, DataType::U32).with_count(n),
+            BufferDecl::read("src", 0, element).with_count(n),
+            BufferDecl::read_write("dst", 1, element).with_count(n),
         ],
         [64, 1, 1],
         vec![Node::store("dst", i.clone(), Expr::load("src", i))],
@@ -152,14 +161,13 @@ impl<B: VyreBackend> Resident<B> {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<(&'p BufferDecl, DeviceBuffer)>, BackendError> {
-        let words = |buffer: &DeviceBuffer| u32::try_from(buffer.len() / 4).unwrap_or(u32::MAX);
         // (copy program, [source, destination]) per copy step.
         let mut copies_in = Vec::new();
         for (_, resolved, buffer) in buffers {
             if let Some(input) = resolved.input.and_then(|i| inputs.get(i)) {
                 let staging = self.inner.create_buffer(buffer.len())?;
                 self.inner.write_buffer(&staging, 0, input)?;
-                copies_in.push((copy_program(words(buffer)), [staging, buffer.clone()]));
+                copies_in.push((copy_program(buffer.len()), [staging, buffer.clone()]));
             }
         }
         let mut copies_out = Vec::new();
@@ -167,10 +175,7 @@ impl<B: VyreBackend> Resident<B> {
         for (decl, _, buffer) in buffers {
             if decl.access == BufferAccess::Output {
                 let landed = self.inner.create_buffer(buffer.len())?;
-                copies_out.push((
-                    copy_program(words(buffer)),
-                    [buffer.clone(), landed.clone()],
-                ));
+                copies_out.push((copy_program(buffer.len()), [buffer.clone(), landed.clone()]));
                 outputs.push((*decl, landed));
             }
         }

@@ -59,6 +59,12 @@ impl Features {
         Features(self.0 & !available.0)
     }
 
+    /// The features of both sets.
+    #[must_use]
+    pub const fn union(self, other: Features) -> Features {
+        Features(self.0 | other.0)
+    }
+
     /// Adds the features of `other`.
     pub fn insert(&mut self, other: Features) {
         self.0 |= other.0;

@@ -1,0 +1,646 @@
+//! Elementwise batches over elements of any size (2, 4 or 8 bytes), and the 64-bit integer cases:
+//! every operator over `u64` and `i64` edge values, conversions to and from the 64-bit types, and
+//! 64-bit atomics, each with its expected value computed here in plain Rust.
+//!
+//! Each case's program declares the optional types it uses (`u64`, `i64`, `f16` buffers), so a
+//! backend whose device lacks one refuses the batch with `Unsupported` naming it.
+
+use vyre_driver::DispatchConfig;
+use vyre_foundation::ir::{
+    AtomicOp, BinClass, BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp,
+};
+
+use crate::catalogue::build::{BuildFn, ElementOp, Elementwise};
+use crate::catalogue::{Area, Batch, Case, Expectation, format_word};
+
+/// What a backend must yield for the operand values (bits, zero-extended) of one row.
+pub(crate) type WideExpectFn = Box<dyn Fn(&[u64]) -> Expectation>;
+
+/// One operator of a [`Wide`] batch.
+pub(crate) struct WideOp {
+    label: String,
+    result: DataType,
+    build: BuildFn,
+    expect: WideExpectFn,
+}
+
+impl WideOp {
+    /// An operator called `label` yielding `result`.
+    pub(crate) fn new(
+        label: impl Into<String>,
+        result: DataType,
+        build: impl Fn(&[Expr]) -> Expr + 'static,
+        expect: impl Fn(&[u64]) -> Expectation + 'static,
+    ) -> Self {
+        Self {
+            label: label.into(),
+            result,
+            build: Box::new(build),
+            expect: Box::new(expect),
+        }
+    }
+}
+
+/// An elementwise batch whose operands and results may be 2, 4 or 8 bytes wide: operand rows hold
+/// each element's bits zero-extended to `u64`, and a case's `word` is an element index.
+pub(crate) struct Wide {
+    area: Area,
+    name: String,
+    operands: Vec<DataType>,
+    rows: Vec<Vec<u64>>,
+    ops: Vec<WideOp>,
+}
+
+impl Wide {
+    /// An empty batch over `operands`.
+    pub(crate) fn new(area: Area, name: impl Into<String>, operands: Vec<DataType>) -> Self {
+        Self {
+            area,
+            name: name.into(),
+            operands,
+            rows: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// Sets the rows of operand bits.
+    pub(crate) fn rows(mut self, rows: Vec<Vec<u64>>) -> Self {
+        self.rows = rows;
+        self
+    }
+
+    /// Adds an operator.
+    pub(crate) fn op(mut self, op: WideOp) -> Self {
+        self.ops.push(op);
+        self
+    }
+
+    /// The program (the layout of [`Elementwise`]), the inputs at each operand's size, and the cases.
+    pub(crate) fn into_batch(self) -> Batch {
+        let n = self.rows.len();
+        let mut types: Vec<DataType> = Vec::new();
+        for op in &self.ops {
+            if !types.contains(&op.result) {
+                types.push(op.result);
+            }
+        }
+        let inputs = self
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(k, ty)| {
+                let size = ty.size_bytes();
+                let rows = self.rows.iter();
+                rows.flat_map(|row| row[k].to_le_bytes()[..size].to_vec())
+                    .collect()
+            })
+            .collect();
+        let mut cases = Vec::with_capacity(n * self.ops.len());
+        let mut slot = vec![0usize; types.len()];
+        let mut element_ops = Vec::with_capacity(self.ops.len());
+        for op in self.ops {
+            let t = types.iter().position(|&ty| ty == op.result).unwrap_or(0);
+            for (r, row) in self.rows.iter().enumerate() {
+                let args: Vec<String> = self
+                    .operands
+                    .iter()
+                    .zip(row)
+                    .map(|(&ty, &w)| format_word(ty, w))
+                    .collect();
+                cases.push(Case {
+                    name: format!("{}({})", op.label, args.join(", ")),
+                    inputs: args.join(", "),
+                    output: t,
+                    word: slot[t] * n + r,
+                    ty: op.result,
+                    expect: (op.expect)(row),
+                });
+            }
+            slot[t] += 1;
+            let build = op.build;
+            element_ops.push(ElementOp::new(
+                op.label,
+                op.result,
+                move |e| build(e),
+                |_| Expectation::reference(),
+            ));
+        }
+        let program = element_ops
+            .into_iter()
+            .fold(
+                Elementwise::new(self.area, self.name.clone(), self.operands.clone())
+                    .rows(vec![Vec::new(); n]),
+                Elementwise::op,
+            )
+            .program_for(n as u32);
+        Batch {
+            area: self.area,
+            name: self.name,
+            program,
+            inputs,
+            config: DispatchConfig::new().with_grid([(n as u32).div_ceil(64).max(1), 1, 1]),
+            cases,
+        }
+    }
+}
+
+/// `u64` edge values: zero, small values, shift-like amounts, the 32-bit boundaries, the sign
+/// boundary, the top, irregular patterns.
+pub(crate) const U64_EDGES: [u64; 22] = [
+    0,
+    1,
+    2,
+    3,
+    7,
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0x1_0000_0000,
+    0x7fff_ffff_ffff_ffff,
+    0x8000_0000_0000_0000,
+    0x8000_0000_0000_0001,
+    0xffff_ffff_ffff_fffe,
+    0xffff_ffff_ffff_ffff,
+    0x1234_5678_9abc_def0,
+    0xdead_beef_cafe_f00d,
+];
+
+/// `i64` edge values: zero, signs, `MIN`/`MAX` and their neighbours, the 32-bit boundaries.
+pub(crate) const I64_EDGES: [i64; 20] = [
+    0,
+    1,
+    -1,
+    2,
+    -2,
+    3,
+    -7,
+    7,
+    63,
+    64,
+    i64::MAX,
+    i64::MIN,
+    i64::MIN + 1,
+    i64::MAX - 1,
+    i32::MAX as i64,
+    i32::MIN as i64,
+    1 << 32,
+    -(1 << 32),
+    0x1234_5678_9abc_def0,
+    -0x1234_5678_9abc_def0,
+];
+
+/// Shift amounts: in range, at and past 64 (taken mod 64), and the largest `u32`.
+pub(crate) const SHIFT_AMOUNTS_64: [u64; 12] =
+    [0, 1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 0xffff_ffff];
+
+fn u64_words() -> Vec<u64> {
+    U64_EDGES.to_vec()
+}
+
+fn i64_words() -> Vec<u64> {
+    I64_EDGES.iter().map(|&v| v as u64).collect()
+}
+
+fn words_of(ty: DataType) -> Vec<u64> {
+    if ty == DataType::I64 {
+        i64_words()
+    } else {
+        u64_words()
+    }
+}
+
+fn pairs(values: &[u64]) -> Vec<Vec<u64>> {
+    values
+        .iter()
+        .flat_map(|&a| values.iter().map(move |&b| vec![a, b]))
+        .collect()
+}
+
+fn singles(values: &[u64]) -> Vec<Vec<u64>> {
+    values.iter().map(|&v| vec![v]).collect()
+}
+
+/// `op` on two 64-bit operands (`ty` says signed or not), by the rules of SEMANTICS.md section 4:
+/// `x / 0 = x`, `x % 0 = 0`, `MIN / -1 = MIN`, `MIN % -1 = 0`, shifts by the amount mod 64. `None`
+/// for operators outside the integer classes.
+pub(crate) fn binary64(op: BinOp, ty: DataType, a: u64, b: u64) -> Option<u64> {
+    let signed = ty == DataType::I64;
+    let (sa, sb) = (a as i64, b as i64);
+    let bool_word = |x: bool| u64::from(x);
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div if signed => {
+            let d = if sb == 0 || (sa == i64::MIN && sb == -1) {
+                1
+            } else {
+                sb
+            };
+            sa.wrapping_div(d) as u64
+        }
+        BinOp::Div => a.checked_div(b).unwrap_or(a),
+        BinOp::Rem if signed => {
+            let d = if sb == 0 || (sa == i64::MIN && sb == -1) {
+                1
+            } else {
+                sb
+            };
+            sa.wrapping_rem(d) as u64
+        }
+        BinOp::Rem => a.checked_rem(b).unwrap_or(0),
+        BinOp::Min if signed => sa.min(sb) as u64,
+        BinOp::Min => a.min(b),
+        BinOp::Max if signed => sa.max(sb) as u64,
+        BinOp::Max => a.max(b),
+        BinOp::BitAnd => a & b,
+        BinOp::BitOr => a | b,
+        BinOp::BitXor => a ^ b,
+        BinOp::Shl => a.wrapping_shl(b as u32),
+        BinOp::Shr if signed => sa.wrapping_shr(b as u32) as u64,
+        BinOp::Shr => a.wrapping_shr(b as u32),
+        BinOp::Eq => bool_word(a == b),
+        BinOp::Ne => bool_word(a != b),
+        BinOp::Lt if signed => bool_word(sa < sb),
+        BinOp::Lt => bool_word(a < b),
+        BinOp::Le if signed => bool_word(sa <= sb),
+        BinOp::Le => bool_word(a <= b),
+        BinOp::Gt if signed => bool_word(sa > sb),
+        BinOp::Gt => bool_word(a > b),
+        BinOp::Ge if signed => bool_word(sa >= sb),
+        BinOp::Ge => bool_word(a >= b),
+        BinOp::And | BinOp::Or => return None,
+    })
+}
+
+fn binary_op(op: BinOp, ty: DataType, result: DataType) -> WideOp {
+    WideOp::new(
+        format!("{}.{ty}", op.name()),
+        result,
+        move |e| Expr::binary(op, e[0].clone(), e[1].clone()),
+        move |w| {
+            binary64(op, ty, w[0], w[1])
+                .map_or_else(Expectation::reference, Expectation::exact_bits)
+        },
+    )
+}
+
+fn unary_op(op: UnOp, ty: DataType, f: fn(u64) -> u64) -> WideOp {
+    WideOp::new(
+        format!("{}.{ty}", op.name()),
+        ty,
+        move |e| Expr::unary(op, e[0].clone()),
+        move |w| Expectation::exact_bits(f(w[0])),
+    )
+}
+
+/// The 64-bit batches of the integer, bits, compare, cast and atomics areas.
+pub(super) fn batches() -> Vec<Batch> {
+    let mut out = Vec::new();
+    for ty in [DataType::U64, DataType::I64] {
+        let words = words_of(ty);
+        let arithmetic = BinOp::of_class(BinClass::Arithmetic).fold(
+            Wide::new(Area::Integer, format!("integer.{ty}"), vec![ty, ty]).rows(pairs(&words)),
+            |b, op| b.op(binary_op(op, ty, ty)),
+        );
+        out.push(arithmetic.into_batch());
+        let bitwise = BinOp::of_class(BinClass::Bitwise).fold(
+            Wide::new(Area::Bits, format!("bits.{ty}"), vec![ty, ty]).rows(pairs(&words)),
+            |b, op| b.op(binary_op(op, ty, ty)),
+        );
+        out.push(bitwise.op(unary_op(UnOp::BitNot, ty, |x| !x)).into_batch());
+        let shift_rows = words
+            .iter()
+            .flat_map(|&a| SHIFT_AMOUNTS_64.iter().map(move |&b| vec![a, b]))
+            .collect();
+        let shifts = BinOp::of_class(BinClass::Shift).fold(
+            Wide::new(
+                Area::Bits,
+                format!("bits.shift.{ty}"),
+                vec![ty, DataType::U32],
+            )
+            .rows(shift_rows),
+            |b, op| b.op(binary_op(op, ty, ty)),
+        );
+        out.push(shifts.into_batch());
+        let compare = BinOp::ALL
+            .iter()
+            .copied()
+            .filter(|op| op.is_comparison())
+            .fold(
+                Wide::new(Area::Compare, format!("compare.{ty}"), vec![ty, ty]).rows(pairs(&words)),
+                |b, op| b.op(binary_op(op, ty, DataType::Bool)),
+            );
+        out.push(compare.into_batch());
+    }
+    let unary = Wide::new(Area::Integer, "integer.unary.i64", vec![DataType::I64])
+        .rows(singles(&i64_words()))
+        .op(unary_op(UnOp::Neg, DataType::I64, |x| {
+            (x as i64).wrapping_neg() as u64
+        }))
+        .op(unary_op(UnOp::Abs, DataType::I64, |x| {
+            (x as i64).wrapping_abs() as u64
+        }));
+    out.push(unary.into_batch());
+    let unsigned_abs = Wide::new(Area::Integer, "integer.unary.u64", vec![DataType::U64])
+        .rows(singles(&u64_words()))
+        .op(unary_op(UnOp::Abs, DataType::U64, |x| x));
+    out.push(unsigned_abs.into_batch());
+    out.push(select64());
+    out.extend(crate::catalogue::wide_casts::batches());
+    for ty in [DataType::U64, DataType::I64] {
+        out.push(atomic_slots64(ty));
+    }
+    out.push(atomic_contended64());
+    out
+}
+
+/// `select(c, a, b)` on `u64`, `i64` and `f16` (through the low 16 bits), both ways round.
+fn select64() -> Batch {
+    let rows: Vec<Vec<u64>> = [0u64, 1]
+        .iter()
+        .flat_map(|&c| {
+            u64_words()
+                .into_iter()
+                .zip(i64_words().into_iter().rev())
+                .map(move |(a, b)| vec![c, a, b])
+        })
+        .collect();
+    let pick = |w: &[u64]| if w[0] != 0 { w[1] } else { w[2] };
+    Wide::new(
+        Area::Compare,
+        "compare.select.wide",
+        vec![DataType::Bool, DataType::U64, DataType::I64],
+    )
+    .rows(rows)
+    .op(WideOp::new(
+        "select.u64",
+        DataType::U64,
+        |e| {
+            let b = Expr::bitcast(DataType::U64, e[2].clone());
+            Expr::select(e[0].clone(), e[1].clone(), b)
+        },
+        move |w| Expectation::exact_bits(pick(w)),
+    ))
+    .op(WideOp::new(
+        "select.i64",
+        DataType::I64,
+        |e| {
+            let a = Expr::bitcast(DataType::I64, e[1].clone());
+            Expr::select(e[0].clone(), a, e[2].clone())
+        },
+        move |w| Expectation::exact_bits(pick(w)),
+    ))
+    .into_batch()
+}
+
+/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange) on a
+/// 64-bit element, in plain Rust.
+pub(crate) fn atomic_rmw64(op: AtomicOp, ty: DataType, old: u64, v: u64, expected: u64) -> u64 {
+    let signed = ty == DataType::I64;
+    match op {
+        AtomicOp::Add => old.wrapping_add(v),
+        AtomicOp::Sub => old.wrapping_sub(v),
+        AtomicOp::Min if signed => (old as i64).min(v as i64) as u64,
+        AtomicOp::Min => old.min(v),
+        AtomicOp::Max if signed => (old as i64).max(v as i64) as u64,
+        AtomicOp::Max => old.max(v),
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Exchange => v,
+        AtomicOp::CompareExchange => {
+            if old == expected {
+                v
+            } else {
+                old
+            }
+        }
+    }
+}
+
+fn bytes64(values: impl IntoIterator<Item = u64>) -> Vec<u8> {
+    values.into_iter().flat_map(u64::to_le_bytes).collect()
+}
+
+/// Every atomic operation slot by slot on 64-bit elements: each invocation owns one slot per
+/// operation, so its old and new values are both deterministic.
+fn atomic_slots64(ty: DataType) -> Batch {
+    const WG: u32 = 64;
+    let words = words_of(ty);
+    // The edges' pairs, thinned to every third so the batch stays small.
+    let rows: Vec<Vec<u64>> = pairs(&words).into_iter().step_by(3).collect();
+    let n = rows.len() as u32;
+    let ops = AtomicOp::ALL.len() as u32;
+    let expected: Vec<u64> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            if r % 2 == 0 {
+                row[0]
+            } else {
+                row[0] ^ (1 << 40)
+            }
+        })
+        .collect();
+    let slot = |j: u32| Expr::add(Expr::u32(j * n), Expr::var("i"));
+    let mut body = vec![
+        Node::let_bind("v", Expr::load("operand", Expr::var("i"))),
+        Node::let_bind("e", Expr::load("expected", Expr::var("i"))),
+    ];
+    for (j, op) in AtomicOp::ALL.iter().copied().enumerate() {
+        let j = j as u32;
+        let call = if op == AtomicOp::CompareExchange {
+            Expr::atomic_compare_exchange("slots", slot(j), Expr::var("e"), Expr::var("v"))
+        } else {
+            Expr::atomic(op, "slots", slot(j), Expr::var("v"))
+        };
+        body.push(Node::store("old", slot(j), call));
+        body.push(Node::store("new", slot(j), Expr::load("slots", slot(j))));
+    }
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::read("operand", 0, ty).with_count(n),
+            BufferDecl::read("expected", 1, ty).with_count(n),
+            BufferDecl::read_write("slots", 2, ty).with_count(n * ops),
+            BufferDecl::output("old", 3, ty).with_count(n * ops),
+            BufferDecl::output("new", 4, ty).with_count(n * ops),
+        ],
+        [WG, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::if_then(Expr::lt(Expr::var("i"), Expr::u32(n)), body),
+        ],
+    );
+    let initial: Vec<u64> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
+    let inputs = vec![
+        bytes64(rows.iter().map(|r| r[1])),
+        bytes64(expected.iter().copied()),
+        bytes64(initial),
+    ];
+    let config = DispatchConfig::new().with_grid([n.div_ceil(WG), 1, 1]);
+    let mut batch = Batch::manual(
+        Area::Atomics,
+        format!("atomics.slots.{ty}"),
+        program,
+        inputs,
+        config,
+    );
+    for (j, op) in AtomicOp::ALL.iter().copied().enumerate() {
+        for (r, row) in rows.iter().enumerate() {
+            let (old, v, e) = (row[0], row[1], expected[r]);
+            let shown = |w| format_word(ty, w);
+            let described = if op == AtomicOp::CompareExchange {
+                format!(
+                    "slot = {}, expected = {}, value = {}",
+                    shown(old),
+                    shown(e),
+                    shown(v)
+                )
+            } else {
+                format!("slot = {}, value = {}", shown(old), shown(v))
+            };
+            let element = j * rows.len() + r;
+            let label = format!("{}.{ty}({described})", op.name());
+            batch = batch
+                .expect_word(
+                    format!("{label}.old"),
+                    described.clone(),
+                    (0, element),
+                    ty,
+                    Expectation::exact_bits(old),
+                )
+                .expect_word(
+                    format!("{label}.new"),
+                    described,
+                    (1, element),
+                    ty,
+                    Expectation::exact_bits(atomic_rmw64(op, ty, old, v, e)),
+                );
+        }
+    }
+    batch
+}
+
+/// 256 invocations of one workgroup hit the same `u64` elements with values that cross the 32-bit
+/// boundary; the final values do not depend on the order, and the old values of a 64-bit counter
+/// started at `2^32 - 128` are each seen exactly once.
+fn atomic_contended64() -> Batch {
+    const N: u32 = 256;
+    const COUNTER_START: u64 = (1 << 32) - 128;
+    let ty = DataType::U64;
+    let value = |g: u64| g.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (g << 40);
+    let ops = [
+        (AtomicOp::Add, 0u64),
+        (AtomicOp::Sub, 1000),
+        (AtomicOp::Min, u64::MAX),
+        (AtomicOp::Max, 0),
+        (AtomicOp::And, u64::MAX),
+        (AtomicOp::Or, 0),
+        (AtomicOp::Xor, 0x5555_5555_5555_5555),
+    ];
+    let g = || Expr::cast(ty, Expr::local_x());
+    let v = Expr::bit_xor(
+        Expr::mul(g(), Expr::u64(0x9e37_79b9_7f4a_7c15)),
+        Expr::shl(g(), Expr::u32(40)),
+    );
+    let mut init = Vec::new();
+    let mut body = vec![Node::let_bind("v", v)];
+    for (k, &(op, start)) in ops.iter().enumerate() {
+        init.push(Node::store("acc", Expr::u32(k as u32), Expr::u64(start)));
+        body.push(Node::let_bind(
+            format!("o{k}"),
+            Expr::atomic(op, "acc", Expr::u32(k as u32), Expr::var("v")),
+        ));
+    }
+    let counter_slot = Expr::u32(ops.len() as u32);
+    init.push(Node::store(
+        "acc",
+        counter_slot.clone(),
+        Expr::u64(COUNTER_START),
+    ));
+    let old = Expr::atomic_add("acc", counter_slot, Expr::u64(1));
+    let index = Expr::cast(DataType::U32, Expr::sub(old, Expr::u64(COUNTER_START)));
+    body.push(Node::store("seen", index, Expr::u32(1)));
+    let mut program_body = vec![
+        Node::if_then(Expr::eq(Expr::local_x(), Expr::u32(0)), init),
+        Node::barrier(),
+    ];
+    program_body.extend(body);
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::output("acc", 0, ty).with_count(ops.len() as u32 + 1),
+            BufferDecl::output("seen", 1, DataType::U32).with_count(N),
+        ],
+        [N, 1, 1],
+        program_body,
+    );
+    let values: Vec<u64> = (0..u64::from(N)).map(value).collect();
+    let mut batch = Batch::manual(
+        Area::Atomics,
+        "atomics.contended.u64",
+        program,
+        Vec::new(),
+        DispatchConfig::new().with_grid([1, 1, 1]),
+    );
+    for (k, &(op, start)) in ops.iter().enumerate() {
+        let last = values
+            .iter()
+            .fold(start, |acc, &v| atomic_rmw64(op, ty, acc, v, 0));
+        batch = batch.expect_word(
+            format!("contended_final.u64[{}]", op.name()),
+            "256 invocations on one u64 each",
+            (0, k),
+            ty,
+            Expectation::exact_bits(last),
+        );
+    }
+    batch = batch.expect_word(
+        "contended_final.u64[counter]",
+        "256 increments from 2^32 - 128",
+        (0, ops.len()),
+        ty,
+        Expectation::exact_bits(COUNTER_START + u64::from(N)),
+    );
+    batch.expect_words(
+        "counter_u64_old_values_each_once",
+        "256 invocations",
+        1,
+        DataType::U32,
+        &vec![1; N as usize],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixty_four_bit_rules() {
+        let (u, i) = (DataType::U64, DataType::I64);
+        let min = i64::MIN as u64;
+        let neg1 = u64::MAX;
+        assert_eq!(binary64(BinOp::Div, i, min, neg1), Some(min));
+        assert_eq!(binary64(BinOp::Rem, i, min, neg1), Some(0));
+        assert_eq!(binary64(BinOp::Div, u, 7, 0), Some(7));
+        assert_eq!(binary64(BinOp::Rem, u, 7, 0), Some(0));
+        assert_eq!(binary64(BinOp::Shl, u, 1, 65), Some(2));
+        assert_eq!(binary64(BinOp::Shr, i, min, 63), Some(neg1));
+        assert_eq!(binary64(BinOp::Shr, u, min, 64), Some(min));
+        assert_eq!(binary64(BinOp::Lt, i, neg1, 0), Some(1));
+        assert_eq!(binary64(BinOp::Lt, u, neg1, 0), Some(0));
+        assert_eq!(binary64(BinOp::Mul, u, 1 << 32, 1 << 32), Some(0));
+        assert_eq!(binary64(BinOp::And, u, 1, 1), None);
+        assert_eq!(
+            atomic_rmw64(AtomicOp::Min, i, 5, neg1, 0),
+            neg1,
+            "signed atomic min"
+        );
+    }
+}
