@@ -449,8 +449,33 @@ impl Lowerer<'_, '_> {
                 let word = self.convert(block, low, DataType::U32);
                 self.reinterpret(block, word, ScalarKind::Uint, scalar_kind(to))
             }
+            _ if from.is_integer()
+                && to.is_integer()
+                && from.bits() != to.bits()
+                && scalar_kind(from) == ScalarKind::Sint =>
+            {
+                // Sign extension written as a zero extension and two shifts, `(i64(u64(bitcast<u32>
+                // (x))) << 32) >> 32` (an arithmetic shift back). lavapipe (Mesa 22.3.6, LLVM 15)
+                // compares a value made by SPIR-V's sign extension wrongly: `i64(0i) < 1li` and
+                // `i64(-1i) < 0li` were false there, while `==`, `>`, `min` and `max` were right and
+                // this form compares right (found by the fuzzer, 2026-12-04).
+                let bits = self.reinterpret(block, a, ScalarKind::Sint, ScalarKind::Uint);
+                let wide = self.fb.expr(
+                    block,
+                    Expression::As {
+                        expr: bits,
+                        kind: ScalarKind::Uint,
+                        convert: Some(to.size_bytes() as u8),
+                    },
+                );
+                let signed = self.reinterpret(block, wide, ScalarKind::Uint, ScalarKind::Sint);
+                let half = self.lit(block, NagaLiteral::U32(from.bits()));
+                let up = self.fb.binary(block, B::ShiftLeft, signed, half);
+                let extended = self.fb.binary(block, B::ShiftRight, up, half);
+                self.reinterpret(block, extended, ScalarKind::Sint, scalar_kind(to))
+            }
             _ if from.is_integer() && to.is_integer() && from.bits() != to.bits() => {
-                // Widening in the source's signedness (sign- or zero-extension), then a
+                // Zero extension of an unsigned source: widening in the source's signedness (sign- or zero-extension), then a
                 // reinterpretation: naga picks the extension by the target's signedness, which
                 // would sign-extend a u32 into an i64.
                 let resized = self.fb.expr(
