@@ -349,7 +349,14 @@ impl Ctx {
             Form::Cast => {
                 let sources = self.cast_sources(ty);
                 let from = sources[ch.below(sources.len())];
-                let arg = self.expr(ch, from, depth);
+                // An inexact f16 (a quotient within f16's 2.5 ULP) converted to f32 or an integer
+                // would be compared at the target's precision: comparable programs convert only
+                // exact f16 values (found on the H200, seed 20261207).
+                let arg = if from == DataType::F16 && self.config.comparable {
+                    self.exact_expr(ch, from, depth)
+                } else {
+                    self.expr(ch, from, depth)
+                };
                 Expr::cast(ty, self.moderate_cast_arg(ty, from, arg))
             }
             Form::Bitcast => {
@@ -364,7 +371,15 @@ impl Ctx {
                 Expr::fma(a, b, self.expr(ch, ty, depth))
             }
             Form::FloatDiv => {
-                let num = self.expr(ch, ty, depth);
+                // An f16 numerator is exact, so it is never itself a quotient: a backend may
+                // reassociate `((x / a) / b) / c` into `x / (a * b * c)` (SEMANTICS.md section 7),
+                // and with f16's range that product overflows to infinity and the quotient to 0
+                // (the H200 stored 0 where the reference had 0.0154, seed 20261207).
+                let num = if ty == DataType::F16 {
+                    self.exact_expr(ch, ty, depth)
+                } else {
+                    self.expr(ch, ty, depth)
+                };
                 Expr::div(num, at_least_one(ty, self.expr(ch, ty, depth)))
             }
             Form::FloatMath(op @ (UnOp::Sin | UnOp::Cos)) => {
