@@ -55,11 +55,12 @@ impl Workload {
     ];
 
     /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
-    pub(crate) const NAMED: [Workload; 10] = [
+    pub(crate) const NAMED: [Workload; 11] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
         Workload::Reduction,
+        Workload::SubgroupReduction,
         Workload::Coalesced,
         Workload::Compile,
         Workload::Chain,
