@@ -367,10 +367,13 @@ impl<'a, const TRACE: bool> Executor<'a, TRACE> {
             // A lane that ran `continue` steps its counter like any other.
             let mut counters = std::mem::take(&mut self.regs[var as usize]);
             let t = &self.regs[to as usize];
-            // `var < to` held, so `var + 1` cannot overflow.
+            // `var < to` held, so `var + 1` cannot overflow its 32-bit type; it is stepped at 32
+            // bits all the same, so that the register stays zero-extended (an `i32` counter at -1,
+            // `0xffff_ffff`, steps to 0, not to 2^32: the H200 fuzz run at seed 20261214 found a
+            // stored `i == 0i` false after the types merge).
             live.retain(|&l| {
                 let l = l as usize;
-                counters[l] = counters[l].wrapping_add(1);
+                counters[l] = u64::from((counters[l] as u32).wrapping_add(1));
                 below(counters[l], t[l])
             });
             self.regs[var as usize] = counters;

@@ -504,10 +504,23 @@ pub(crate) fn float_from_word(word: u32, comparable: bool) -> f32 {
 
 /// The bits of an `f16` from a word: the exact values of [`float_from_word`] (every one is exact
 /// in `f16`), or (when not `comparable`) a NaN, an infinity, a subnormal or the largest finite value.
+///
+/// Comparable programs keep f16 literals within 16 in magnitude (1024 becomes 8): at 1024 an f16's
+/// neighbours are 1 apart, and a backend may reassociate `8.5 + fract(1024.0h)` into
+/// `(8.5 + 1024.0) - floor(1024.0)`, which rounds to 8 (the H200 did, seed 20261212; SEMANTICS.md
+/// section 7 leaves such programs open).
 pub(crate) fn f16_from_word(word: u32, comparable: bool) -> u16 {
     match word % 4 {
         3 if !comparable => WILD_F16[(word >> 2) as usize % WILD_F16.len()],
-        _ => f32_to_f16_bits(float_from_word(word, comparable)),
+        _ => {
+            let v = float_from_word(word, comparable);
+            let v = if comparable && v.abs() > MAGNITUDE_BOUND as f32 {
+                v / 128.0
+            } else {
+                v
+            };
+            f32_to_f16_bits(v)
+        }
     }
 }
 
