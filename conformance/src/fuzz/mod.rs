@@ -183,7 +183,7 @@ fn runner(seed: u64, index: u64) -> TestRunner {
 }
 
 /// The generator features of `features` whose programs both sides can run: those whose device
-/// features ([`crate::r#gen::Feature::device_features`]) the backend under test and the oracle
+/// features (the generator's `Feature::device_features`) the backend under test and the oracle
 /// both have, and subgroups only where the oracle runs the backend's subgroup size (as
 /// [`crate::report::reference_for`] sets it), since subgroup results depend on the size.
 #[must_use]
