@@ -98,7 +98,9 @@ pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LaunchForm {
     /// A plain dispatch whose grid fits the device's per-dimension limit: the builtins come straight
-    /// from the hardware.
+    /// from the hardware. In this form and the vectorised ones, a program with row buffers
+    /// (read-only buffers read four elements at a time, see `lower::rows`) has them declared as
+    /// `vec4` rows, as the backend launches it when their bindings span whole rows.
     Direct,
     /// A plain dispatch of any grid, folded into y and z when it is too wide (what [`emit_wgsl`]
     /// writes and [`WgpuBackend::compile_persistent`] compiles): the virtual grid comes from `params`.
@@ -155,6 +157,12 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
         packed: form == LaunchForm::Packed,
         split: form == LaunchForm::Split,
         vectorised,
+        // As `backend::form` chooses for a plain launch whose row bindings span whole rows (vyre's
+        // pooled buffers do whenever they fit the binding limit).
+        rows: !matches!(
+            form,
+            LaunchForm::Coalesced | LaunchForm::Packed | LaunchForm::Split
+        ) && lower::row_buffers(&evidence).is_some(),
     };
     let lowered = lower::lower(&evidence, &options)?;
     lower::to_wgsl(&lowered)

@@ -24,3 +24,22 @@ fn every_codegen_case_matches_the_reference() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The row cases really take the row form: their read-only buffers are declared as `vec4` rows.
+/// (No device needed: this only lowers.)
+#[test]
+fn row_cases_declare_rows() {
+    for case in codegen_cases::cases()
+        .iter()
+        .filter(|c| c.name.starts_with("rows_"))
+    {
+        let wgsl =
+            vyre_driver_wgpu::emit_wgsl_as(&case.program, vyre_driver_wgpu::LaunchForm::Direct)
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert!(
+            wgsl.contains("array<vec4<"),
+            "{} does not declare rows:\n{wgsl}",
+            case.name
+        );
+    }
+}

@@ -1101,3 +1101,42 @@ fn subgroup_programs_get_no_form_that_remaps_invocations() {
     }
     assert!(emit_wgsl_as(&program, LaunchForm::Direct).is_ok());
 }
+
+/// Four consecutive elements of `data` per invocation, weighted by lane.
+fn sum_of_four() -> Program {
+    let b = || Expr::var("b");
+    let lanes = [
+        Expr::load("data", b()),
+        Expr::load("data", Expr::add(b(), Expr::u32(1))),
+        Expr::load("data", Expr::add(b(), Expr::u32(2))),
+        Expr::load("data", Expr::add(b(), Expr::u32(3))),
+    ];
+    let sum = lanes
+        .into_iter()
+        .reduce(|acc, e| Expr::add(Expr::mul(acc, Expr::u32(3)), e))
+        .unwrap_or_else(|| Expr::u32(0));
+    Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(256),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("b", Expr::shl(Expr::gid_x(), Expr::u32(2))),
+            Node::store("out", Expr::gid_x(), sum),
+        ],
+    )
+}
+
+#[test]
+fn row_loads() {
+    // `data[b + c]` for c in 0..4 with `b` a multiple of 4: `data` is declared as `vec4` rows and
+    // the statement reads one row, clamped to the last, each lane guarded by `b + c < len`.
+    check("row_loads", LaunchForm::Direct, &sum_of_four());
+    // With the vectorised form's four lanes, each lane reads its own row.
+    check(
+        "row_loads_vectorised",
+        LaunchForm::Vectorised,
+        &sum_of_four(),
+    );
+}

@@ -1,6 +1,7 @@
 //! The launch form of a plain or resident dispatch, chosen per dispatch: the vectorised module
 //! (`lower::vector`) when the program qualifies, the grid is one-dimensional and every vectorised
-//! binding can span whole 16-byte rows; otherwise the scalar module. Either runs direct when its
+//! binding can span whole 16-byte rows; otherwise the scalar module. Either has row loads
+//! (`lower::rows`) when the program has row buffers that can all span whole rows, and runs direct when its
 //! physical grid fits the device's per-dimension limit, folded otherwise. The form is part of the
 //! lowering options, so each has its own cached pipeline. A dispatch with a buffer over the binding
 //! limit runs split (`split`) instead, scalar.
@@ -22,7 +23,7 @@ pub(crate) struct Form {
 /// The bytes a vectorised binding of `elements` elements spans: whole 16-byte rows. `None` past
 /// `u64`.
 pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
-    // Only programs of 32-bit elements are vectorised (`lower::vector`).
+    // Only buffers of 32-bit elements are declared as rows (`lower::vector`, `lower::rows`).
     device_bytes(BindingKind::StorageReadWrite, 4, elements)?.checked_next_multiple_of(16)
 }
 
@@ -39,10 +40,11 @@ pub(crate) fn choose(
     max_groups: u32,
     bindable: impl Fn(usize, u64) -> bool,
 ) -> Result<Form, BackendError> {
-    if let Some(form) = vectorised(evidence, plan, max_groups, bindable)? {
+    if let Some(form) = vectorised(evidence, plan, max_groups, &bindable)? {
         return Ok(form);
     }
     let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
+    let rows = lower::row_buffers(evidence).is_some_and(|rows| whole_rows(&rows, plan, &bindable));
     Ok(Form {
         options: LowerOptions {
             coalesced: false,
@@ -50,8 +52,29 @@ pub(crate) fn choose(
             packed: false,
             vectorised: false,
             split: false,
+            rows,
         },
         physical,
+    })
+}
+
+/// True when the program has row buffers (`lower::rows`) and each can span whole rows.
+fn rows(
+    evidence: &Validated<'_>,
+    plan: &DispatchPlan,
+    bindable: &impl Fn(usize, u64) -> bool,
+) -> bool {
+    lower::row_buffers(evidence).is_some_and(|rows| whole_rows(&rows, plan, bindable))
+}
+
+/// True when every buffer `on` marks can be bound in whole 16-byte rows on this dispatch.
+fn whole_rows(on: &[bool], plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
+    on.iter().enumerate().all(|(j, &on)| {
+        !on || plan
+            .buffers
+            .get(j)
+            .and_then(|b| row_bytes(b.element_count))
+            .is_some_and(|bytes| bindable(j, bytes))
     })
 }
 
@@ -65,6 +88,7 @@ pub(crate) fn split(plan: &DispatchPlan) -> Form {
             packed: false,
             vectorised: false,
             split: true,
+            rows: false,
         },
         physical: plan.grid,
     }
@@ -74,7 +98,7 @@ fn vectorised(
     evidence: &Validated<'_>,
     plan: &DispatchPlan,
     max_groups: u32,
-    bindable: impl Fn(usize, u64) -> bool,
+    bindable: &impl Fn(usize, u64) -> bool,
 ) -> Result<Option<Form>, BackendError> {
     let [x, y, z] = plan.grid;
     if y != 1 || z != 1 {
@@ -83,14 +107,7 @@ fn vectorised(
     let Some(buffers) = lower::vectorised_buffers(evidence) else {
         return Ok(None);
     };
-    let whole_rows = buffers.iter().enumerate().all(|(j, &on)| {
-        !on || plan
-            .buffers
-            .get(j)
-            .and_then(|b| row_bytes(b.element_count))
-            .is_some_and(|bytes| bindable(j, bytes))
-    });
-    if !whole_rows {
+    if !whole_rows(&buffers, plan, bindable) {
         return Ok(None);
     }
     let (physical, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
@@ -101,6 +118,7 @@ fn vectorised(
             packed: false,
             vectorised: true,
             split: false,
+            rows: rows(evidence, plan, bindable),
         },
         physical,
     }))

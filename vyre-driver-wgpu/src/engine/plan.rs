@@ -17,6 +17,7 @@ pub(super) const COALESCED: LowerOptions = LowerOptions {
     packed: false,
     split: false,
     vectorised: false,
+    rows: false,
 };
 
 pub(super) const PACKED: LowerOptions = LowerOptions {
@@ -25,6 +26,7 @@ pub(super) const PACKED: LowerOptions = LowerOptions {
     packed: true,
     split: false,
     vectorised: false,
+    rows: false,
 };
 
 /// The plans of a run's items: one shared plan when every item has the same input lengths (the

@@ -33,6 +33,8 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) bounds: super::bounds::Bounds,
     /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
     pub(crate) lanes: Option<super::vector::Lanes>,
+    /// The row buffers of a plain module and the rows read in the current statement (see `rows`).
+    pub(crate) row_loads: super::rows::RowLoads,
     /// The subgroup builtins, present when the program uses subgroup operations.
     pub(crate) subgroup: Option<super::subgroup::SubgroupIds>,
 }
@@ -80,6 +82,9 @@ impl Lowerer<'_, '_> {
                     return Ok((self.word_to_value(block, b, word), ty));
                 }
                 let proven = self.bounds.proven(self.evidence, b, index);
+                if let Some(value) = self.row_load(block, b, index, proven)? {
+                    return Ok((value, ty));
+                }
                 let (index, index_ty) = self.expr(block, index)?;
                 let target = super::access::Target {
                     buffer: b,

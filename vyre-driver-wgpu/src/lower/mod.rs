@@ -27,6 +27,7 @@ mod packed;
 mod params;
 mod planted;
 mod prologue;
+mod rows;
 mod subgroup;
 mod vector;
 
@@ -43,12 +44,13 @@ pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
+pub(crate) use rows::row_buffers;
 pub(crate) use vector::{WIDTH as VECTOR_WIDTH, vectorised_buffers};
 
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 1;
+pub(crate) const LOWERING_VERSION: u32 = 2;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -69,6 +71,10 @@ pub(crate) struct LowerOptions {
     /// launch of a one-dimensional grid of a program that qualifies. With `direct`, the physical
     /// grid is `[ceil(grid.x / 4), 1, 1]`; otherwise those workgroups folded into y and z.
     pub(crate) vectorised: bool,
+    /// A plain launch (scalar or vectorised, direct or folded) that declares the program's row
+    /// buffers as `vec4` rows and reads four elements with one load (see `rows`): for a program
+    /// with such a buffer, when every row binding can span whole 16-byte rows.
+    pub(crate) rows: bool,
 }
 
 /// How one program buffer is bound.
@@ -137,10 +143,28 @@ pub(crate) fn lower(
     } else {
         None
     };
-    let vectorised = vector.as_ref().map_or_else(
-        || vec![false; program.buffers.len()],
-        |p| p.vectorised.clone(),
-    );
+    let row_buffers = if options.rows {
+        if options.coalesced || options.packed || options.split {
+            return Err(BackendError::compile(
+                "row loads were asked of a coalesced or split module. Fix: this is a vyre bug; report it with the program text (Display).",
+            ));
+        }
+        rows::row_buffers(evidence).ok_or_else(|| {
+            BackendError::compile(
+                "row loads were asked for a program with no row buffer. Fix: this is a vyre bug; report it with the program text (Display).",
+            )
+        })?
+    } else {
+        Vec::new()
+    };
+    // Row buffers are never vectorised buffers: those are accessed at `gid.x` alone, which is not
+    // a multiple of 4 (`rows`).
+    let vectorised: Vec<bool> = (0..program.buffers.len())
+        .map(|j| {
+            vector.as_ref().is_some_and(|p| p.vectorised[j])
+                || row_buffers.get(j).copied().unwrap_or(false)
+        })
+        .collect();
     let (buffers, bindings, workgroup_bytes) =
         globals::declare_buffers(&mut module, evidence, options, &vectorised)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
@@ -209,6 +233,7 @@ pub(crate) fn lower(
         barriers: barrier::BarrierScopes::of(program),
         bounds,
         lanes: None,
+        row_loads: rows::RowLoads::new(row_buffers),
         subgroup: None,
     };
     if let Some(size) = subgroup_size {

@@ -22,6 +22,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn node(&mut self, block: &mut Block, node: &Node) -> Result<(), BackendError> {
+        self.row_loads.statement(self.evidence, node);
         match node {
             Node::Let { name, value } => {
                 let id = self.evidence.node_var(node)?;

@@ -25,15 +25,19 @@ pub enum Miscompile {
     /// The vectorised full-row test ignores where the virtual grid ends, so a row that the grid
     /// ends inside runs all four lanes, elements no invocation owns included.
     VectorIgnoresGridEnd,
+    /// A row read by one statement is reused by the later statements of the block, even after
+    /// the variables of its index were assigned (`rows`).
+    RowKeptAcrossStatements,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 4] = [
+    pub const ALL: [Miscompile; 5] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
         Miscompile::VectorIgnoresGridEnd,
+        Miscompile::RowKeptAcrossStatements,
     ];
 
     #[cfg(feature = "planted-miscompiles")]
@@ -44,6 +48,7 @@ impl Miscompile {
             Miscompile::GuardBoundOffByOne => 2,
             Miscompile::VectorTailOffByOne => 3,
             Miscompile::VectorIgnoresGridEnd => 4,
+            Miscompile::RowKeptAcrossStatements => 5,
         }
     }
 }

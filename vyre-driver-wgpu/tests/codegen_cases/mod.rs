@@ -436,5 +436,222 @@ pub fn cases() -> Vec<Case> {
     let mut all = guard_cases();
     all.extend(barrier_cases());
     all.extend(vector_cases());
+    all.extend(row_cases());
     all
+}
+
+/// `data[b + c]`, weighted by lane, so a lane read from the wrong place shows.
+fn weighted_row(buffer: &str, base: impl Fn() -> Expr) -> Expr {
+    let lanes = [
+        Expr::load(buffer, base()),
+        Expr::load(buffer, Expr::add(base(), Expr::u32(1))),
+        Expr::load(buffer, Expr::bit_or(base(), Expr::u32(2))),
+        Expr::load(buffer, Expr::add(Expr::u32(3), base())),
+    ];
+    lanes
+        .into_iter()
+        .enumerate()
+        .map(|(c, e)| Expr::mul(e, Expr::u32(1 + 2 * c as u32)))
+        .reduce(Expr::add)
+        .unwrap_or_else(|| Expr::u32(0))
+}
+
+/// Row loads (`lower::rows`): read-only buffers read four elements at a time, with lengths that
+/// end inside a row, grids past the end, `i32` and literal indices, a reassigned base variable
+/// (each statement reads its own rows), bools, and rows inside a workgroup reduction.
+fn row_cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let b = || Expr::var("b");
+    for (len, workgroup, grid) in [(253, 64, 1), (256, 64, 2), (3, 4, 1), (1, 8, 1), (18, 2, 3)] {
+        let program = Program::new(
+            vec![
+                BufferDecl::read("data", 0, DataType::U32),
+                BufferDecl::output("out", 1, DataType::U32).with_count(workgroup * grid),
+            ],
+            [workgroup, 1, 1],
+            vec![
+                Node::let_bind("b", Expr::mul(Expr::gid_x(), Expr::u32(4))),
+                Node::store("out", Expr::gid_x(), weighted_row("data", b)),
+            ],
+        );
+        out.push(case(
+            &format!("rows_sum4_len{len}_wg{workgroup}_grid{grid}"),
+            program,
+            vec![words(len, 3)],
+            [grid, 1, 1],
+        ));
+    }
+    // Fixed counts that end inside a row, i32 indices (a negative one is out of bounds), literal
+    // indices past the count, and a bool buffer.
+    let gid_i = || Expr::cast(DataType::I32, Expr::gid_x());
+    let fixed = Program::new(
+        vec![
+            BufferDecl::read("f", 0, DataType::F32).with_count(10),
+            BufferDecl::read("flags", 1, DataType::Bool).with_count(6),
+            BufferDecl::output("out", 2, DataType::F32).with_count(4),
+            BufferDecl::output("hits", 3, DataType::U32).with_count(4),
+        ],
+        [4, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::mul(gid_i(), Expr::i32(4))),
+            Node::store(
+                "out",
+                Expr::gid_x(),
+                Expr::add(
+                    Expr::add(
+                        Expr::load("f", Expr::var("i")),
+                        Expr::mul(
+                            Expr::load("f", Expr::add(Expr::var("i"), Expr::i32(3))),
+                            Expr::f32(0.5),
+                        ),
+                    ),
+                    Expr::add(
+                        Expr::load("f", Expr::u32(9)),
+                        Expr::add(
+                            Expr::load("f", Expr::u32(10)),
+                            Expr::load("f", Expr::add(Expr::i32(-4), Expr::i32(1))),
+                        ),
+                    ),
+                ),
+            ),
+            Node::store(
+                "hits",
+                Expr::gid_x(),
+                Expr::add(
+                    Expr::cast(
+                        DataType::U32,
+                        Expr::load("flags", Expr::shl(Expr::gid_x(), Expr::u32(2))),
+                    ),
+                    Expr::mul(
+                        Expr::cast(
+                            DataType::U32,
+                            Expr::load(
+                                "flags",
+                                Expr::add(Expr::shl(Expr::gid_x(), Expr::u32(2)), Expr::u32(1)),
+                            ),
+                        ),
+                        Expr::u32(2),
+                    ),
+                ),
+            ),
+        ],
+    );
+    let flags: Vec<u8> = [1u32, 0, 1, 1, 0, 1]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    out.push(case(
+        "rows_fixed_i32_literal_bool",
+        fixed,
+        vec![floats(10, 5), flags],
+        [1, 1, 1],
+    ));
+    // A base variable assigned between two statements: the second statement must read the row
+    // at the new value, in straight-line code and across nested blocks.
+    let i = || Expr::var("i");
+    let at = |c: u32| Expr::add(Expr::mul(i(), Expr::u32(4)), Expr::u32(c));
+    let reassigned = Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(16),
+        ],
+        [16, 1, 1],
+        vec![
+            Node::let_bind("i", Expr::gid_x()),
+            Node::let_bind("a", Expr::load("data", at(0))),
+            Node::assign("i", Expr::add(i(), Expr::u32(1))),
+            Node::let_bind(
+                "c",
+                Expr::add(
+                    Expr::var("a"),
+                    Expr::mul(Expr::load("data", at(1)), Expr::u32(3)),
+                ),
+            ),
+            Node::if_then(
+                Expr::lt(Expr::load("data", at(2)), Expr::u32(u32::MAX / 2)),
+                vec![
+                    Node::assign("i", Expr::add(i(), Expr::u32(2))),
+                    Node::assign("c", Expr::add(Expr::var("c"), Expr::load("data", at(3)))),
+                ],
+            ),
+            Node::store(
+                "out",
+                Expr::gid_x(),
+                Expr::add(Expr::var("c"), Expr::load("data", at(2))),
+            ),
+        ],
+    );
+    out.push(case(
+        "rows_reassigned_base",
+        reassigned,
+        vec![words(77, 9)],
+        [1, 1, 1],
+    ));
+    // A grid-strided workgroup sum of four elements a trip, folded over workgroup memory.
+    let wg = 8;
+    let stride = || Expr::mul(Expr::num_workgroups_x(), Expr::u32(wg));
+    let row = || Expr::var("r");
+    let mut body = vec![
+        Node::let_bind("acc", Expr::u32(0)),
+        Node::loop_for(
+            "k",
+            Expr::u32(0),
+            Expr::u32(3),
+            vec![
+                Node::let_bind(
+                    "r",
+                    Expr::mul(
+                        Expr::add(Expr::mul(Expr::var("k"), stride()), Expr::gid_x()),
+                        Expr::u32(4),
+                    ),
+                ),
+                Node::assign(
+                    "acc",
+                    Expr::add(Expr::var("acc"), weighted_row("data", row)),
+                ),
+            ],
+        ),
+        Node::store("partial", Expr::local_x(), Expr::var("acc")),
+        Node::barrier(),
+    ];
+    let mut half = wg / 2;
+    while half > 0 {
+        body.push(Node::if_then(
+            Expr::lt(Expr::local_x(), Expr::u32(half)),
+            vec![Node::store(
+                "partial",
+                Expr::local_x(),
+                Expr::add(
+                    Expr::load("partial", Expr::local_x()),
+                    Expr::load("partial", Expr::add(Expr::local_x(), Expr::u32(half))),
+                ),
+            )],
+        ));
+        body.push(Node::barrier());
+        half /= 2;
+    }
+    body.push(Node::if_then(
+        Expr::eq(Expr::local_x(), Expr::u32(0)),
+        vec![Node::store(
+            "out",
+            Expr::workgroup_x(),
+            Expr::load("partial", Expr::u32(0)),
+        )],
+    ));
+    let reduction = Program::new(
+        vec![
+            BufferDecl::read("data", 0, DataType::U32),
+            BufferDecl::output("out", 1, DataType::U32).with_count(2),
+            BufferDecl::workgroup("partial", wg, DataType::U32),
+        ],
+        [wg, 1, 1],
+        body,
+    );
+    out.push(case(
+        "rows_workgroup_sum",
+        reduction,
+        vec![words(181, 11)],
+        [2, 1, 1],
+    ));
+    out
 }
