@@ -137,12 +137,14 @@ mod tests {
         let backend = ReferenceBackend::new();
         let data = vec![workloads::input_bytes(Elem::U32, 70_001, 5)];
         let want = workloads::sum_reference(&data[0]);
-        for groups in [1, 3, workloads::reduction_groups(70_001)] {
-            let config = DispatchConfig::default().with_grid([groups, 1, 1]);
-            let program = workloads::reduction_program();
-            let mut case = VyreCase::new(&backend, "sum", program, config).unwrap();
-            case.run(&data).unwrap();
-            check("sum", case.output(0), 1, |_| want);
+        for trip in [workloads::Trip::Four, workloads::Trip::One] {
+            for groups in [1, 3, workloads::reduction_groups(70_001)] {
+                let config = DispatchConfig::default().with_grid([groups, 1, 1]);
+                let program = workloads::reduction_program(trip);
+                let mut case = VyreCase::new(&backend, "sum", program, config).unwrap();
+                case.run(&data).unwrap();
+                check("sum", case.output(0), 1, |_| want);
+            }
         }
     }
 

@@ -315,38 +315,79 @@ pub(crate) fn reduction_groups(n: u64) -> u32 {
     n.div_ceil(per_group).clamp(1, 2048) as u32
 }
 
-/// Sum of a runtime-sized u32 buffer: each invocation sums a grid-strided run, the workgroup folds its
-/// 256 partial sums in workgroup memory over eight barriers, and invocation 0 adds the result to
-/// `total[0]` atomically. Run it with the grid `[reduction_groups(n), 1, 1]`.
-pub(crate) fn reduction_program() -> Program {
-    let lid = Expr::local_x();
+/// How each invocation of a reduction reads `data` on each trip of its grid-strided loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Trip {
+    /// Four consecutive words, `data[4r] + .. + data[4r + 3]`, which vyre reads as one `vec4`
+    /// row (`lower::rows`): the same memory access as the raw kernels' `vec4` loads.
+    Four,
+    /// One word, `data[r]`: what the reductions were before row loads existed.
+    One,
+}
+
+/// The statements that leave in `acc` the sum of the invocation's grid-strided share of `data`:
+/// `stride = num_workgroups.x * W` invocations, each summing `trip`'s words at row
+/// `k * stride + gid.x` for every `k` that reaches `data`. Words past the end read zero, so every
+/// length sums exactly.
+fn strided_sum(trip: Trip) -> Vec<Node> {
     let stride = Expr::mul(Expr::num_workgroups_x(), Expr::u32(WORKGROUP));
+    let width = match trip {
+        Trip::Four => 4,
+        Trip::One => 1,
+    };
+    // ceil(ceil(len / width) / stride) trips.
+    let rows = Expr::div(
+        Expr::add(Expr::buf_len("data"), Expr::u32(width - 1)),
+        Expr::u32(width),
+    );
     let trips = Expr::div(
-        Expr::add(
-            Expr::buf_len("data"),
-            Expr::sub(Expr::var("stride"), Expr::u32(1)),
-        ),
+        Expr::add(rows, Expr::sub(Expr::var("stride"), Expr::u32(1))),
         Expr::var("stride"),
     );
-    let index = Expr::add(
+    let row = Expr::add(
         Expr::mul(Expr::var("k"), Expr::var("stride")),
         Expr::gid_x(),
     );
-    let mut body = vec![
+    let step = match trip {
+        Trip::One => vec![Node::assign(
+            "acc",
+            Expr::add(Expr::var("acc"), Expr::load("data", row)),
+        )],
+        Trip::Four => {
+            let r = || Expr::var("r");
+            let words = (0..4).map(|c| {
+                let at = if c == 0 {
+                    r()
+                } else {
+                    Expr::add(r(), Expr::u32(c))
+                };
+                Expr::load("data", at)
+            });
+            let sum = words.fold(Expr::var("acc"), Expr::add);
+            vec![
+                Node::let_bind("r", Expr::mul(row, Expr::u32(4))),
+                Node::assign("acc", sum),
+            ]
+        }
+    };
+    vec![
         Node::let_bind("stride", stride),
         Node::let_bind("acc", Expr::u32(0)),
-        Node::loop_for(
-            "k",
-            Expr::u32(0),
-            trips,
-            vec![Node::assign(
-                "acc",
-                Expr::add(Expr::var("acc"), Expr::load("data", index)),
-            )],
-        ),
+        Node::loop_for("k", Expr::u32(0), trips, step),
+    ]
+}
+
+/// Sum of a runtime-sized u32 buffer: each invocation sums a grid-strided run ([`strided_sum`]),
+/// the workgroup folds its 256 partial sums in workgroup memory over eight barriers, and
+/// invocation 0 adds the result to `total[0]` atomically. Run it with the grid
+/// `[reduction_groups(n), 1, 1]`.
+pub(crate) fn reduction_program(trip: Trip) -> Program {
+    let lid = Expr::local_x();
+    let mut body = strided_sum(trip);
+    body.extend([
         Node::store("partial", lid.clone(), Expr::var("acc")),
         Node::barrier(),
-    ];
+    ]);
     let mut half = WORKGROUP / 2;
     while half > 0 {
         let other = Expr::load("partial", Expr::add(lid.clone(), Expr::u32(half)));
@@ -376,35 +417,13 @@ pub(crate) fn reduction_program() -> Program {
     )
 }
 
-/// The subgroup reduction: each invocation sums a grid-strided slice of `data`, `subgroup_add`
-/// sums the subgroup's partial sums, and lane 0 of every subgroup adds it into `total[0]`
-/// atomically; no workgroup memory, no barrier. The total does not depend on the subgroup size.
-/// Run it with the grid `[reduction_groups(n), 1, 1]`.
+/// The subgroup reduction: each invocation sums a grid-strided share of `data` four words a trip
+/// ([`strided_sum`]), `subgroup_add` sums the subgroup's partial sums, and lane 0 of every subgroup
+/// adds it into `total[0]` atomically; no workgroup memory, no barrier. The total does not depend
+/// on the subgroup size. Run it with the grid `[reduction_groups(n), 1, 1]`.
 pub(crate) fn subgroup_reduction_program() -> Program {
-    let stride = Expr::mul(Expr::num_workgroups_x(), Expr::u32(WORKGROUP));
-    let trips = Expr::div(
-        Expr::add(
-            Expr::buf_len("data"),
-            Expr::sub(Expr::var("stride"), Expr::u32(1)),
-        ),
-        Expr::var("stride"),
-    );
-    let index = Expr::add(
-        Expr::mul(Expr::var("k"), Expr::var("stride")),
-        Expr::gid_x(),
-    );
-    let body = vec![
-        Node::let_bind("stride", stride),
-        Node::let_bind("acc", Expr::u32(0)),
-        Node::loop_for(
-            "k",
-            Expr::u32(0),
-            trips,
-            vec![Node::assign(
-                "acc",
-                Expr::add(Expr::var("acc"), Expr::load("data", index)),
-            )],
-        ),
+    let mut body = strided_sum(Trip::Four);
+    body.extend([
         Node::let_bind("sum", Expr::subgroup_add(Expr::var("acc"))),
         Node::if_then(
             Expr::eq(Expr::subgroup_invocation_id(), Expr::u32(0)),
@@ -413,7 +432,7 @@ pub(crate) fn subgroup_reduction_program() -> Program {
                 Expr::atomic_add("total", Expr::u32(0), Expr::var("sum")),
             )],
         ),
-    ];
+    ]);
     Program::new(
         vec![
             BufferDecl::read("data", 0, DataType::U32),
@@ -465,7 +484,8 @@ pub(crate) fn programs() -> Vec<(&'static str, Program)> {
         ("bandwidth u32", add_program(Elem::U32, 1024)),
         ("bandwidth f32", add_program(Elem::F32, 1024)),
         ("fused chain", chain_program(1024, CHAIN_SALT)),
-        ("reduction", reduction_program()),
+        ("reduction", reduction_program(Trip::Four)),
+        ("reduction, one word a trip", reduction_program(Trip::One)),
         ("subgroup_reduction", subgroup_reduction_program()),
         ("coalesced item", item_program()),
         ("chain step", chain_step_program(1024, 1)),

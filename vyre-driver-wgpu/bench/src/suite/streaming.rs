@@ -11,7 +11,7 @@ use crate::report::{Goal, Measure, Stat};
 use crate::vyre::VyreCase;
 use crate::vyre_wgpu::EmittedKernel;
 use crate::wgsl;
-use crate::workloads::{self, Elem, MIB};
+use crate::workloads::{self, Elem, MIB, Trip};
 
 use super::{RowBase, Samples, Suite, Timings};
 
@@ -233,27 +233,28 @@ impl<'g> Suite<'g> {
                     .into(),
             );
         }
+        // vyre's program reads four words a trip, as the raw kernel's `vec4` does (row loads);
+        // the one-word-a-trip program shows what the scalar access costs.
+        let trips = [
+            (Trip::Four, "", Some(Goal::RatioAtLeast(0.9))),
+            (Trip::One, ", one word a trip", None),
+        ];
         for n in counts {
-            let (raw, vyre) = self.reduction_case(n)?;
-            let base = RowBase {
-                workload: "reduction",
-                case: format!("sum 2^{} u32", n.trailing_zeros()),
-                baseline_name: "raw vec4",
-            };
-            self.elementwise_rows(
-                &base,
-                n * 4,
-                (vyre.as_ref(), &raw),
-                &[Goal::RatioAtLeast(0.9)],
-            );
+            for (trip, suffix, goal) in trips {
+                let tree = crate::wgsl::reduction_wgsl();
+                let kernel = ("raw reduction", tree.as_str());
+                let program = ("reduction", workloads::reduction_program(trip));
+                let (raw, vyre) = self.reduction_case_with(n, kernel, program)?;
+                let base = RowBase {
+                    workload: "reduction",
+                    case: format!("sum 2^{} u32{suffix}", n.trailing_zeros()),
+                    baseline_name: "raw vec4",
+                };
+                let goals: Vec<Goal> = goal.into_iter().collect();
+                self.elementwise_rows(&base, n * 4, (vyre.as_ref(), &raw), &goals);
+            }
         }
         Ok(())
-    }
-
-    fn reduction_case(&mut self, n: u64) -> BenchResult<(Timings, Option<Timings>)> {
-        let tree = crate::wgsl::reduction_wgsl();
-        let kernel = ("raw reduction", tree.as_str());
-        self.reduction_case_with(n, kernel, ("reduction", workloads::reduction_program()))
     }
 
     /// Times a sum of `n` u32: the raw WGSL `kernel` (label, text) against the vyre `program`

@@ -41,7 +41,10 @@ impl Suite<'_> {
             let (_, tree) = self.reduction_case_with(
                 n,
                 ("raw reduction", &tree_wgsl),
-                ("reduction", workloads::reduction_program()),
+                (
+                    "reduction",
+                    workloads::reduction_program(workloads::Trip::Four),
+                ),
             )?;
             let case = format!("sum 2^{} u32", n.trailing_zeros());
             let against_raw = RowBase {
