@@ -43,3 +43,40 @@ fn row_cases_declare_rows() {
         );
     }
 }
+
+/// The fuzzer's generator exercises row loads: with every feature on, some of its programs have a
+/// read-only buffer that the direct module declares as `vec4` rows (8 of these 300; loads of
+/// read-only 32-bit buffers are themselves only in about one program in twenty). No device needed.
+#[test]
+fn generated_programs_reach_row_loads() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use vyre_conformance::r#gen::{GenConfig, case};
+
+    let config = GenConfig::differential().with_swarm(false);
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = case(&config);
+    let total = 300;
+    let mut with_rows = 0;
+    for _ in 0..total {
+        let case = strategy
+            .new_tree(&mut runner)
+            .map(|t| t.current())
+            .unwrap_or_else(|e| panic!("strategy failed: {e}"));
+        let Ok(wgsl) =
+            vyre_driver_wgpu::emit_wgsl_as(&case.program, vyre_driver_wgpu::LaunchForm::Direct)
+        else {
+            continue;
+        };
+        if wgsl
+            .lines()
+            .any(|l| l.starts_with("var<storage> in") && l.contains("array<vec4<"))
+        {
+            with_rows += 1;
+        }
+    }
+    eprintln!("{with_rows} of {total} generated programs have row loads");
+    assert!(
+        with_rows * 50 >= total,
+        "only {with_rows} of {total} generated programs have row loads"
+    );
+}

@@ -102,8 +102,27 @@ impl Ctx {
         let Some(info) = candidates.get(ch.below(candidates.len())) else {
             return self.literal(ch, ty);
         };
+        if info.rows {
+            return self.row_load(ch, info, depth);
+        }
         let index = self.index(ch, info, depth);
         Expr::load(info.decl.name.as_str(), index)
+    }
+
+    /// A load of a row-loaded buffer (`Feature::RowLoads`): one element, or two lanes of one row
+    /// with `select` choosing (both are read), so that programs read rows at several lanes.
+    fn row_load(&self, ch: &mut Choices<'_>, info: &BufInfo, depth: u32) -> Expr {
+        let wild = self.features.has(Feature::WildIndices);
+        let name = info.decl.name.as_str();
+        let (base, lane) = self.row_base(ch, info, depth, wild);
+        if ch.one_in(4) {
+            return Expr::load(name, row_at(ch, base, lane));
+        }
+        let other = (lane + 1 + ch.below(3) as u32) % 4;
+        let first = Expr::load(name, row_at(ch, base.clone(), lane));
+        let second = Expr::load(name, row_at(ch, base, other));
+        let cond = Expr::lt(Expr::var(TID), Expr::u32(ch.below(8) as u32));
+        Expr::select(cond, first, second)
     }
 
     /// The indices of buffers a store may target here (`out0` comes first: shrinking picks it).
@@ -129,6 +148,10 @@ impl Ctx {
     /// An index into `info` for an access here.
     pub(crate) fn index(&self, ch: &mut Choices<'_>, info: &BufInfo, depth: u32) -> Expr {
         let wild = self.features.has(Feature::WildIndices);
+        if info.rows {
+            let (base, lane) = self.row_base(ch, info, depth, wild);
+            return row_at(ch, base, lane);
+        }
         if wild && ch.next_word() % 8 == 7 {
             return out_of_bounds(ch, info);
         }
@@ -153,6 +176,34 @@ impl Ctx {
         }
     }
 
+    /// The parts `b` and `c` of an aligned index `b + c` into a row-loaded read-only buffer
+    /// (`Feature::RowLoads`): `b` a multiple of 4 (the invocation's own row, a row within or just
+    /// past the length, any row, or with `WildIndices` past the end), `c` in `0..4`.
+    fn row_base(
+        &self,
+        ch: &mut Choices<'_>,
+        info: &BufInfo,
+        depth: u32,
+        wild: bool,
+    ) -> (Expr, u32) {
+        let len = Expr::buf_len(info.decl.name.as_str());
+        let base = match ch.below(if wild { 5 } else { 4 }) {
+            0 => Expr::mul(Expr::var(TID), Expr::u32(4)),
+            // A row of the buffer or the first past it: ends inside the last row are reached.
+            1 => {
+                let rows = Expr::add(Expr::div(len, Expr::u32(4)), Expr::u32(1));
+                Expr::shl(
+                    Expr::rem(self.expr(ch, DataType::U32, depth), rows),
+                    Expr::u32(2),
+                )
+            }
+            2 => Expr::mul(Expr::u32(4), self.expr(ch, DataType::U32, depth)),
+            3 => Expr::u32(4 * (ch.next_word() % 8)),
+            _ => Expr::mul(Expr::add(len, Expr::u32(ch.next_word() % 4)), Expr::u32(4)),
+        };
+        (base, ch.below(4) as u32)
+    }
+
     /// An atomic operation for `target` on buffer `info`.
     pub(crate) fn atomic_op(
         &self,
@@ -165,6 +216,16 @@ impl Ctx {
             (Role::Contended(g) | Role::SharedWorkgroup(g), AtomicTarget::Contended) => g.op(word),
             _ => AtomicOp::ALL[word as usize % AtomicOp::ALL.len()],
         }
+    }
+}
+
+/// `base + lane` in one of the forms the lowering recognises as aligned.
+fn row_at(ch: &mut Choices<'_>, base: Expr, lane: u32) -> Expr {
+    match ch.below(4) {
+        0 if lane == 0 => base,
+        0 | 1 => Expr::add(base, Expr::u32(lane)),
+        2 => Expr::bit_or(base, Expr::u32(lane)),
+        _ => Expr::add(Expr::u32(lane), base),
     }
 }
 

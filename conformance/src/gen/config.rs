@@ -62,11 +62,15 @@ pub enum Feature {
     /// Atomics on `u64`/`i64` elements, where `Atomics` and `Int64` are on as well (needs the device
     /// features `int64` and `int64 atomics`).
     Int64Atomics,
+    /// Row loads: some read-only buffers are loaded only at `4 * b + c` style indices (`b * 4 + c`,
+    /// `(b << 2) | c`, `c + b * 4`, literals), in bounds, in the last partial row and past the end,
+    /// which the wgpu lowering reads as `vec4` rows.
+    RowLoads,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 25] = [
+    pub const ALL: [Feature; 26] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -92,6 +96,7 @@ impl Feature {
         Feature::F16,
         Feature::Int64,
         Feature::Int64Atomics,
+        Feature::RowLoads,
     ];
 
     const fn bit(self) -> u32 {
@@ -128,7 +133,8 @@ impl Feature {
             | Feature::Atomics
             | Feature::Returns
             | Feature::WildIndices
-            | Feature::Elementwise => DeviceFeatures::NONE,
+            | Feature::Elementwise
+            | Feature::RowLoads => DeviceFeatures::NONE,
         }
     }
 }

@@ -76,6 +76,8 @@ pub(crate) struct BufInfo {
     pub(crate) slots: u32,
     /// Elements of input to generate (inputs only).
     pub(crate) input_elements: u32,
+    /// A read-only storage buffer loaded only at aligned indices (`Feature::RowLoads`).
+    pub(crate) rows: bool,
 }
 
 /// The 32-bit element types, simplest first (what a shrunk word selects).
@@ -239,14 +241,17 @@ fn decode_buffer(
             role: Role::Contended(group),
             slots: 0,
             input_elements: 0,
+            rows: false,
         },
         5 if features.has(Feature::Workgroup) => workgroup(i, word, int_elem, elem, group, shape),
         _ => {
             let count = if runtime { 0 } else { size };
-            read_only(
+            let mut info = read_only(
                 BufferDecl::read(format!("in{i}"), 0, elem).with_count(count),
                 size,
-            )
+            );
+            info.rows = features.has(Feature::RowLoads) && elem.size_bytes() == 4;
+            info
         }
     }
 }
@@ -257,6 +262,7 @@ fn read_only(decl: BufferDecl, elements: u32) -> BufInfo {
         role: Role::ReadOnly,
         slots: 0,
         input_elements: elements,
+        rows: false,
     }
 }
 
@@ -285,6 +291,7 @@ fn own_storage(
         role: Role::OwnStorage,
         slots,
         input_elements: 0,
+        rows: false,
     }
 }
 
@@ -320,6 +327,7 @@ fn workgroup(
             role: Role::SharedWorkgroup(group),
             slots: 0,
             input_elements: 0,
+            rows: false,
         };
     }
     let slots = shape.slots;
@@ -329,5 +337,6 @@ fn workgroup(
         role: Role::OwnWorkgroup,
         slots,
         input_elements: 0,
+        rows: false,
     }
 }
