@@ -90,7 +90,14 @@ impl Lowerer<'_, '_> {
             return Ok(result);
         }
         if op == SubgroupOp::BroadcastFirst {
-            return Ok(self.gather(block, GatherMode::BroadcastFirst, argument, ty));
+            // Lane 0's value, which is the first active lane's: subgroup operations stand in
+            // uniform control flow, so every lane of the subgroup is active, and every subgroup has
+            // a lane 0. A shuffle from lane 0 rather than `subgroupBroadcastFirst`, which lavapipe
+            // (Mesa 22.3.6, LLVM 15) cannot compile when its f32 result is converted to f16:
+            // `f16(subgroupBroadcastFirst(f32(gid.x)))` aborted the process in LLVM's instruction
+            // selection ("Cannot select: f32 = and ..."), found by the fuzzer (seed 26002).
+            let lane_0 = self.fb.u32(block, 0);
+            return Ok(self.gather(block, GatherMode::Shuffle(lane_0), argument, ty));
         }
         // Ballot: the vec4<u32> mask's word `id / 32`, the one holding the invocation's own lane.
         let mask = self.fb.expr(block, Expression::SubgroupBallotResult);

@@ -68,32 +68,32 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     }
     let _e130 = ((_e15 * 12u) + 8u);
     let _e131 = x;
-    let _e132 = subgroupBroadcastFirst(_e131);
-    let _e133 = (_e130 < 1152u);
-    if _e133 {
-        out[select(0u, _e130, _e133)] = _e132;
+    let _e133 = subgroupShuffle(_e131, 0u);
+    let _e134 = (_e130 < 1152u);
+    if _e134 {
+        out[select(0u, _e130, _e134)] = _e133;
     }
-    let _e141 = ((_e15 * 12u) + 9u);
-    let _e142 = x;
-    let _e145 = subgroupBallot((_e142 < 10u));
-    let _e149 = (_e141 < 1152u);
-    if _e149 {
-        out[select(0u, _e141, _e149)] = _e145[(_e33 >> 5u)];
+    let _e142 = ((_e15 * 12u) + 9u);
+    let _e143 = x;
+    let _e146 = subgroupBallot((_e143 < 10u));
+    let _e150 = (_e142 < 1152u);
+    if _e150 {
+        out[select(0u, _e142, _e150)] = _e146[(_e33 >> 5u)];
     }
-    let _e157 = ((_e15 * 12u) + 10u);
-    let _e158 = x;
-    let _e160 = (_e33 ^ 1u);
-    let _e172 = ((_e160 < vyre_subgroup_size) && (((((((vyre_local_id.z * 1u) + vyre_local_id.y) * 48u) + vyre_local_id.x) - _e33) + _e160) < 48u));
-    let _e175 = subgroupShuffle(_e158, select(0u, _e160, _e172));
-    let _e178 = (_e157 < 1152u);
-    if _e178 {
-        out[select(0u, _e157, _e178)] = select(0u, _e175, _e172);
+    let _e158 = ((_e15 * 12u) + 10u);
+    let _e159 = x;
+    let _e161 = (_e33 ^ 1u);
+    let _e173 = ((_e161 < vyre_subgroup_size) && (((((((vyre_local_id.z * 1u) + vyre_local_id.y) * 48u) + vyre_local_id.x) - _e33) + _e161) < 48u));
+    let _e176 = subgroupShuffle(_e159, select(0u, _e161, _e173));
+    let _e179 = (_e158 < 1152u);
+    if _e179 {
+        out[select(0u, _e158, _e179)] = select(0u, _e176, _e173);
     }
-    let _e186 = ((_e15 * 12u) + 11u);
-    let _e187 = x;
-    let _e189 = subgroupAdd(f32(_e187));
-    let _e191 = (_e186 < 1152u);
-    if _e191 {
-        out[select(0u, _e186, _e191)] = bitcast<u32>(_e189);
+    let _e187 = ((_e15 * 12u) + 11u);
+    let _e188 = x;
+    let _e190 = subgroupAdd(f32(_e188));
+    let _e192 = (_e187 < 1152u);
+    if _e192 {
+        out[select(0u, _e187, _e192)] = bitcast<u32>(_e190);
     }
 }
