@@ -100,7 +100,8 @@ pub enum LaunchForm {
     /// A plain dispatch whose grid fits the device's per-dimension limit: the builtins come straight
     /// from the hardware. In this form and the vectorised ones, a program with row buffers
     /// (read-only buffers read four elements at a time, see `lower::rows`) has them declared as
-    /// `vec4` rows, as the backend launches it when their bindings span whole rows.
+    /// `vec4` rows, as the backend launches it when their bindings span whole rows (a plain
+    /// dispatch folded for a wide grid has them too; [`LaunchForm::Folded`] does not).
     Direct,
     /// A plain dispatch of any grid, folded into y and z when it is too wide (what [`emit_wgsl`]
     /// writes and [`WgpuBackend::compile_persistent`] compiles): the virtual grid comes from `params`.
@@ -159,9 +160,11 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
         vectorised,
         // As `backend::form` chooses for a plain launch whose row bindings span whole rows (vyre's
         // pooled buffers do whenever they fit the binding limit).
-        rows: !matches!(
+        // `Folded` stays what `emit_wgsl` writes and `compile_persistent` compiles, without rows
+        // (a plain dispatch folded for its grid has them as the direct form does).
+        rows: matches!(
             form,
-            LaunchForm::Coalesced | LaunchForm::Packed | LaunchForm::Split
+            LaunchForm::Direct | LaunchForm::Vectorised | LaunchForm::VectorisedFolded
         ) && lower::row_buffers(&evidence).is_some(),
     };
     let lowered = lower::lower(&evidence, &options)?;
