@@ -24,9 +24,9 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) fb: FunctionBuilder,
     pub(crate) globals: Vec<BufferGlobal>,
     pub(crate) prologue: Prologue,
-    /// The naga local (a pointer expression) of each program variable, by
-    /// [`vyre_foundation::validate::VarId`], once its declaration is lowered.
-    pub(crate) locals: Vec<Option<Handle<Expression>>>,
+    /// Each program variable, by [`vyre_foundation::validate::VarId`], once its declaration is
+    /// lowered: a naga local, or the value itself for a `let` never assigned.
+    pub(crate) locals: Vec<Option<Local>>,
     /// The memory scope of each barrier (see `barrier`).
     pub(crate) barriers: super::barrier::BarrierScopes,
     /// The proofs that let an access go unguarded (see `bounds`).
@@ -42,9 +42,22 @@ pub(crate) struct Lowerer<'v, 'p> {
 /// A lowered value and its IR type.
 pub(crate) type Value = (Handle<Expression>, DataType);
 
+/// How a program variable is held in the module.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Local {
+    /// A function-local variable (a pointer expression): variables that are assigned, and loop
+    /// counters.
+    Pointer(Handle<Expression>),
+    /// The value of a `let` that is never assigned, evaluated once where the `let` stands: an SSA
+    /// value, so the module needs no local, store or load for it. Every use is inside the `let`'s
+    /// scope, which the `let`'s block dominates, and naga evaluates an expression (a buffer load
+    /// included) where it is emitted, so every use sees the value the `let` took.
+    Value(Handle<Expression>),
+}
+
 impl Lowerer<'_, '_> {
-    /// The local of the variable `id`, declared earlier in the lowering.
-    pub(crate) fn local(&self, id: VarId) -> Result<Handle<Expression>, BackendError> {
+    /// How the variable `id` is held, declared earlier in the lowering.
+    pub(crate) fn local(&self, id: VarId) -> Result<Local, BackendError> {
         self.locals
             .get(id.index())
             .copied()
@@ -56,8 +69,18 @@ impl Lowerer<'_, '_> {
             })
     }
 
-    /// Records the local of the variable `id`.
-    pub(crate) fn bind(&mut self, id: VarId, local: Handle<Expression>) {
+    /// The naga local of the assigned variable `id`.
+    pub(crate) fn local_pointer(&self, id: VarId) -> Result<Handle<Expression>, BackendError> {
+        match self.local(id)? {
+            Local::Pointer(pointer) => Ok(pointer),
+            Local::Value(_) => Err(BackendError::compile(
+                "the wgpu lowering met an assignment to a variable it held as a value. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+            )),
+        }
+    }
+
+    /// Records how the variable `id` is held.
+    pub(crate) fn bind(&mut self, id: VarId, local: Local) {
         let i = id.index();
         if self.locals.len() <= i {
             self.locals.resize(i + 1, None);
@@ -73,8 +96,10 @@ impl Lowerer<'_, '_> {
             Expr::Lit(lit) => self.literal(block, *lit),
             Expr::Var(_) => {
                 let id = self.evidence.var_of(expr)?;
-                let pointer = self.local(id)?;
-                self.fb.load(block, pointer)
+                match self.local(id)? {
+                    Local::Pointer(pointer) => self.fb.load(block, pointer),
+                    Local::Value(value) => value,
+                }
             }
             Expr::Load { index, .. } => {
                 let b = self.evidence.buffer_of(expr)?.index();

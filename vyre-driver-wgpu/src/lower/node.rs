@@ -5,7 +5,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{Expr, Node};
 use vyre_foundation::validate::VarId;
 
-use super::lowerer::Lowerer;
+use super::lowerer::{Local, Lowerer};
 
 impl Lowerer<'_, '_> {
     /// Lowers a body.
@@ -28,16 +28,21 @@ impl Lowerer<'_, '_> {
                 let id = self.evidence.node_var(node)?;
                 self.bounds.define(self.evidence, id, value);
                 let (value, ty) = self.expr(block, value)?;
-                let pointer = self
-                    .fb
-                    .local(block, Some(name.clone()), self.types.value(ty));
-                self.fb.stmt(block, Statement::Store { pointer, value });
-                self.bind(id, pointer);
+                if self.evidence.var(id)?.assigned {
+                    let pointer = self
+                        .fb
+                        .local(block, Some(name.clone()), self.types.value(ty));
+                    self.fb.stmt(block, Statement::Store { pointer, value });
+                    self.bind(id, Local::Pointer(pointer));
+                } else {
+                    self.fb.name(value, name);
+                    self.bind(id, Local::Value(value));
+                }
             }
             Node::Assign { value, .. } => {
                 let id = self.evidence.node_var(node)?;
                 let (value, _) = self.expr(block, value)?;
-                let pointer = self.local(id)?;
+                let pointer = self.local_pointer(id)?;
                 self.fb.stmt(block, Statement::Store { pointer, value });
             }
             Node::Store { index, value, .. } => {
@@ -204,7 +209,7 @@ impl Lowerer<'_, '_> {
         self.fb.if_then(&mut loop_body, done, |fb, inner| {
             fb.stmt(inner, Statement::Break)
         });
-        self.bind(id, counter);
+        self.bind(id, Local::Pointer(counter));
         let mark = self.bounds.mark();
         self.bounds.assume_below(self.evidence, id, to);
         let lowered = self.body(&mut loop_body, body);

@@ -9,20 +9,16 @@ var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    var x: f32;
-
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e25 = (_e15 < 64u);
     let _e30 = input[select(0u, _e15, _e25)];
-    x = select(0f, _e30, _e25);
-    let _e34 = x;
-    let _e36 = (_e15 < 64u);
-    if _e36 {
-        as_u32_[select(0u, _e15, _e36)] = bitcast<u32>(_e34);
+    let x = select(0f, _e30, _e25);
+    let _e34 = (_e15 < 64u);
+    if _e34 {
+        as_u32_[select(0u, _e15, _e34)] = bitcast<u32>(x);
     }
-    let _e41 = x;
-    let _e43 = (_e15 < 64u);
-    if _e43 {
-        as_i32_[select(0u, _e15, _e43)] = bitcast<i32>(_e41);
+    let _e40 = (_e15 < 64u);
+    if _e40 {
+        as_i32_[select(0u, _e15, _e40)] = bitcast<i32>(x);
     }
 }

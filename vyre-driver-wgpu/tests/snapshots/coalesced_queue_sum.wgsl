@@ -10,7 +10,6 @@ var<storage> vyre_items: array<u32>;
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
     var local: u32;
-    var old: u32;
 
     let _e15 = vyre_params[0u];
     let _e18 = vyre_params[1u];
@@ -39,6 +38,5 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
         let _e91 = atomicAdd((&out[(_e68 + select(0u, 0u, _e83))]), select(0u, _e80, _e74));
         local = _e91;
     }
-    let _e92 = local;
-    old = _e92;
+    let old = local;
 }

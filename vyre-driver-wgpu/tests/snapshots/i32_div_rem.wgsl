@@ -9,28 +9,21 @@ var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    var x: i32;
-    var y: i32;
-
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e25 = (_e15 < 64u);
     let _e30 = a[select(0u, _e15, _e25)];
-    x = select(0i, _e30, _e25);
-    let _e34 = (_e15 < 64u);
-    let _e39 = b[select(0u, _e15, _e34)];
-    y = select(0i, _e39, _e34);
-    let _e46 = ((_e15 * 2u) + 0u);
-    let _e47 = x;
-    let _e48 = y;
-    let _e60 = (_e46 < 128u);
-    if _e60 {
-        out[select(0u, _e46, _e60)] = (_e47 / select(_e48, 1i, ((_e48 == 0i) || ((_e47 == i32(-2147483648)) && (_e48 == -1i)))));
+    let x = select(0i, _e30, _e25);
+    let _e33 = (_e15 < 64u);
+    let _e38 = b[select(0u, _e15, _e33)];
+    let y = select(0i, _e38, _e33);
+    let _e44 = ((_e15 * 2u) + 0u);
+    let _e56 = (_e44 < 128u);
+    if _e56 {
+        out[select(0u, _e44, _e56)] = (x / select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
-    let _e68 = ((_e15 * 2u) + 1u);
-    let _e69 = x;
-    let _e70 = y;
-    let _e82 = (_e68 < 128u);
-    if _e82 {
-        out[select(0u, _e68, _e82)] = (_e69 % select(_e70, 1i, ((_e70 == 0i) || ((_e69 == i32(-2147483648)) && (_e70 == -1i)))));
+    let _e64 = ((_e15 * 2u) + 1u);
+    let _e76 = (_e64 < 128u);
+    if _e76 {
+        out[select(0u, _e64, _e76)] = (x % select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
 }

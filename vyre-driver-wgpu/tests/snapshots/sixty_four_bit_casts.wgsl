@@ -7,39 +7,33 @@ var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    var x: u32;
-
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e24 = (_e15 < 64u);
     let _e29 = a[select(0u, _e15, _e24)];
-    x = select(0u, _e29, _e24);
-    let _e36 = ((_e15 * 5u) + 0u);
-    let _e37 = x;
-    let _e46 = (_e36 < 320u);
-    if _e46 {
-        out[select(0u, _e36, _e46)] = bitcast<u64>(((bitcast<i64>(u64(bitcast<u32>(i32(_e37)))) << 32u) >> 32u));
+    let x = select(0u, _e29, _e24);
+    let _e35 = ((_e15 * 5u) + 0u);
+    let _e44 = (_e35 < 320u);
+    if _e44 {
+        out[select(0u, _e35, _e44)] = bitcast<u64>(((bitcast<i64>(u64(bitcast<u32>(i32(x)))) << 32u) >> 32u));
     }
-    let _e54 = ((_e15 * 5u) + 1u);
-    let _e55 = x;
-    let _e57 = (_e54 < 320u);
-    if _e57 {
-        out[select(0u, _e54, _e57)] = u64(_e55);
+    let _e52 = ((_e15 * 5u) + 1u);
+    let _e54 = (_e52 < 320u);
+    if _e54 {
+        out[select(0u, _e52, _e54)] = u64(x);
     }
-    let _e65 = ((_e15 * 5u) + 2u);
-    let _e66 = x;
-    let _e72 = (_e65 < 320u);
-    if _e72 {
-        out[select(0u, _e65, _e72)] = u64(clamp(f32(_e66), 0f, 18446743000000000000f));
+    let _e62 = ((_e15 * 5u) + 2u);
+    let _e68 = (_e62 < 320u);
+    if _e68 {
+        out[select(0u, _e62, _e68)] = u64(clamp(f32(x), 0f, 18446743000000000000f));
     }
-    let _e80 = ((_e15 * 5u) + 3u);
-    let _e81 = x;
-    let _e88 = (_e80 < 320u);
-    if _e88 {
-        out[select(0u, _e80, _e88)] = bitcast<u64>(i64(clamp(f32(_e81), -9223372000000000000f, 9223371500000000000f)));
+    let _e76 = ((_e15 * 5u) + 3u);
+    let _e83 = (_e76 < 320u);
+    if _e83 {
+        out[select(0u, _e76, _e83)] = bitcast<u64>(i64(clamp(f32(x), -9223372000000000000f, 9223371500000000000f)));
     }
-    let _e96 = ((_e15 * 5u) + 4u);
-    let _e102 = (_e96 < 320u);
-    if _e102 {
-        out[select(0u, _e96, _e102)] = u64(u32((18446744073709551615lu & 4294967295lu)));
+    let _e91 = ((_e15 * 5u) + 4u);
+    let _e97 = (_e91 < 320u);
+    if _e97 {
+        out[select(0u, _e91, _e97)] = u64(u32((18446744073709551615lu & 4294967295lu)));
     }
 }

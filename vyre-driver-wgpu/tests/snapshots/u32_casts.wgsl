@@ -11,25 +11,20 @@ var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    var x: u32;
-
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e26 = (_e15 < 64u);
     let _e31 = input[select(0u, _e15, _e26)];
-    x = select(0u, _e31, _e26);
-    let _e35 = x;
-    let _e37 = (_e15 < 64u);
-    if _e37 {
-        as_f32_[select(0u, _e15, _e37)] = f32(_e35);
+    let x = select(0u, _e31, _e26);
+    let _e35 = (_e15 < 64u);
+    if _e35 {
+        as_f32_[select(0u, _e15, _e35)] = f32(x);
     }
-    let _e42 = x;
-    let _e44 = (_e15 < 64u);
-    if _e44 {
-        as_i32_[select(0u, _e15, _e44)] = i32(_e42);
+    let _e41 = (_e15 < 64u);
+    if _e41 {
+        as_i32_[select(0u, _e15, _e41)] = i32(x);
     }
-    let _e49 = x;
-    let _e52 = (_e15 < 64u);
-    if _e52 {
-        as_bool[select(0u, _e15, _e52)] = select(0u, 1u, (_e49 != 0u));
+    let _e48 = (_e15 < 64u);
+    if _e48 {
+        as_bool[select(0u, _e15, _e48)] = select(0u, 1u, (x != 0u));
     }
 }

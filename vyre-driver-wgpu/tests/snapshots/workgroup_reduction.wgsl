@@ -9,7 +9,6 @@ var<storage> vyre_params: array<u32>;
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
     var step_: u32;
-    var half: u32;
 
     let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
     let _e25 = (_e15 < 1024u);
@@ -23,28 +22,26 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
             break;
         }
         let _e42 = step_;
-        half = (32u >> (_e42 & 31u));
-        let _e47 = half;
-        if (vyre_local_id.x < _e47) {
-            let _e51 = partial[vyre_local_id.x];
-            let _e52 = half;
-            let _e53 = (vyre_local_id.x + _e52);
-            let _e54 = (_e53 < 64u);
-            let _e59 = partial[select(0u, _e53, _e54)];
-            partial[vyre_local_id.x] = (_e51 + select(0u, _e59, _e54));
+        let half = (32u >> (_e42 & 31u));
+        if (vyre_local_id.x < half) {
+            let _e49 = partial[vyre_local_id.x];
+            let _e50 = (vyre_local_id.x + half);
+            let _e51 = (_e50 < 64u);
+            let _e56 = partial[select(0u, _e50, _e51)];
+            partial[vyre_local_id.x] = (_e49 + select(0u, _e56, _e51));
         }
         workgroupBarrier();
         continuing {
-            let _e65 = step_;
-            step_ = (_e65 + 1u);
+            let _e62 = step_;
+            step_ = (_e62 + 1u);
         }
     }
     if (vyre_local_id.x != 0u) {
         return;
     }
-    let _e73 = partial[0u];
-    let _e74 = (vyre_workgroup_id.x < 16u);
-    if _e74 {
-        sums[select(0u, vyre_workgroup_id.x, _e74)] = _e73;
+    let _e70 = partial[0u];
+    let _e71 = (vyre_workgroup_id.x < 16u);
+    if _e71 {
+        sums[select(0u, vyre_workgroup_id.x, _e71)] = _e70;
     }
 }
