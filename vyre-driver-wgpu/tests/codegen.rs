@@ -80,3 +80,51 @@ fn generated_programs_reach_row_loads() {
         "only {with_rows} of {total} generated programs have row loads"
     );
 }
+
+/// `f16(subgroup_broadcast_first(f32(gid.x)))`: lavapipe's LLVM 15 aborted the whole process
+/// compiling `subgroupBroadcastFirst` feeding an f32-to-f16 conversion (fuzzer, seed 26002), so
+/// the lowering reads lane 0 with a shuffle. Lane 0's value is every lane's answer.
+#[test]
+fn broadcast_first_into_f16_compiles_and_is_lane_0() {
+    use vyre_driver::{DispatchConfig, VyreBackend};
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+    let Some(wgpu) = backend_or_skip("broadcast_first_into_f16_compiles_and_is_lane_0") else {
+        return;
+    };
+    let caps = wgpu.capabilities();
+    if !(caps.subgroups && caps.f16) {
+        eprintln!("skipped: the adapter lacks subgroups or f16");
+        return;
+    }
+    let program = Program::new(
+        vec![BufferDecl::output("out", 0, DataType::F16).with_count(64)],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::cast(
+                DataType::F16,
+                Expr::subgroup_broadcast_first(Expr::cast(
+                    DataType::F32,
+                    Expr::add(Expr::gid_x(), Expr::u32(3)),
+                )),
+            ),
+        )],
+    );
+    let config = DispatchConfig::new().with_grid([1, 1, 1]);
+    let got = wgpu
+        .dispatch(&program, &[], &config)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reference =
+        vyre_conformance::ReferenceBackend::new().with_subgroup_size(caps.subgroup_sizes[0].max(1));
+    let want = reference
+        .dispatch(&program, &[], &config)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Each subgroup's first lane is gid = k * size, so the element is f16(k * size + 3).
+    if caps.subgroup_sizes[0] == caps.subgroup_sizes[1] {
+        assert_eq!(got, want);
+    } else {
+        assert_eq!(got[0].len(), 128);
+    }
+}
