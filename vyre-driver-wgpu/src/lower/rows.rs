@@ -36,6 +36,7 @@ use vyre_driver::BackendError;
 
 use super::lowerer::Lowerer;
 use super::planted::{Miscompile, planted};
+use super::vector::{node_exprs, visit};
 
 /// The multiple of 4 an aligned index starts from.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,35 +170,6 @@ pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
         })
         .collect();
     rows.contains(&true).then_some(rows)
-}
-
-/// The expressions a statement holds directly (not those of nested statements).
-fn node_exprs(node: &Node) -> Vec<&Expr> {
-    match node {
-        Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
-        Node::Store { index, value, .. } => vec![index, value],
-        Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
-        Node::Loop { from, to, .. } => vec![from, to],
-        Node::Atomic {
-            index,
-            expected,
-            value,
-            ..
-        } => [Some(index), expected.as_ref(), Some(value)]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => Vec::new(),
-    }
-}
-
-/// Calls `f` on every expression below `expr`, `expr` included.
-fn visit<'a>(expr: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
-    let mut stack = vec![expr];
-    while let Some(e) = stack.pop() {
-        f(e);
-        stack.extend(e.children());
-    }
 }
 
 fn has_atomic(expr: &Expr) -> bool {

@@ -246,7 +246,7 @@ fn top_level_stores(
 }
 
 /// The expressions a statement holds directly (not those of nested statements).
-fn node_exprs(node: &Node) -> Vec<&Expr> {
+pub(super) fn node_exprs(node: &Node) -> Vec<&Expr> {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
         Node::Store { index, value, .. } => vec![index, value],
@@ -266,7 +266,7 @@ fn node_exprs(node: &Node) -> Vec<&Expr> {
 }
 
 /// Calls `f` on every expression below `expr`, `expr` included.
-fn visit<'a>(expr: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
+pub(super) fn visit<'a>(expr: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         f(e);
