@@ -136,16 +136,13 @@ pub(super) fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected:
     }
 }
 
-fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
-    let rows = pairs(&words);
-    let n = rows.len() as u32;
+/// Every atomic operation slot by slot over `n` elements of `ty`: invocation `i` (of a grid of
+/// `ceil(n / WG)` workgroups of `WG`) runs operation `j` of [`SLOT_OPS`] with `operand[i]` (and
+/// `expected[i]` for compare-exchange) on its own slot `j * n + i` of `slots`, storing the old value
+/// in `old` and the slot's new value in `new`, so both are deterministic. Shared by the 32-bit and
+/// 64-bit catalogues.
+pub(crate) fn atomic_slots_program(ty: DataType, n: u32) -> Program {
     let ops = SLOT_OPS.len() as u32;
-    // Every second compare-exchange expects the current value; the others expect something else.
-    let expected: Vec<u32> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| if r % 2 == 0 { row[0] } else { row[0] ^ 0x40 })
-        .collect();
     let slot = |j: u32| Expr::add(Expr::u32(j * n), Expr::var("i"));
     let mut body = vec![
         Node::let_bind("v", Expr::load("operand", Expr::var("i"))),
@@ -161,7 +158,7 @@ fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
         body.push(Node::store("old", slot(j), call));
         body.push(Node::store("new", slot(j), Expr::load("slots", slot(j))));
     }
-    let program = Program::wrapped(
+    Program::wrapped(
         vec![
             BufferDecl::read("operand", 0, ty).with_count(n),
             BufferDecl::read("expected", 1, ty).with_count(n),
@@ -174,7 +171,20 @@ fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
             Node::let_bind("i", Expr::gid_x()),
             Node::if_then(Expr::lt(Expr::var("i"), Expr::u32(n)), body),
         ],
-    );
+    )
+}
+
+fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
+    let rows = pairs(&words);
+    let n = rows.len() as u32;
+    let ops = SLOT_OPS.len() as u32;
+    // Every second compare-exchange expects the current value; the others expect something else.
+    let expected: Vec<u32> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| if r % 2 == 0 { row[0] } else { row[0] ^ 0x40 })
+        .collect();
+    let program = atomic_slots_program(ty, n);
     let initial: Vec<u32> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
     let inputs = vec![
         words_to_bytes(rows.iter().map(|r| r[1])),

@@ -449,35 +449,7 @@ fn atomic_slots64(ty: DataType) -> Batch {
             }
         })
         .collect();
-    let slot = |j: u32| Expr::add(Expr::u32(j * n), Expr::var("i"));
-    let mut body = vec![
-        Node::let_bind("v", Expr::load("operand", Expr::var("i"))),
-        Node::let_bind("e", Expr::load("expected", Expr::var("i"))),
-    ];
-    for (j, op) in AtomicOp::ALL.iter().copied().enumerate() {
-        let j = j as u32;
-        let call = if op == AtomicOp::CompareExchange {
-            Expr::atomic_compare_exchange("slots", slot(j), Expr::var("e"), Expr::var("v"))
-        } else {
-            Expr::atomic(op, "slots", slot(j), Expr::var("v"))
-        };
-        body.push(Node::store("old", slot(j), call));
-        body.push(Node::store("new", slot(j), Expr::load("slots", slot(j))));
-    }
-    let program = Program::wrapped(
-        vec![
-            BufferDecl::read("operand", 0, ty).with_count(n),
-            BufferDecl::read("expected", 1, ty).with_count(n),
-            BufferDecl::read_write("slots", 2, ty).with_count(n * ops),
-            BufferDecl::output("old", 3, ty).with_count(n * ops),
-            BufferDecl::output("new", 4, ty).with_count(n * ops),
-        ],
-        [WG, 1, 1],
-        vec![
-            Node::let_bind("i", Expr::gid_x()),
-            Node::if_then(Expr::lt(Expr::var("i"), Expr::u32(n)), body),
-        ],
-    );
+    let program = crate::catalogue::memory::atomic_slots_program(ty, n);
     let initial: Vec<u64> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
     let inputs = vec![
         bytes64(rows.iter().map(|r| r[1])),
