@@ -6,11 +6,19 @@ use vyre_foundation::ir::{Expr, Node};
 use vyre_foundation::validate::VarId;
 
 use super::lowerer::{Local, Lowerer};
+use super::planted::{Miscompile, planted};
 
 impl Lowerer<'_, '_> {
     /// Lowers a body.
     pub(crate) fn body(&mut self, block: &mut Block, body: &[Node]) -> Result<(), BackendError> {
-        body.iter().try_for_each(|node| self.node(block, node))
+        // The planted `AssignedLetAsValue` renames an assigned variable's value within a body and
+        // forgets the new value when the body ends, as SSA renaming without merges would.
+        let saved = planted(Miscompile::AssignedLetAsValue).then(|| self.locals.clone());
+        let lowered = body.iter().try_for_each(|node| self.node(block, node));
+        if let Some(saved) = saved {
+            self.locals = saved;
+        }
+        lowered
     }
 
     fn nested_body(&mut self, outer: &mut Block, body: &[Node]) -> Result<Block, BackendError> {
@@ -28,7 +36,7 @@ impl Lowerer<'_, '_> {
                 let id = self.evidence.node_var(node)?;
                 self.bounds.define(self.evidence, id, value);
                 let (value, ty) = self.expr(block, value)?;
-                if self.evidence.var(id)?.assigned {
+                if self.evidence.var(id)?.assigned && !planted(Miscompile::AssignedLetAsValue) {
                     let pointer = self
                         .fb
                         .local(block, Some(name.clone()), self.types.value(ty));
@@ -42,6 +50,12 @@ impl Lowerer<'_, '_> {
             Node::Assign { value, .. } => {
                 let id = self.evidence.node_var(node)?;
                 let (value, _) = self.expr(block, value)?;
+                if planted(Miscompile::AssignedLetAsValue)
+                    && matches!(self.local(id)?, Local::Value(_))
+                {
+                    self.bind(id, Local::Value(value));
+                    return Ok(());
+                }
                 let pointer = self.local_pointer(id)?;
                 self.fb.stmt(block, Statement::Store { pointer, value });
             }

@@ -28,16 +28,21 @@ pub enum Miscompile {
     /// A row read by one statement is reused by the later statements of the block, even after
     /// the variables of its index were assigned (`rows`).
     RowKeptAcrossStatements,
+    /// An assigned `let` is held as an SSA value too, each assignment renaming it, with the new
+    /// name forgotten where the body that assigned it ends (no merge at the end of a branch or a
+    /// loop body).
+    AssignedLetAsValue,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 5] = [
+    pub const ALL: [Miscompile; 6] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
         Miscompile::VectorIgnoresGridEnd,
         Miscompile::RowKeptAcrossStatements,
+        Miscompile::AssignedLetAsValue,
     ];
 
     #[cfg(feature = "planted-miscompiles")]
@@ -49,6 +54,7 @@ impl Miscompile {
             Miscompile::VectorTailOffByOne => 3,
             Miscompile::VectorIgnoresGridEnd => 4,
             Miscompile::RowKeptAcrossStatements => 5,
+            Miscompile::AssignedLetAsValue => 6,
         }
     }
 }

@@ -437,7 +437,55 @@ pub fn cases() -> Vec<Case> {
     all.extend(barrier_cases());
     all.extend(vector_cases());
     all.extend(row_cases());
+    all.extend(variable_cases());
     all
+}
+
+/// Variables: a `let` never assigned is an SSA value, an assigned one a local whose assignments in
+/// branches and loop bodies are seen after them (the planted `AssignedLetAsValue` loses them).
+fn variable_cases() -> Vec<Case> {
+    let gid = Expr::gid_x;
+    let program = Program::new(
+        vec![
+            BufferDecl::read_write("rw", 0, DataType::U32).with_count(8),
+            BufferDecl::output("out", 1, DataType::U32).with_count(8),
+        ],
+        [8, 1, 1],
+        vec![
+            // A `let` of a load keeps the value it took, after the element changes.
+            Node::let_bind("before", Expr::load("rw", gid())),
+            Node::store("rw", gid(), Expr::add(Expr::var("before"), Expr::u32(100))),
+            Node::let_bind("x", Expr::u32(0)),
+            Node::if_then(
+                Expr::eq(Expr::rem(gid(), Expr::u32(2)), Expr::u32(0)),
+                vec![Node::assign("x", Expr::u32(7))],
+            ),
+            Node::let_bind("y", Expr::u32(1)),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::u32(3),
+                vec![Node::assign(
+                    "y",
+                    Expr::add(Expr::mul(Expr::var("y"), Expr::u32(3)), Expr::var("k")),
+                )],
+            ),
+            Node::store(
+                "out",
+                gid(),
+                Expr::add(
+                    Expr::add(Expr::var("x"), Expr::var("y")),
+                    Expr::mul(Expr::var("before"), Expr::u32(1000)),
+                ),
+            ),
+        ],
+    );
+    vec![case(
+        "variables_assigned_in_branches_and_loops",
+        program,
+        vec![words(8, 4)],
+        [1, 1, 1],
+    )]
 }
 
 /// `data[b + c]`, weighted by lane, so a lane read from the wrong place shows.
