@@ -112,28 +112,16 @@ fn workgroup_shared() -> Batch {
 const SLOT_OPS: &[AtomicOp] = AtomicOp::ALL;
 
 /// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange), in
-/// plain Rust: the catalogue's expected values.
+/// plain Rust: the catalogue's expected values. The 32-bit rule is the 64-bit one
+/// ([`super::wide::atomic_rmw64`]) on the values sign-extended (`i32`) or zero-extended, truncated:
+/// wrapping and bitwise results keep their low 32 bits, and extension keeps order and equality.
 pub(super) fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
-    let signed = ty == DataType::I32;
-    match op {
-        AtomicOp::Add => old.wrapping_add(v),
-        AtomicOp::Sub => old.wrapping_sub(v),
-        AtomicOp::Min if signed => (old as i32).min(v as i32) as u32,
-        AtomicOp::Min => old.min(v),
-        AtomicOp::Max if signed => (old as i32).max(v as i32) as u32,
-        AtomicOp::Max => old.max(v),
-        AtomicOp::And => old & v,
-        AtomicOp::Or => old | v,
-        AtomicOp::Xor => old ^ v,
-        AtomicOp::Exchange => v,
-        AtomicOp::CompareExchange => {
-            if old == expected {
-                v
-            } else {
-                old
-            }
-        }
-    }
+    let (wide, extend): (DataType, fn(u32) -> u64) = if ty == DataType::I32 {
+        (DataType::I64, |w| i64::from(w as i32) as u64)
+    } else {
+        (DataType::U64, u64::from)
+    };
+    super::wide::atomic_rmw64(op, wide, extend(old), extend(v), extend(expected)) as u32
 }
 
 /// Every atomic operation slot by slot over `n` elements of `ty`: invocation `i` (of a grid of
