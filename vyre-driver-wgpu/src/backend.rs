@@ -25,7 +25,7 @@ use crate::disk::DiskCacheStatus;
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
-    self, BufferSpec, Faults, Init, Job, LaunchContext, Piece, Readback, job_buffers, poisoned,
+    self, BufferSpec, Faults, Init, Job, LaunchContext, Readback, job_buffers, poisoned,
 };
 use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{self, LowerOptions};
@@ -683,7 +683,7 @@ impl WgpuBackend {
                 let bytes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
                 split::pieces(&state, &compiled, plan, &bytes, n)?
             }
-            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, form.physical)],
+            None => form.pieces(plan)?,
         };
         let job = Job {
             buffers,

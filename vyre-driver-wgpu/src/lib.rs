@@ -171,9 +171,21 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
     lower::to_wgsl(&lowered)
 }
 
+/// What a plain dispatch runs, as [`emit_launch`] writes it.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmittedLaunch {
+    /// The module's WGSL text.
+    pub wgsl: String,
+    /// The dispatches the launch records, in order, in one compute pass with the same bind groups:
+    /// each one's entry point and physical grid. A vectorised launch has a second dispatch, of
+    /// `vyre_tail`, when the grid or a buffer ends inside a row.
+    pub dispatches: Vec<(&'static str, [u32; 3])>,
+}
+
 /// The WGSL text of the module a plain dispatch of `program` runs over the virtual `grid` with
 /// `counts[j]` elements in program buffer `j`, on a device allowing `max_groups` workgroups per
-/// dimension, and the physical grid it launches: the scalar or vectorised form, direct or folded, as
+/// dimension, and the dispatches it records: the scalar or vectorised form, direct or folded, as
 /// the backend chooses, assuming every vectorised buffer can be bound in whole 16-byte rows (vyre's
 /// pooled buffers can whenever they fit the binding limit). For harnesses that time vyre's kernel
 /// on their own buffers (`vyre-bench`), which then fill `params` as the backend does.
@@ -188,7 +200,7 @@ pub fn emit_launch(
     grid: [u32; 3],
     counts: &[u64],
     max_groups: u32,
-) -> Result<(String, [u32; 3]), BackendError> {
+) -> Result<EmittedLaunch, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     if counts.len() != program.buffers.len() {
         return Err(BackendError::invalid_config(format!(
@@ -209,5 +221,12 @@ pub fn emit_launch(
     };
     let form = backend::form::choose(&evidence, &plan, max_groups, |_, _| true)?;
     let lowered = lower::lower(&evidence, &form.options)?;
-    Ok((lower::to_wgsl(&lowered)?, form.physical))
+    let mut dispatches = vec![(lower::ENTRY, form.physical)];
+    if let Some(tail) = form.tail {
+        dispatches.push((lower::TAIL_ENTRY, tail));
+    }
+    Ok(EmittedLaunch {
+        wgsl: lower::to_wgsl(&lowered)?,
+        dispatches,
+    })
 }

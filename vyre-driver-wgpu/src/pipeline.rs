@@ -2,6 +2,7 @@
 //! (program fingerprint, lowering options, device generation) and cached by `cache`.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
@@ -29,11 +30,108 @@ pub(crate) struct Compiled {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
+    /// A vectorised module's second entry point (`lower::TAIL_ENTRY`), compiled the first time a
+    /// launch has partial rows.
+    pub(crate) tail: Option<Tail>,
     /// The bind groups its launches reuse.
     pub(crate) groups: LaunchGroups,
     /// Held while the fields above are dropped: a pipeline outliving its backend may hold the
     /// device's last reference (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
+}
+
+/// What compiling a vectorised module's tail entry point needs, and the pipeline once made.
+pub(crate) struct Tail {
+    module: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    pipeline: Mutex<Option<wgpu::ComputePipeline>>,
+}
+
+impl Compiled {
+    /// The pipeline that runs `entry` of this module: the main one, or the tail, compiled on first
+    /// use.
+    ///
+    /// # Errors
+    ///
+    /// As [`compile`], for the tail; [`BackendError::Compile`] when the module has no tail.
+    pub(crate) fn pipeline_for(
+        &self,
+        entry: Entry,
+        state: &DeviceState,
+        counters: &Counters,
+    ) -> Result<wgpu::ComputePipeline, BackendError> {
+        let tail = match entry {
+            Entry::Main => return Ok(self.pipeline.clone()),
+            Entry::Tail => self.tail.as_ref().ok_or_else(|| {
+                BackendError::compile(
+                    "a launch asked for the tail of a module that has none. Fix: this is a vyre bug; report it with the program text (Display).",
+                )
+            })?,
+        };
+        let mut made = tail
+            .pipeline
+            .lock()
+            .map_err(|_| crate::groups::poisoned())?;
+        if let Some(pipeline) = made.as_ref() {
+            return Ok(pipeline.clone());
+        }
+        let pipeline = create_pipeline(
+            state,
+            &tail.layout,
+            &tail.module,
+            lower::TAIL_ENTRY,
+            counters,
+        )?;
+        *made = Some(pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+/// Which entry point of a compiled module a dispatch runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// `main`: the whole program, or a vectorised module's full rows.
+    #[default]
+    Main,
+    /// A vectorised module's partial rows (`lower::TAIL_ENTRY`).
+    Tail,
+}
+
+/// Creates the compute pipeline of `entry` in `module`, checking wgpu's errors.
+fn create_pipeline(
+    state: &DeviceState,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    counters: &Counters,
+) -> Result<wgpu::ComputePipeline, BackendError> {
+    let device = &state.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("vyre"),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            zero_initialize_workgroup_memory: true,
+            ..Default::default()
+        },
+        cache: state.disk.pipeline_cache(),
+    });
+    bump(&counters.pipelines, 1);
+    if let Some(e) = pollster::block_on(oom.pop()) {
+        return Err(BackendError::out_of_memory(format!(
+            "creating the pipeline ran out of memory: {e}. Fix: free device memory or use a smaller program."
+        )));
+    }
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(BackendError::compile(format!(
+            "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
+        )));
+    }
+    state.disk.compiled();
+    Ok(pipeline)
 }
 
 impl Drop for Compiled {
@@ -156,6 +254,11 @@ pub(crate) fn compile(
     let program = evidence.program();
     let lowered = lower::lower(evidence, &options)?;
     check_limits(program, &lowered, &state.limits)?;
+    let has_tail = lowered
+        .module
+        .entry_points
+        .iter()
+        .any(|e| e.name == lower::TAIL_ENTRY);
     let device = &state.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -183,29 +286,24 @@ pub(crate) fn compile(
         bind_group_layouts: &[Some(&user_layout), Some(&internal_layout)],
         immediate_size: 0,
     });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("vyre"),
-        layout: Some(&layout),
-        module: &module,
-        entry_point: Some(lower::ENTRY),
-        compilation_options: wgpu::PipelineCompilationOptions {
-            zero_initialize_workgroup_memory: true,
-            ..Default::default()
-        },
-        cache: state.disk.pipeline_cache(),
-    });
-    bump(&counters.pipelines, 1);
+    // The module's own errors (and memory) are checked with the main pipeline's.
+    let made = create_pipeline(state, &layout, &module, lower::ENTRY, counters);
     if let Some(e) = pollster::block_on(oom.pop()) {
         return Err(BackendError::out_of_memory(format!(
-            "creating the pipeline ran out of memory: {e}. Fix: free device memory or use a smaller program."
+            "creating the shader module ran out of memory: {e}. Fix: free device memory or use a smaller program."
         )));
     }
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(BackendError::compile(format!(
-            "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
+            "wgpu rejected the shader module: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
         )));
     }
-    state.disk.compiled();
+    let pipeline = made?;
+    let tail = has_tail.then(|| Tail {
+        module,
+        layout,
+        pipeline: Mutex::new(None),
+    });
     Ok(Compiled {
         program: program.clone(),
         packed_stores: lower::packed_stores(evidence),
@@ -216,6 +314,7 @@ pub(crate) fn compile(
         pipeline,
         user_layout,
         internal_layout,
+        tail,
         groups: LaunchGroups::default(),
         teardown: TeardownTurn::default(),
     })

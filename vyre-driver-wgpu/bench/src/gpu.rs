@@ -35,6 +35,13 @@ pub(crate) struct Gpu {
 }
 
 /// A compute pipeline with an automatically derived bind group layout.
+/// One dispatch of a pass: a kernel, its bind groups `0..groups.len()` and its grid.
+pub(crate) struct Dispatch<'a> {
+    pub(crate) kernel: &'a Kernel,
+    pub(crate) groups: &'a [&'a wgpu::BindGroup],
+    pub(crate) grid: [u32; 3],
+}
+
 pub(crate) struct Kernel {
     /// The pipeline.
     pub(crate) pipeline: wgpu::ComputePipeline,
@@ -143,6 +150,16 @@ impl Gpu {
 
     /// Compiles WGSL text into a pipeline with an automatic layout (the path every wgpu user takes).
     pub(crate) fn kernel(&self, label: &str, wgsl: &str) -> BenchResult<Kernel> {
+        self.kernel_at(label, wgsl, None)
+    }
+
+    /// [`Gpu::kernel`] of entry point `entry` (`None`: the module's only one).
+    pub(crate) fn kernel_at(
+        &self,
+        label: &str,
+        wgsl: &str,
+        entry: Option<&str>,
+    ) -> BenchResult<Kernel> {
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -155,7 +172,7 @@ impl Gpu {
                 label: Some(label),
                 layout: None,
                 module: &module,
-                entry_point: None,
+                entry_point: entry,
                 compilation_options: wgpu::PipelineCompilationOptions::default(),
                 cache: None,
             });
@@ -241,6 +258,23 @@ impl Gpu {
         grid: [u32; 3],
         reps: usize,
     ) -> BenchResult<Option<Vec<f64>>> {
+        self.device_times_dispatches(
+            &[Dispatch {
+                kernel,
+                groups,
+                grid,
+            }],
+            reps,
+        )
+    }
+
+    /// [`Gpu::device_times`] for a pass of several dispatches, each timed repetition being the
+    /// whole pass.
+    pub(crate) fn device_times_dispatches(
+        &self,
+        dispatches: &[Dispatch<'_>],
+        reps: usize,
+    ) -> BenchResult<Option<Vec<f64>>> {
         let Some(period) = self.timestamp_period_ns else {
             return Ok(None);
         };
@@ -268,11 +302,7 @@ impl Gpu {
                     end_of_pass_write_index: Some(rep * 2 + 1),
                 }),
             });
-            pass.set_pipeline(&kernel.pipeline);
-            for (i, group) in groups.iter().enumerate() {
-                pass.set_bind_group(i as u32, *group, &[]);
-            }
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            Self::dispatch_all(&mut pass, dispatches);
         }
         encoder.resolve_query_set(&set, 0..queries, &resolve, 0);
         encoder.copy_buffer_to_buffer(&resolve, 0, &staging, 0, bytes);
@@ -318,13 +348,29 @@ impl Gpu {
         grid: [u32; 3],
         seconds: f64,
     ) -> BenchResult<()> {
+        self.spin_up_dispatches(
+            &[Dispatch {
+                kernel,
+                groups,
+                grid,
+            }],
+            seconds,
+        )
+    }
+
+    /// [`Gpu::spin_up`] with a pass of several dispatches.
+    pub(crate) fn spin_up_dispatches(
+        &self,
+        dispatches: &[Dispatch<'_>],
+        seconds: f64,
+    ) -> BenchResult<()> {
         let start = Instant::now();
         let mut batch = 1u32;
         while start.elapsed().as_secs_f64() < seconds {
             let round = Instant::now();
             let mut encoder = self.device.create_command_encoder(&Default::default());
             for _ in 0..batch {
-                Self::record_groups(&mut encoder, kernel, groups, grid);
+                Self::record_dispatches(&mut encoder, dispatches);
             }
             self.queue.submit([encoder.finish()]);
             self.wait()?;
@@ -352,12 +398,33 @@ impl Gpu {
         groups: &[&wgpu::BindGroup],
         grid: [u32; 3],
     ) {
+        Self::record_dispatches(
+            encoder,
+            &[Dispatch {
+                kernel,
+                groups,
+                grid,
+            }],
+        );
+    }
+
+    /// Records `dispatches` in one compute pass.
+    pub(crate) fn record_dispatches(
+        encoder: &mut wgpu::CommandEncoder,
+        dispatches: &[Dispatch<'_>],
+    ) {
         let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&kernel.pipeline);
-        for (i, group) in groups.iter().enumerate() {
-            pass.set_bind_group(i as u32, *group, &[]);
+        Self::dispatch_all(&mut pass, dispatches);
+    }
+
+    fn dispatch_all(pass: &mut wgpu::ComputePass<'_>, dispatches: &[Dispatch<'_>]) {
+        for d in dispatches {
+            pass.set_pipeline(&d.kernel.pipeline);
+            for (i, group) in d.groups.iter().enumerate() {
+                pass.set_bind_group(i as u32, *group, &[]);
+            }
+            pass.dispatch_workgroups(d.grid[0], d.grid[1], d.grid[2]);
         }
-        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
     }
 
     /// The most workgroups one dispatch may have along one axis.

@@ -15,19 +15,26 @@ use vyre_driver_wgpu::engine::persistent::{
 use vyre_driver_wgpu::{WgpuBackend, WgpuStats};
 use vyre_foundation::ir::Program;
 
-use crate::gpu::{BenchResult, Gpu, Kernel};
+use crate::gpu::{BenchResult, Dispatch, Gpu, Kernel};
 use crate::vyre::backend_error;
 
 /// Word offset of the element counts in the backend's params buffer.
 const PARAM_LENGTHS: usize = 8;
 
-/// vyre's emitted kernel for one program, bound to harness buffers, ready to be timed.
+/// vyre's emitted kernel for one program, bound to harness buffers, ready to be timed: one
+/// dispatch per entry point the backend's launch runs (two for a vectorised launch with partial
+/// rows), in one compute pass.
 pub(crate) struct EmittedKernel {
+    parts: Vec<EmittedPart>,
+    _params: wgpu::Buffer,
+}
+
+/// One dispatch of an [`EmittedKernel`].
+struct EmittedPart {
     kernel: Kernel,
     user: wgpu::BindGroup,
     internal: wgpu::BindGroup,
     grid: [u32; 3],
-    _params: wgpu::Buffer,
 }
 
 impl EmittedKernel {
@@ -41,11 +48,9 @@ impl EmittedKernel {
         counts: &[u32],
     ) -> BenchResult<Self> {
         let lengths: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
-        let (wgsl, physical) =
+        let launch =
             vyre_driver_wgpu::emit_launch(program, grid, &lengths, gpu.max_groups_per_dim())
                 .map_err(|e| backend_error("emit_launch", &e))?;
-        let kernel = gpu.kernel("vyre emitted", &wgsl)?;
-        let user = gpu.bind(&kernel, buffers);
         let mut words = vec![0u32; PARAM_LENGTHS];
         words[..3].copy_from_slice(&grid);
         words[3] = 1;
@@ -53,32 +58,36 @@ impl EmittedKernel {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let params = gpu.storage("vyre params", bytes.len() as u64);
         gpu.queue.write_buffer(&params, 0, &bytes);
-        let internal = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre params"),
-            layout: &kernel.pipeline.get_bind_group_layout(1),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            }],
-        });
+        let mut parts = Vec::with_capacity(launch.dispatches.len());
+        for &(entry, physical) in &launch.dispatches {
+            let kernel = gpu.kernel_at("vyre emitted", &launch.wgsl, Some(entry))?;
+            let user = gpu.bind(&kernel, buffers);
+            let internal = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("vyre params"),
+                layout: &kernel.pipeline.get_bind_group_layout(1),
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                }],
+            });
+            parts.push(EmittedPart {
+                kernel,
+                user,
+                internal,
+                grid: physical,
+            });
+        }
         gpu.check_errors("binding vyre's emitted kernel")?;
         Ok(Self {
-            kernel,
-            user,
-            internal,
-            grid: physical,
+            parts,
             _params: params,
         })
     }
 
-    /// Records this kernel's dispatch into `encoder`, in a pass of its own.
+    /// Records this kernel's dispatches into `encoder`, in a pass of their own.
     pub(crate) fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-        pass.set_pipeline(&self.kernel.pipeline);
-        pass.set_bind_group(0, &self.user, &[]);
-        pass.set_bind_group(1, &self.internal, &[]);
-        let [x, y, z] = self.grid;
-        pass.dispatch_workgroups(x, y, z);
+        let groups = self.groups();
+        Gpu::record_dispatches(encoder, &self.dispatches(&groups));
     }
 
     /// Device time of `reps` back-to-back dispatches after `spin` seconds of clock warm-up.
@@ -88,9 +97,26 @@ impl EmittedKernel {
         reps: usize,
         spin: f64,
     ) -> BenchResult<Option<Vec<f64>>> {
-        let groups = [&self.user, &self.internal];
-        gpu.spin_up_groups(&self.kernel, &groups, self.grid, spin)?;
-        gpu.device_times_groups(&self.kernel, &groups, self.grid, reps)
+        let groups = self.groups();
+        let dispatches = self.dispatches(&groups);
+        gpu.spin_up_dispatches(&dispatches, spin)?;
+        gpu.device_times_dispatches(&dispatches, reps)
+    }
+
+    fn groups(&self) -> Vec<[&wgpu::BindGroup; 2]> {
+        self.parts.iter().map(|p| [&p.user, &p.internal]).collect()
+    }
+
+    fn dispatches<'a>(&'a self, groups: &'a [[&'a wgpu::BindGroup; 2]]) -> Vec<Dispatch<'a>> {
+        self.parts
+            .iter()
+            .zip(groups)
+            .map(|(p, g)| Dispatch {
+                kernel: &p.kernel,
+                groups: g,
+                grid: p.grid,
+            })
+            .collect()
     }
 }
 

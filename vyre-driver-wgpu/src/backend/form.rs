@@ -10,14 +10,40 @@ use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::validate::Validated;
 
 use super::fold_grid;
-use crate::launch::device_bytes;
-use crate::lower::{self, BindingKind, LowerOptions};
+use crate::launch::{Piece, device_bytes};
+use crate::lower::{self, BindingKind, LowerOptions, Miscompile, planted};
+use crate::pipeline::Entry;
 
-/// How one dispatch launches: the lowering options and the physical grid.
+/// How one dispatch launches: the lowering options and the physical grid, and for a vectorised
+/// launch with partial rows the physical grid of its tail (`lower::TAIL_ENTRY`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Form {
     pub(crate) options: LowerOptions,
     pub(crate) physical: [u32; 3],
+    pub(crate) tail: Option<[u32; 3]>,
+}
+
+impl Form {
+    /// The dispatches of an unsplit launch of `plan` in this form: the main entry point, then the
+    /// tail when there is one, with the same `params`.
+    ///
+    /// # Errors
+    ///
+    /// As [`lower::plan_params`].
+    pub(crate) fn pieces(&self, plan: &DispatchPlan) -> Result<Vec<Piece>, BackendError> {
+        let params = lower::plan_params(plan, 1, 0)?;
+        let mut pieces = Vec::with_capacity(2);
+        if let Some(tail) = self.tail {
+            pieces.push(Piece::whole(params.clone(), self.physical));
+            pieces.push(Piece {
+                entry: Entry::Tail,
+                ..Piece::whole(params, tail)
+            });
+        } else {
+            pieces.push(Piece::whole(params, self.physical));
+        }
+        Ok(pieces)
+    }
 }
 
 /// The bytes a vectorised binding of `elements` elements spans: whole 16-byte rows. `None` past
@@ -55,6 +81,7 @@ pub(crate) fn choose(
             rows,
         },
         physical,
+        tail: None,
     })
 }
 
@@ -91,6 +118,7 @@ pub(crate) fn split(plan: &DispatchPlan) -> Form {
             rows: false,
         },
         physical: plan.grid,
+        tail: None,
     }
 }
 
@@ -101,9 +129,10 @@ fn vectorised(
     bindable: &impl Fn(usize, u64) -> bool,
 ) -> Result<Option<Form>, BackendError> {
     let [x, y, z] = plan.grid;
-    if y != 1 || z != 1 {
+    if y != 1 || z != 1 || x == 0 {
         return Ok(None);
     }
+    let width = evidence.program().workgroup_size[0];
     let Some(buffers) = lower::vectorised_buffers(evidence) else {
         return Ok(None);
     };
@@ -111,6 +140,15 @@ fn vectorised(
         return Ok(None);
     }
     let (physical, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
+    let tail = match tail_rows(plan, &buffers, width) {
+        0 => None,
+        rows => {
+            let groups = u32::try_from(rows.div_ceil(u64::from(width))).unwrap_or(u32::MAX);
+            // The tail launch has at most as many workgroups as the main one, so it is direct
+            // whenever the main one is (and a folded module linearises any grid).
+            Some(fold_grid([groups, 1, 1], 1, max_groups)?.0)
+        }
+    };
     Ok(Some(Form {
         options: LowerOptions {
             coalesced: false,
@@ -121,7 +159,28 @@ fn vectorised(
             rows: rows(evidence, plan, bindable),
         },
         physical,
+        tail,
     }))
+}
+
+/// The rows of a vectorised launch of `plan` that its tail runs: from the first row that is not
+/// full to the last row holding a virtual invocation, as `lower::vector` computes them from the
+/// same lengths (the vectorised buffers' element counts, and the grid).
+fn tail_rows(plan: &DispatchPlan, vectorised: &[bool], width: u32) -> u64 {
+    let last = u64::from(plan.grid[0]) * u64::from(width) - 1;
+    let m = vectorised
+        .iter()
+        .zip(&plan.buffers)
+        .filter(|(on, _)| **on)
+        .map(|(_, b)| b.element_count.saturating_sub(1))
+        .fold(last, u64::min);
+    let full_rows = (m + 1) / u64::from(lower::VECTOR_WIDTH);
+    let rows = (last / u64::from(lower::VECTOR_WIDTH) + 1).saturating_sub(full_rows);
+    if planted(Miscompile::TailLaunchShort) {
+        rows.saturating_sub(1)
+    } else {
+        rows
+    }
 }
 
 #[cfg(test)]

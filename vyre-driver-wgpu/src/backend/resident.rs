@@ -9,7 +9,7 @@ use vyre_foundation::ir::BufferAccess;
 
 use super::{WgpuBackend, form, split};
 use crate::device::DeviceState;
-use crate::launch::{self, Bound, Piece, ResidentLaunch, WgpuBuffer, binding_bytes};
+use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, binding_bytes};
 use crate::lower;
 
 impl WgpuBackend {
@@ -270,7 +270,7 @@ impl WgpuBackend {
                 let bytes: Vec<u64> = bound.iter().map(|b| b.bytes).collect();
                 split::pieces(state, &compiled, plan, &bytes, n)?
             }
-            None => vec![Piece::whole(lower::plan_params(plan, 1, 0)?, form.physical)],
+            None => form.pieces(plan)?,
         };
         Ok(ResidentLaunch {
             compiled,

@@ -116,6 +116,7 @@ pub(crate) fn pieces(
             params: lower::split_params(plan, first, run)?,
             physical_grid: physical,
             ranges: Some(ranges),
+            entry: crate::pipeline::Entry::Main,
         });
         first += run;
     }

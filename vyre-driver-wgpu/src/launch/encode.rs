@@ -53,7 +53,8 @@ pub(super) fn encode<'u>(
                 ctx.counters,
             )?,
         };
-        groups.push((user_group, internal_group, piece.physical_grid));
+        let pipeline = compiled.pipeline_for(piece.entry, ctx.state, ctx.counters)?;
+        groups.push((user_group, internal_group, piece.physical_grid, pipeline));
     }
 
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -69,8 +70,12 @@ pub(super) fn encode<'u>(
             label: Some("vyre"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&compiled.pipeline);
-        for (user_group, internal_group, [x, y, z]) in &groups {
+        let mut current = None;
+        for (user_group, internal_group, [x, y, z], pipeline) in &groups {
+            if current != Some(pipeline) {
+                pass.set_pipeline(pipeline);
+                current = Some(pipeline);
+            }
             pass.set_bind_group(0, user_group, &[]);
             pass.set_bind_group(1, internal_group, &[]);
             pass.dispatch_workgroups(*x, *y, *z);

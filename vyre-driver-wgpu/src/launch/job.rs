@@ -10,7 +10,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, BufferDecl};
 
 use crate::lower::{BindingKind, LoweredBinding};
-use crate::pipeline::Compiled;
+use crate::pipeline::{Compiled, Entry};
 
 /// How a bound buffer starts.
 pub(crate) enum Init<'a> {
@@ -41,13 +41,15 @@ pub(crate) struct Job<'a> {
     pub(crate) timeout: Option<Duration>,
 }
 
-/// One dispatch of a launch: its `params` words, its physical grid, and the byte range of each bound
-/// buffer it binds, in binding order (`None`: every buffer whole, from byte 0).
+/// One dispatch of a launch: its `params` words, its physical grid, the byte range of each bound
+/// buffer it binds, in binding order (`None`: every buffer whole, from byte 0), and the entry point
+/// it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Piece {
     pub(crate) params: Vec<u32>,
     pub(crate) physical_grid: [u32; 3],
     pub(crate) ranges: Option<Vec<Range<u64>>>,
+    pub(crate) entry: Entry,
 }
 
 impl Piece {
@@ -57,6 +59,7 @@ impl Piece {
             params,
             physical_grid,
             ranges: None,
+            entry: Entry::Main,
         }
     }
 

@@ -168,8 +168,12 @@ pub(crate) fn run_sequence(
             label: Some("vyre step"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&compiled.pipeline);
+        let mut current = None;
         for piece in &launch.pieces {
+            if current != Some(piece.entry) {
+                pass.set_pipeline(&compiled.pipeline_for(piece.entry, state, ctx.counters)?);
+                current = Some(piece.entry);
+            }
             let entries: Vec<wgpu::BindGroupEntry<'_>> = compiled
                 .bindings
                 .iter()

@@ -16,6 +16,7 @@ use super::{BindingKind, LowerOptions, LoweredBinding};
 const INTERNAL_GROUP: u32 = 1;
 
 /// Handles of the types every lowering uses.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Types {
     pub(crate) u32: Handle<Type>,
     pub(crate) i32: Handle<Type>,

@@ -44,13 +44,14 @@ pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
+pub(crate) use planted::planted;
 pub(crate) use rows::row_buffers;
 pub(crate) use vector::{WIDTH as VECTOR_WIDTH, vectorised_buffers};
 
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 3;
+pub(crate) const LOWERING_VERSION: u32 = 4;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -107,6 +108,10 @@ pub(crate) struct Lowered {
 
 /// The entry point's name.
 pub(crate) const ENTRY: &str = "main";
+
+/// The second entry point of a vectorised module: the rows the grid or a buffer ends inside (see
+/// `vector`).
+pub(crate) const TAIL_ENTRY: &str = "vyre_tail";
 
 /// Lowers a validated program: every name comes resolved from its evidence.
 pub(crate) fn lower(
@@ -171,8 +176,76 @@ pub(crate) fn lower(
     let items = (options.coalesced && !options.packed)
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
 
+    // A vectorised module has two entry points: `main` runs the full rows and `vyre_tail` the
+    // rows the grid or a buffer ends inside, launched second and only when there are such rows
+    // (see `vector`), so the full rows' pipeline carries no code for the partial ones.
+    let parts: &[(&str, Part)] = if vector.is_some() {
+        &[(ENTRY, Part::Full), (TAIL_ENTRY, Part::Tail)]
+    } else {
+        &[(ENTRY, Part::Whole)]
+    };
+    let globals = Globals {
+        buffers,
+        params,
+        items,
+        types,
+        rows: row_buffers,
+    };
+    for &(name, part) in parts {
+        let entry = entry_point(
+            evidence,
+            options,
+            &mut module,
+            &globals,
+            vector.as_ref(),
+            name,
+            part,
+        )?;
+        module.entry_points.push(entry);
+    }
+    let info = validate_module(&module)?;
+    Ok(Lowered {
+        module,
+        info,
+        bindings,
+        workgroup_bytes,
+    })
+}
+
+/// Which part of the program an entry point runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The whole program (every module but the vectorised one).
+    Whole,
+    /// A vectorised module's full rows.
+    Full,
+    /// A vectorised module's partial rows.
+    Tail,
+}
+
+/// What every entry point of one module shares: the globals and the types.
+struct Globals {
+    buffers: Vec<globals::BufferGlobal>,
+    params: naga::Handle<naga::GlobalVariable>,
+    items: Option<naga::Handle<naga::GlobalVariable>>,
+    types: globals::Types,
+    rows: Vec<bool>,
+}
+
+/// The entry point `name`, running `part` of the program.
+fn entry_point(
+    evidence: &Validated<'_>,
+    options: &LowerOptions,
+    module: &mut naga::Module,
+    shared: &Globals,
+    vector: Option<&vector::VectorPlan>,
+    name: &str,
+    part: Part,
+) -> Result<EntryPoint, BackendError> {
+    let program = evidence.program();
+    let types = shared.types;
     let mut function = Function {
-        name: Some(ENTRY.to_owned()),
+        name: Some(name.to_owned()),
         ..Function::default()
     };
     for (name, builtin) in [
@@ -208,8 +281,8 @@ pub(crate) fn lower(
     let inputs = prologue::PrologueInputs {
         program,
         options,
-        params,
-        items,
+        params: shared.params,
+        items: shared.items,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
     let subgroup_size =
@@ -224,30 +297,36 @@ pub(crate) fn lower(
     let mut lowerer = lowerer::Lowerer {
         evidence,
         program,
-        module: &mut module,
+        module,
         types,
         fb,
-        globals: buffers,
+        globals: shared.buffers.clone(),
         prologue,
         locals: vec![None; evidence.vars().len()],
         barriers: barrier::BarrierScopes::of(program),
         bounds,
         lanes: None,
-        row_loads: rows::RowLoads::new(row_buffers),
+        row_loads: rows::RowLoads::new(shared.rows.clone()),
         subgroup: None,
     };
     if let Some(size) = subgroup_size {
         lowerer.subgroup = Some(lowerer.subgroup_ids_from(&mut body, size));
     }
-    match &vector {
-        Some(plan) => lowerer.vector_body(&mut body, &program.body, plan)?,
-        None => lowerer.body(&mut body, &program.body)?,
+    match (vector, part) {
+        (Some(plan), Part::Full) => lowerer.vector_full(&mut body, &program.body, plan)?,
+        (Some(plan), Part::Tail) => lowerer.vector_tail(&mut body, &program.body, plan)?,
+        (None, Part::Whole) => lowerer.body(&mut body, &program.body)?,
+        _ => {
+            return Err(BackendError::compile(
+                "an entry point was asked for a part its module does not have. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+            ));
+        }
     }
     lowerer.fb.flush(&mut body);
     let mut function = lowerer.fb.function;
     function.body = body;
-    module.entry_points.push(EntryPoint {
-        name: ENTRY.to_owned(),
+    Ok(EntryPoint {
+        name: name.to_owned(),
         stage: ShaderStage::Compute,
         early_depth_test: None,
         workgroup_size: program.workgroup_size,
@@ -256,13 +335,6 @@ pub(crate) fn lower(
         mesh_info: None,
         task_payload: None,
         incoming_ray_payload: None,
-    });
-    let info = validate_module(&module)?;
-    Ok(Lowered {
-        module,
-        info,
-        bindings,
-        workgroup_bytes,
     })
 }
 

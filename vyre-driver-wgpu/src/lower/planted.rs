@@ -32,17 +32,21 @@ pub enum Miscompile {
     /// name forgotten where the body that assigned it ends (no merge at the end of a branch or a
     /// loop body).
     AssignedLetAsValue,
+    /// A vectorised launch's tail (the rows the grid or a buffer ends inside, run by a second
+    /// dispatch) is launched one row short, so a single partial row is never run.
+    TailLaunchShort,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 6] = [
+    pub const ALL: [Miscompile; 7] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
         Miscompile::VectorIgnoresGridEnd,
         Miscompile::RowKeptAcrossStatements,
         Miscompile::AssignedLetAsValue,
+        Miscompile::TailLaunchShort,
     ];
 
     #[cfg(feature = "planted-miscompiles")]
@@ -55,6 +59,7 @@ impl Miscompile {
             Miscompile::VectorIgnoresGridEnd => 4,
             Miscompile::RowKeptAcrossStatements => 5,
             Miscompile::AssignedLetAsValue => 6,
+            Miscompile::TailLaunchShort => 7,
         }
     }
 }

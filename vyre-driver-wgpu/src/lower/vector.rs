@@ -30,7 +30,10 @@
 //!
 //! **Other rows** (the grid or some buffer ends inside them): when the row holds some virtual
 //! invocation, the body runs once per existing lane (`4c + k <= last`), in order, with every access
-//! guarded as in the scalar module.
+//! guarded as in the scalar module. They are the module's second entry point, `vyre_tail`, which
+//! the backend dispatches after `main` (same pass, same bind groups) only when such rows exist:
+//! its invocation `p` runs row `full_rows + p`. `main` runs the full rows alone, so it carries no
+//! code for the others (which llvmpipe pays for even where no lane takes it).
 //!
 //! **Why this is exact.** Every virtual invocation runs exactly once with its own builtins. A
 //! vectorised buffer's element is touched by its own virtual invocation only (every access is at
@@ -286,18 +289,22 @@ fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
 }
 
 impl Lowerer<'_, '_> {
-    /// Lowers the body of a vectorised module (see the module docs).
-    pub(crate) fn vector_body(
-        &mut self,
-        block: &mut Block,
-        body: &[Node],
-        plan: &VectorPlan,
-    ) -> Result<(), BackendError> {
-        let row = self.prologue.row.ok_or_else(|| {
+    /// The row the prologue gave this invocation.
+    fn prologue_row(&self) -> Result<Handle<Expression>, BackendError> {
+        self.prologue.row.ok_or_else(|| {
             BackendError::compile(
                 "a vectorised body was lowered without its prologue. Fix: this is a vyre lowering bug; report it with the program text (Display).",
             )
-        })?;
+        })
+    }
+
+    /// The grid's last `gid.x`, the number of full rows and the last row that holds a virtual
+    /// invocation: values every invocation of the launch shares.
+    fn row_bounds(
+        &mut self,
+        block: &mut Block,
+        plan: &VectorPlan,
+    ) -> (Handle<Expression>, Handle<Expression>, Handle<Expression>) {
         let width = self.program.workgroup_size[0];
         let grid_x = self.prologue.builtins[3][0];
         // The grid's last gid.x, (grid.x - 1) * W + W - 1, which fits a u32 where grid.x * W might
@@ -313,31 +320,60 @@ impl Lowerer<'_, '_> {
         let end = self.fb.binary(block, B::Add, m, one);
         let two = self.fb.u32(block, 2);
         let full_rows = self.fb.binary(block, B::ShiftRight, end, two);
-        let full = self.fb.binary(block, B::Less, row, full_rows);
         let last_row = self.fb.binary(block, B::ShiftRight, last, two);
-        let live = self.fb.binary(block, B::LessEqual, row, last_row);
+        (last, full_rows, last_row)
+    }
+
+    /// The body of a vectorised module's `main` entry point: `if c < full_rows { full row }`.
+    pub(crate) fn vector_full(
+        &mut self,
+        block: &mut Block,
+        body: &[Node],
+        plan: &VectorPlan,
+    ) -> Result<(), BackendError> {
+        let row = self.prologue_row()?;
+        let (_, full_rows, _) = self.row_bounds(block, plan);
+        let full = self.fb.binary(block, B::Less, row, full_rows);
         self.fb.flush(block);
         let mut fast = Block::new();
         self.full_row(&mut fast, body, plan, row)?;
         self.fb.flush(&mut fast);
-        let mut tail = Block::new();
-        self.partial_row(&mut tail, body, plan, row, last)?;
-        self.fb.flush(&mut tail);
-        let mut partial = Block::new();
-        partial.push(
-            Statement::If {
-                condition: live,
-                accept: tail,
-                reject: Block::new(),
-            },
-            naga::Span::UNDEFINED,
-        );
         self.fb.stmt(
             block,
             Statement::If {
                 condition: full,
                 accept: fast,
-                reject: partial,
+                reject: Block::new(),
+            },
+        );
+        Ok(())
+    }
+
+    /// The body of a vectorised module's `vyre_tail` entry point, launched over the rows from
+    /// `full_rows` on: invocation `p` (the prologue's row) runs row `full_rows + p` when that row
+    /// holds a virtual invocation, lane by lane, every access guarded.
+    pub(crate) fn vector_tail(
+        &mut self,
+        block: &mut Block,
+        body: &[Node],
+        plan: &VectorPlan,
+    ) -> Result<(), BackendError> {
+        let p = self.prologue_row()?;
+        let (last, full_rows, last_row) = self.row_bounds(block, plan);
+        // No wrap: p < (grid.x / 4 + 1) * W and full_rows <= grid.x * W / 4 + 1, so the sum stays
+        // below grid.x * W / 2 + 2W, within u32 (see `prologue::vector_grid`).
+        let row = self.fb.binary(block, B::Add, full_rows, p);
+        let live = self.fb.binary(block, B::LessEqual, row, last_row);
+        self.fb.flush(block);
+        let mut tail = Block::new();
+        self.partial_row(&mut tail, body, plan, row, last)?;
+        self.fb.flush(&mut tail);
+        self.fb.stmt(
+            block,
+            Statement::If {
+                condition: live,
+                accept: tail,
+                reject: Block::new(),
             },
         );
         Ok(())
