@@ -90,6 +90,12 @@ struct Args {
     /// Print every vyre program (and its WGSL) instead of measuring.
     #[arg(long)]
     show_programs: bool,
+    /// Instead of the workloads: cold-compile each of these WGSL files (`--reps` times,
+    /// interleaved) through raw wgpu and print each one's median against the first's. Each
+    /// compile replaces the word `SALT` in the text with a number no other compile used, so
+    /// write it into a constant to keep driver caches cold (e.g. `v * SALTu`).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    compile_wgsl: Vec<PathBuf>,
     /// Run only these workloads, in this order (comma-separated).
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_workload)]
     only: Option<Vec<Workload>>,
@@ -136,6 +142,7 @@ impl Args {
             spin: self.spin.unwrap_or(if quick { 0.05 } else { 0.5 }),
             json: self.json,
             show_programs: self.show_programs,
+            compile_wgsl: self.compile_wgsl,
             same_device: self.same_device,
             quiet: self.quiet,
             devices: self.devices,
@@ -231,12 +238,58 @@ fn show_programs() {
     }
 }
 
+/// `--compile-wgsl`: cold compiles of each file, interleaved, with `SALT` made unique per compile.
+fn compile_files(gpu: &Gpu, files: &[PathBuf], reps: usize) -> BenchResult<()> {
+    let texts = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f).map_err(|e| {
+                format!(
+                    "could not read {} ({e}). Fix: pass readable WGSL files.",
+                    f.display()
+                )
+            })
+        })
+        .collect::<BenchResult<Vec<_>>>()?;
+    let mut times = vec![Vec::with_capacity(reps); texts.len()];
+    let mut salt = 1_000_003u32;
+    // One warm-up round, then `reps` timed ones; the files take turns within each round.
+    for round in 0..=reps {
+        for (text, samples) in texts.iter().zip(&mut times) {
+            salt = salt.wrapping_add(2);
+            let source = text.replace("SALT", &salt.to_string());
+            let start = std::time::Instant::now();
+            gpu.kernel("compile-wgsl", &source)?;
+            if round > 0 {
+                samples.push(start.elapsed().as_secs_f64());
+            }
+        }
+    }
+    let first = stats::Summary::of(&times[0]).map_or(f64::NAN, |s| s.p50);
+    #[allow(clippy::print_stdout)] // The table is what the flag asks for.
+    for (file, samples) in files.iter().zip(&times) {
+        if let Some(s) = stats::Summary::of(samples) {
+            println!(
+                "{}: p50 {:.1} us, spread {:.0}%, {:.3} of the first",
+                file.display(),
+                s.p50 * 1e6,
+                s.relative_spread() * 100.0,
+                s.p50 / first
+            );
+        }
+    }
+    Ok(())
+}
+
 fn run(options: &Options) -> BenchResult<()> {
     if options.show_programs {
         show_programs();
         return Ok(());
     }
     let gpu = Gpu::acquire()?;
+    if !options.compile_wgsl.is_empty() {
+        return compile_files(&gpu, &options.compile_wgsl, options.reps);
+    }
     let device_name = format!(
         "{} ({:?}, {:?}, driver {} {})",
         gpu.info.name,

@@ -133,14 +133,15 @@ fn vectorised(
         return Ok(None);
     }
     let width = evidence.program().workgroup_size[0];
-    let Some(buffers) = lower::vectorised_buffers(evidence) else {
+    let Some(vector) = lower::vector_plan(evidence) else {
         return Ok(None);
     };
-    if !whole_rows(&buffers, plan, bindable) {
+    let buffers = &vector.vectorised;
+    if !whole_rows(buffers, plan, bindable) {
         return Ok(None);
     }
     let (physical, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
-    let tail = match tail_rows(plan, &buffers, width) {
+    let tail = match tail_rows(plan, &vector, width) {
         0 => None,
         rows => {
             let groups = u32::try_from(rows.div_ceil(u64::from(width))).unwrap_or(u32::MAX);
@@ -163,19 +164,37 @@ fn vectorised(
     }))
 }
 
-/// The rows of a vectorised launch of `plan` that its tail runs: from the first row that is not
-/// full to the last row holding a virtual invocation, as `lower::vector` computes them from the
-/// same lengths (the vectorised buffers' element counts, and the grid).
-fn tail_rows(plan: &DispatchPlan, vectorised: &[bool], width: u32) -> u64 {
+/// The rows of a vectorised launch of `plan` that its tail must run: from the first row that is
+/// not full (as `lower::vector` computes it from the same lengths: the vectorised buffers' element
+/// counts and the grid) to the last row holding a virtual invocation that can have an effect. Every
+/// effect of a vectorised program is a store at `gid.x` into a vectorised buffer, so a virtual
+/// invocation at or past every stored buffer's end has none, and rows made only of such
+/// invocations need not run (the tail's own test still bounds its rows by the grid).
+fn tail_rows(plan: &DispatchPlan, vector: &lower::VectorPlan, width: u32) -> u64 {
+    let lengths = || {
+        vector
+            .vectorised
+            .iter()
+            .zip(&plan.buffers)
+            .enumerate()
+            .filter(|(_, (on, _))| **on)
+            .map(|(j, (_, b))| (j, b.element_count))
+    };
     let last = u64::from(plan.grid[0]) * u64::from(width) - 1;
-    let m = vectorised
-        .iter()
-        .zip(&plan.buffers)
-        .filter(|(on, _)| **on)
-        .map(|(_, b)| b.element_count.saturating_sub(1))
+    let m = lengths()
+        .map(|(_, n)| n.saturating_sub(1))
         .fold(last, u64::min);
     let full_rows = (m + 1) / u64::from(lower::VECTOR_WIDTH);
-    let rows = (last / u64::from(lower::VECTOR_WIDTH) + 1).saturating_sub(full_rows);
+    let Some(reach) = lengths()
+        .filter(|&(j, _)| vector.stored[j])
+        .map(|(_, n)| n)
+        .max()
+    else {
+        return 0;
+    };
+    // The last virtual invocation that can store: below `reach`, within the grid.
+    let last_effect = last.min(reach.saturating_sub(1));
+    let rows = (last_effect / u64::from(lower::VECTOR_WIDTH) + 1).saturating_sub(full_rows);
     if planted(Miscompile::TailLaunchShort) {
         rows.saturating_sub(1)
     } else {
@@ -185,7 +204,55 @@ fn tail_rows(plan: &DispatchPlan, vectorised: &[bool], width: u32) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::row_bytes;
+    use vyre_driver::{DispatchPlan, ResolvedBuffer};
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+    use super::{row_bytes, tail_rows};
+    use crate::lower;
+
+    /// `out[gid.x] = a[gid.x]` with `a` of `a_len` and `out` of `out_len` elements, workgroups of
+    /// 64, over `groups` workgroups: the tail rows.
+    fn tail(a_len: u64, out_len: u64, groups: u32) -> u64 {
+        let program = Program::new(
+            vec![
+                BufferDecl::read("a", 0, DataType::U32),
+                BufferDecl::read_write("out", 1, DataType::U32),
+            ],
+            [64, 1, 1],
+            vec![Node::store(
+                "out",
+                Expr::gid_x(),
+                Expr::load("a", Expr::gid_x()),
+            )],
+        );
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        let vector = lower::vector_plan(&evidence).expect("vectorised");
+        let plan = DispatchPlan {
+            buffers: [a_len, out_len]
+                .map(|element_count| ResolvedBuffer {
+                    element_count,
+                    input: None,
+                })
+                .to_vec(),
+            grid: [groups, 1, 1],
+        };
+        tail_rows(&plan, &vector, 64)
+    }
+
+    #[test]
+    fn the_tail_runs_the_partial_rows_that_can_store() {
+        // Whole rows up to the grid's end: no tail.
+        assert_eq!(tail(128, 128, 2), 0);
+        // `out` ends inside row 31 (elements 124..126): that row alone.
+        assert_eq!(tail(128, 127, 2), 1);
+        // `a` ends first: the rows from `a`'s partial one to `out`'s end.
+        assert_eq!(tail(5, 128, 2), 31);
+        // Rows past the only stored buffer's end store nothing: none of them runs.
+        assert_eq!(tail(1000, 8, 4), 0);
+        assert_eq!(tail(1000, 9, 4), 1);
+        // The grid ends first: rows up to the grid's end.
+        assert_eq!(tail(1001, 1001, 1), 0);
+    }
 
     #[test]
     fn vectorised_bindings_span_whole_rows() {

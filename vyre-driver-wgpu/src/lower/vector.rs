@@ -63,7 +63,7 @@ pub(crate) struct VectorPlan {
     /// Per program buffer: some load reads it.
     loaded: Vec<bool>,
     /// Per program buffer: some store writes it.
-    stored: Vec<bool>,
+    pub(crate) stored: Vec<bool>,
     /// Per program buffer: a statement at the top level of the body stores it, so every lane does.
     always_stored: Vec<bool>,
     /// Variables that only ever hold `gid.x`.
