@@ -56,6 +56,8 @@ pub(crate) struct Options {
     /// Build the vyre backend on the raw side's own device (`WgpuBackend::from_device`), so both
     /// sides share one device instead of alternating two.
     pub(crate) same_device: bool,
+    /// Time cold compiles of these WGSL files instead of running the workloads.
+    pub(crate) compile_wgsl: Vec<PathBuf>,
     /// No progress on stderr.
     pub(crate) quiet: bool,
     /// Devices in the `sharded` workload's `Sharded` backend: 0 for every adapter of the host

@@ -206,7 +206,6 @@ impl FunctionBuilder {
         );
     }
 
-    /// Declares a function-local variable.
     /// Names the expression `value` after a program variable, unless it has a name already (a
     /// `let` of another variable's value keeps the first name): the WGSL shows it as a `let`.
     pub(crate) fn name(&mut self, value: Handle<Expression>, name: &str) {
@@ -216,6 +215,7 @@ impl FunctionBuilder {
             .or_insert_with(|| name.to_owned());
     }
 
+    /// Declares a function-local variable.
     pub(crate) fn local(
         &mut self,
         block: &mut Block,

@@ -206,6 +206,7 @@ pub(crate) fn lower(
         module.entry_points.push(entry);
     }
     let info = validate_module(&module)?;
+    drop_unused_names(&mut module, &info);
     Ok(Lowered {
         module,
         info,
@@ -338,6 +339,18 @@ fn entry_point(
         task_payload: None,
         incoming_ray_payload: None,
     })
+}
+
+/// Drops the names vyre gave its own values (`vyre_...`) where nothing uses the value, so the WGSL
+/// text does not write them; names change nothing else in the module.
+fn drop_unused_names(module: &mut naga::Module, info: &ModuleInfo) {
+    for (i, entry) in module.entry_points.iter_mut().enumerate() {
+        let uses = info.get_entry_point(i);
+        entry
+            .function
+            .named_expressions
+            .retain(|&h, name| !name.starts_with("vyre_") || uses[h].ref_count > 0);
+    }
 }
 
 /// The naga capabilities a lowered module may use: those behind vyre's optional features. Whether

@@ -199,6 +199,14 @@ impl Lowerer<'_, '_> {
     ) -> Result<(), BackendError> {
         let (start, ty) = self.expr(block, from)?;
         let (end, _) = self.expr(block, to)?;
+        // Evaluated once, here; named so that the WGSL text evaluates it here too (naga's writer
+        // would otherwise write a one-use expression inline at its use, in the loop's test).
+        if !matches!(
+            self.fb.function.expressions[end],
+            naga::Expression::Literal(_) | naga::Expression::Constant(_)
+        ) {
+            self.fb.name(end, &format!("vyre_{var}_end"));
+        }
         let counter = self
             .fb
             .local(block, Some(var.to_owned()), self.types.value(ty));

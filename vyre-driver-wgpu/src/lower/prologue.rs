@@ -121,6 +121,14 @@ pub(crate) fn emit(
             let base = fb.binary(block, B::Multiply, wid[a], w);
             fb.binary(block, B::Add, base, lid[a])
         });
+        if !inputs.options.direct {
+            // Computed once, here (with a division and a remainder when folded); named so that
+            // the WGSL text computes it here too rather than inline at a use inside a loop. Names
+            // of unused ones are dropped after validation (`lower::drop_unused_names`).
+            for (g, axis) in gid.iter().zip(["x", "y", "z"]) {
+                fb.name(*g, &format!("vyre_gid_{axis}"));
+            }
+        }
         (gid, lid, wid, nwg, item)
     };
 

@@ -23,15 +23,15 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     }
     let _e33 = (_e28 / _e30);
     let _e34 = (_e28 % _e30);
-    let _e41 = (((_e34 % _e15) * 64u) + vyre_local_id.x);
+    let vyre_gid_x = (((_e34 % _e15) * 64u) + vyre_local_id.x);
     let _e54 = (((_e33 * 2u) + 0u) * 2u);
     let _e56 = vyre_items[_e54];
     let _e60 = vyre_items[(_e54 + 1u)];
     let _e66 = (((_e33 * 2u) + 1u) * 2u);
     let _e68 = vyre_items[_e66];
     let _e72 = vyre_items[(_e66 + 1u)];
-    let _e74 = (_e41 < _e60);
-    let _e80 = payload[(_e56 + select(0u, _e41, _e74))];
+    let _e74 = (vyre_gid_x < _e60);
+    let _e80 = payload[(_e56 + select(0u, vyre_gid_x, _e74))];
     let _e83 = (0u < _e72);
     local = 0u;
     if _e83 {

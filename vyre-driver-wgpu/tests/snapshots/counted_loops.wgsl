@@ -17,11 +17,11 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e26 = (_e15 < 64u);
     let _e31 = input[select(0u, _e15, _e26)];
     n = select(0u, _e31, _e26);
-    let _e36 = n;
+    let vyre_k_end = n;
     k = 0u;
     loop {
         let _e38 = k;
-        if !((_e38 < _e36)) {
+        if !((_e38 < vyre_k_end)) {
             break;
         }
         let _e41 = n;

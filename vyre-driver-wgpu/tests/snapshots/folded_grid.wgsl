@@ -16,12 +16,13 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     if (_e28 >= ((_e29 * _e21) * _e24)) {
         return;
     }
-    let _e39 = (((_e28 % _e15) * 256u) + vyre_local_id.x);
+    let vyre_gid_x = (((_e28 % _e15) * 256u) + vyre_local_id.x);
+    let vyre_gid_y = ((((_e28 / _e15) % _e18) * 1u) + vyre_local_id.y);
     let _e48 = vyre_params[8u];
-    let _e50 = (_e39 < _e48);
-    let _e55 = a[select(0u, _e39, _e50)];
-    let _e59 = (_e39 < 33554432u);
+    let _e50 = (vyre_gid_x < _e48);
+    let _e55 = a[select(0u, vyre_gid_x, _e50)];
+    let _e59 = (vyre_gid_x < 33554432u);
     if _e59 {
-        out[select(0u, _e39, _e59)] = (select(0u, _e55, _e50) + ((((_e28 / _e15) % _e18) * 1u) + vyre_local_id.y));
+        out[select(0u, vyre_gid_x, _e59)] = (select(0u, _e55, _e50) + vyre_gid_y);
     }
 }

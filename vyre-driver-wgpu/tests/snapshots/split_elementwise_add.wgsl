@@ -20,13 +20,13 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     }
     let _e39 = vyre_params[5u];
     let _e45 = (_e39 * 64u);
-    let _e48 = ((((_e28 % _e15) + _e39) * 64u) + vyre_local_id.x);
-    let _e59 = (_e48 < 1024u);
-    let _e64 = a[select(0u, (_e48 - _e45), _e59)];
-    let _e68 = (_e48 < 1024u);
-    let _e73 = b[select(0u, (_e48 - _e45), _e68)];
-    let _e78 = (_e48 < 1024u);
+    let vyre_gid_x = ((((_e28 % _e15) + _e39) * 64u) + vyre_local_id.x);
+    let _e59 = (vyre_gid_x < 1024u);
+    let _e64 = a[select(0u, (vyre_gid_x - _e45), _e59)];
+    let _e68 = (vyre_gid_x < 1024u);
+    let _e73 = b[select(0u, (vyre_gid_x - _e45), _e68)];
+    let _e78 = (vyre_gid_x < 1024u);
     if _e78 {
-        out[select(0u, (_e48 - _e45), _e78)] = (select(0u, _e64, _e59) + select(0u, _e73, _e68));
+        out[select(0u, (vyre_gid_x - _e45), _e78)] = (select(0u, _e64, _e59) + select(0u, _e73, _e68));
     }
 }
