@@ -173,10 +173,13 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
 
 /// What a plain dispatch runs, as [`emit_launch`] writes it.
 #[doc(hidden)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct EmittedLaunch {
     /// The module's WGSL text.
     pub wgsl: String,
+    /// The module itself, as the backend hands it to wgpu: a harness that compiles this rather
+    /// than the text runs exactly what the backend runs (the text is naga's rendering of it).
+    pub module: naga::Module,
     /// The dispatches the launch records, in order, in one compute pass with the same bind groups:
     /// each one's entry point and physical grid. A vectorised launch has a second dispatch, of
     /// `vyre_tail`, when the grid or a buffer ends inside a row.
@@ -227,6 +230,7 @@ pub fn emit_launch(
     }
     Ok(EmittedLaunch {
         wgsl: lower::to_wgsl(&lowered)?,
+        module: lowered.module,
         dispatches,
     })
 }

@@ -25,6 +25,27 @@ fn every_codegen_case_matches_the_reference() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The batch cases agree with the reference when coalesced into one launch (packed where the
+/// program allows), and so do the plain cases that run as batches.
+#[test]
+fn batch_cases_match_the_reference() {
+    let Some(wgpu) = backend_or_skip("batch_cases_match_the_reference") else {
+        return;
+    };
+    let reference = ReferenceBackend::new();
+    let failures: Vec<String> = codegen_cases::batch_cases()
+        .iter()
+        .flat_map(|case| {
+            [
+                codegen_cases::batch_disagreement(case, &reference, &wgpu),
+                codegen_cases::disagreement(case, &reference, &wgpu),
+            ]
+        })
+        .flatten()
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// The row cases really take the row form: their read-only buffers are declared as `vec4` rows.
 /// (No device needed: this only lowers.)
 #[test]

@@ -33,7 +33,12 @@ fn every_planted_miscompile_is_caught() {
         let caught = cases
             .iter()
             .filter_map(|case| codegen_cases::disagreement(case, &reference, &wgpu))
-            .next();
+            .next()
+            .or_else(|| {
+                codegen_cases::batch_cases()
+                    .iter()
+                    .find_map(|case| codegen_cases::batch_disagreement(case, &reference, &wgpu))
+            });
         match (miscompile, caught) {
             (_, Some(found)) => {
                 eprintln!("{miscompile:?} caught: {found}");

@@ -160,11 +160,21 @@ impl Gpu {
         wgsl: &str,
         entry: Option<&str>,
     ) -> BenchResult<Kernel> {
+        self.kernel_from(label, wgpu::ShaderSource::Wgsl(wgsl.into()), entry)
+    }
+
+    /// [`Gpu::kernel_at`] from any shader source (vyre's naga module included).
+    pub(crate) fn kernel_from(
+        &self,
+        label: &str,
+        source: wgpu::ShaderSource<'_>,
+        entry: Option<&str>,
+    ) -> BenchResult<Kernel> {
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+                source,
             });
         let pipeline = self
             .device

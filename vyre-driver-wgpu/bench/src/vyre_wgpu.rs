@@ -2,8 +2,9 @@
 //! generates, `run_persistent_kernel`, `compile_persistent`, and the backend's counters.
 //!
 //! **Device time of vyre's kernel.** The backend does not time its passes, so the harness compiles
-//! the WGSL that `emit_launch` writes for the program and grid (naga's writer of the very module a
-//! plain dispatch runs: scalar or vectorised, direct or folded) on its own device, launches the
+//! the naga module that `emit_launch` returns for the program and grid (the very module a plain
+//! dispatch runs: scalar or vectorised, direct or folded, handed to wgpu as the backend hands it)
+//! on its own device, launches the
 //! physical grid the backend would, and times it with the same timestamps as the raw kernel, on the
 //! same buffers. The backend's internal bind group (`@group(1) @binding(0) vyre_params`) is filled the way
 //! the backend fills it: the grid, the item count 1, and each buffer's element count from word 8.
@@ -60,7 +61,10 @@ impl EmittedKernel {
         gpu.queue.write_buffer(&params, 0, &bytes);
         let mut parts = Vec::with_capacity(launch.dispatches.len());
         for &(entry, physical) in &launch.dispatches {
-            let kernel = gpu.kernel_at("vyre emitted", &launch.wgsl, Some(entry))?;
+            // The module itself, not its text: the text is naga's rendering, which may place an
+            // expression differently from the module the backend runs.
+            let source = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(launch.module.clone()));
+            let kernel = gpu.kernel_from("vyre emitted", source, Some(entry))?;
             let user = gpu.bind(&kernel, buffers);
             let internal = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("vyre params"),

@@ -5,7 +5,8 @@
 //! inputs, so facts about one dispatch's sizes prove nothing):
 //!
 //! 1. **A literal** index below a length the module fixes (a workgroup buffer's count, or a declared
-//!    count in a module that is not coalesced, where the prologue uses the count itself).
+//!    count, which is every dispatch's and every coalesced item's length, and which the prologue
+//!    uses as a literal).
 //! 2. **An enclosing condition** `x < y` (also `y > x`, `x <= y`, `y >= x`, and either side of
 //!    `&&`) on a `u32` subject `x` that cannot change (a builtin, a loop variable, or a `let` never
 //!    assigned), where `y` is `buf_len(b)`, a literal at most `b`'s fixed length, or anything already
@@ -17,6 +18,10 @@
 //!    buf_len(b)` counts only where every length is at least 1 (not in coalesced modules, whose items
 //!    may have empty slices).
 //!
+//! 6. **The packed grid**: in a packed module, `gid.x` is below the item's active invocations, which
+//!    the engine makes at most the longest stored buffer's length (`engine::packed::packed_active`);
+//!    when every stored buffer has a declared count, that is a constant (see [`packed_gid_bound`]).
+//!
 //! Every bound is exclusive and on `u32` values only: an `i32` index below zero is out of bounds
 //! whatever the comparison says.
 
@@ -24,6 +29,29 @@ use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal};
 use vyre_foundation::validate::{Validated, VarId};
 
 use super::planted::{Miscompile, planted};
+
+/// In a packed module of a program whose stored buffers (`stored`, by index) all have declared
+/// counts: an exclusive bound of `gid.x` in every launch. Each item runs
+/// `active = min(grid.x * W, longest stored length)` invocations, at least 1, and `gid.x` is the
+/// invocation's index within its item (`lower::packed`), so `gid.x < max(longest, 1)`.
+pub(crate) fn packed_gid_bound(
+    program: &vyre_foundation::ir::Program,
+    stored: &[usize],
+) -> Option<u32> {
+    let counts: Vec<u32> = stored
+        .iter()
+        .map(|&j| program.buffers.get(j).map_or(0, |b| b.count))
+        .collect();
+    if counts.contains(&0) {
+        return None;
+    }
+    let longest = if planted(Miscompile::PackedBoundFromShortestStore) {
+        counts.iter().copied().min()
+    } else {
+        counts.iter().copied().max()
+    };
+    Some(longest.unwrap_or(0).max(1))
+}
 
 /// An exclusive upper bound of a `u32` value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +96,17 @@ impl Bounds {
             facts: Vec::new(),
             defs: Vec::new(),
         }
+    }
+
+    /// Records that `gid.x` is below `n` everywhere in the module (see [`packed_gid_bound`]).
+    pub(crate) fn assume_gid_x_below(&mut self, n: u32) {
+        self.facts.insert(
+            0,
+            (
+                Subject::Builtin(Builtin::GlobalId(vyre_foundation::ir::Axis::X)),
+                Bound::Const(n),
+            ),
+        );
     }
 
     /// The mark to [`Bounds::restore`] when the scope of facts pushed after it ends.

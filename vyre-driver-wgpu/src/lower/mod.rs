@@ -292,11 +292,17 @@ fn entry_point(
         subgroups.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
-    let bounds = bounds::Bounds::new(
+    let mut bounds = bounds::Bounds::new(
         prologue.fixed.clone(),
         !options.coalesced,
         program.workgroup_size,
     );
+    if options.packed
+        && let Some(n) = packed::packed_stores(evidence)
+            .and_then(|stored| bounds::packed_gid_bound(program, &stored))
+    {
+        bounds.assume_gid_x_below(n);
+    }
     let mut lowerer = lowerer::Lowerer {
         evidence,
         program,

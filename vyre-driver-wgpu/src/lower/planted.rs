@@ -35,11 +35,14 @@ pub enum Miscompile {
     /// A vectorised launch's tail (the rows the grid or a buffer ends inside, run by a second
     /// dispatch) is launched one row short, so a single partial row is never run.
     TailLaunchShort,
+    /// A packed module takes `gid.x` to be below the *shortest* stored buffer's count rather than
+    /// the longest, and drops the guards that wrongly proves.
+    PackedBoundFromShortestStore,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 7] = [
+    pub const ALL: [Miscompile; 8] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -47,6 +50,7 @@ impl Miscompile {
         Miscompile::RowKeptAcrossStatements,
         Miscompile::AssignedLetAsValue,
         Miscompile::TailLaunchShort,
+        Miscompile::PackedBoundFromShortestStore,
     ];
 
     #[cfg(feature = "planted-miscompiles")]
@@ -60,6 +64,7 @@ impl Miscompile {
             Miscompile::RowKeptAcrossStatements => 5,
             Miscompile::AssignedLetAsValue => 6,
             Miscompile::TailLaunchShort => 7,
+            Miscompile::PackedBoundFromShortestStore => 8,
         }
     }
 }

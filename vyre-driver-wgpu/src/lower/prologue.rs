@@ -141,21 +141,28 @@ pub(crate) fn emit(
     let nb = inputs.program.buffers.len() as u32;
     for (j, decl) in inputs.program.buffers.iter().enumerate() {
         let j = j as u32;
-        let fixed = decl.access == BufferAccess::Workgroup
-            || (decl.count != 0 && !inputs.options.coalesced);
-        fixed_lengths.push(fixed.then_some(decl.count));
-        match (items, item) {
-            _ if fixed => {
-                lengths.push(fb.u32(block, decl.count));
+        // A declared count is every item's length too: each item's plan gives a buffer with a
+        // count exactly that count (`plan_dispatch`), so coalesced modules use it as a literal and
+        // read only the slice's offset.
+        let count =
+            (decl.access == BufferAccess::Workgroup || decl.count != 0).then_some(decl.count);
+        fixed_lengths.push(count);
+        let whole = decl.access == BufferAccess::Workgroup || !inputs.options.coalesced;
+        match (items, item, count) {
+            (_, _, Some(count)) if whole => {
+                lengths.push(fb.u32(block, count));
                 offsets.push(None);
             }
-            (None, Some(item)) => {
+            (None, Some(item), count) => {
                 // Packed: equal items, so item k's slice starts at k * length.
-                let length = param(fb, block, params, PARAM_LENGTHS + j);
+                let length = match count {
+                    Some(count) => fb.u32(block, count),
+                    None => param(fb, block, params, PARAM_LENGTHS + j),
+                };
                 offsets.push(Some(fb.binary(block, B::Multiply, item, length)));
                 lengths.push(length);
             }
-            (Some(items), Some(item)) => {
+            (Some(items), Some(item), count) => {
                 // items[(item * nb + j) * 2] is the offset, the next word the length.
                 let nbv = fb.u32(block, nb);
                 let row = fb.binary(block, B::Multiply, item, nbv);
@@ -164,10 +171,20 @@ pub(crate) fn emit(
                 let two = fb.u32(block, ITEM_ROW_WORDS);
                 let at = fb.binary(block, B::Multiply, slot, two);
                 let offset = load_word(fb, block, items, at);
-                let one = fb.u32(block, 1);
-                let at_len = fb.binary(block, B::Add, at, one);
-                lengths.push(load_word(fb, block, items, at_len));
+                let length = match count {
+                    Some(count) => fb.u32(block, count),
+                    None => {
+                        let one = fb.u32(block, 1);
+                        let at_len = fb.binary(block, B::Add, at, one);
+                        load_word(fb, block, items, at_len)
+                    }
+                };
+                lengths.push(length);
                 offsets.push(Some(offset));
+            }
+            (_, _, Some(count)) => {
+                lengths.push(fb.u32(block, count));
+                offsets.push(None);
             }
             _ => {
                 lengths.push(param(fb, block, params, PARAM_LENGTHS + j));

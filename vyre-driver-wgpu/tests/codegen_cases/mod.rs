@@ -431,6 +431,122 @@ fn vector_cases() -> Vec<Case> {
     out
 }
 
+/// Runs `case` as a batch of four items through `dispatch_batch` on both backends (the wgpu
+/// backend coalesces them into one launch, packed where the program allows): `None` when they
+/// agree. The items' inputs are the case's, each word mixed with the item's number, so that a write
+/// into a neighbour's slice shows.
+pub fn batch_disagreement(case: &Case, a: &dyn VyreBackend, b: &dyn VyreBackend) -> Option<String> {
+    let items: Vec<Vec<Vec<u8>>> = (0..4u8)
+        .map(|k| {
+            case.inputs
+                .iter()
+                .map(|input| {
+                    input
+                        .iter()
+                        .map(|byte| byte ^ k.wrapping_mul(0x5b))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let config = DispatchConfig::new().with_grid(case.grid);
+    let left = a.dispatch_batch(&case.program, &items, &config);
+    let right = b.dispatch_batch(&case.program, &items, &config);
+    match (left, right) {
+        (Ok(l), Ok(r)) if l == r => None,
+        (l, r) => Some(format!("{} (batch): {l:?}\nagainst {r:?}", case.name)),
+    }
+}
+
+/// Programs for coalesced and packed batches: stored buffers of different declared counts, an
+/// input shorter than the output, and a runtime-sized output (where the packed module's bound on
+/// `gid.x` does not apply). The planted `PackedBoundFromShortestStore` writes past the shorter
+/// output into the next item's slice, where that item stores nothing.
+pub fn batch_cases() -> Vec<Case> {
+    let gid = Expr::gid_x;
+    let two_outputs = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(13),
+            BufferDecl::output("short", 1, DataType::U32).with_count(5),
+            BufferDecl::output("long", 2, DataType::U32).with_count(13),
+        ],
+        [64, 1, 1],
+        vec![
+            // Each item leaves the first three words of `short` zero, so a neighbour's write
+            // there shows, whatever order the invocations store in.
+            Node::if_then(
+                Expr::ge(gid(), Expr::u32(3)),
+                vec![Node::store(
+                    "short",
+                    gid(),
+                    Expr::mul(Expr::load("a", gid()), Expr::u32(3)),
+                )],
+            ),
+            Node::store(
+                "long",
+                gid(),
+                Expr::add(Expr::load("a", gid()), Expr::u32(1)),
+            ),
+        ],
+    );
+    let short_input = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(3),
+            BufferDecl::output("out", 1, DataType::U32).with_count(8),
+        ],
+        [4, 1, 1],
+        vec![Node::store(
+            "out",
+            gid(),
+            Expr::add(Expr::load("a", gid()), gid()),
+        )],
+    );
+    let runtime_output = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(6),
+            BufferDecl::read_write("out", 1, DataType::U32),
+        ],
+        [4, 1, 1],
+        vec![Node::store(
+            "out",
+            gid(),
+            Expr::add(Expr::load("out", gid()), Expr::load("a", gid())),
+        )],
+    );
+    vec![
+        case(
+            "batch_two_outputs",
+            two_outputs.clone(),
+            vec![words(13, 7)],
+            [1, 1, 1],
+        ),
+        case(
+            "batch_two_outputs_grid_short",
+            two_outputs,
+            vec![words(13, 8)],
+            [1, 1, 1],
+        ),
+        case(
+            "batch_short_input",
+            short_input.clone(),
+            vec![words(3, 9)],
+            [2, 1, 1],
+        ),
+        case(
+            "batch_short_input_wide_grid",
+            short_input,
+            vec![words(3, 10)],
+            [5, 1, 1],
+        ),
+        case(
+            "batch_runtime_output",
+            runtime_output,
+            vec![words(6, 11), words(9, 12)],
+            [3, 1, 1],
+        ),
+    ]
+}
+
 /// Every case.
 pub fn cases() -> Vec<Case> {
     let mut all = guard_cases();

@@ -27,16 +27,13 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e54 = (((_e33 * 2u) + 0u) * 2u);
     let _e56 = vyre_items[_e54];
     let _e60 = vyre_items[(_e54 + 1u)];
-    let _e66 = (((_e33 * 2u) + 1u) * 2u);
-    let _e68 = vyre_items[_e66];
-    let _e72 = vyre_items[(_e66 + 1u)];
-    let _e74 = (vyre_gid_x < _e60);
-    let _e80 = payload[(_e56 + select(0u, vyre_gid_x, _e74))];
-    let _e83 = (0u < _e72);
+    let _e68 = vyre_items[(((_e33 * 2u) + 1u) * 2u)];
+    let _e71 = (vyre_gid_x < _e60);
+    let _e77 = payload[(_e56 + select(0u, vyre_gid_x, _e71))];
     local = 0u;
-    if _e83 {
-        let _e91 = atomicAdd((&out[(_e68 + select(0u, 0u, _e83))]), select(0u, _e80, _e74));
-        local = _e91;
+    {
+        let _e85 = atomicAdd((&out[(_e68 + 0u)]), select(0u, _e77, _e71));
+        local = _e85;
     }
     let old = local;
 }

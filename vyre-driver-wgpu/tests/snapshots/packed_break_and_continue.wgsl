@@ -18,36 +18,30 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     }
     let _e37 = (_e34 / _e27);
     let _e38 = (_e34 % _e27);
-    let _e44 = vyre_params[8u];
-    let _e48 = vyre_params[9u];
     sum = 0u;
     k = 0u;
     loop {
-        let _e55 = k;
-        if !((_e55 < 8u)) {
+        let _e51 = k;
+        if !((_e51 < 8u)) {
             break;
         }
-        let _e58 = k;
-        if ((_e58 & 1u) == 1u) {
+        let _e54 = k;
+        if ((_e54 & 1u) == 1u) {
             continue;
         }
-        let _e63 = k;
-        let _e64 = (_e38 < _e44);
-        let _e70 = input[((_e37 * _e44) + select(0u, _e38, _e64))];
-        if (_e63 > select(0u, _e70, _e64)) {
+        let _e59 = k;
+        let _e63 = input[((_e37 * 64u) + _e38)];
+        if (_e59 > _e63) {
             break;
         }
-        let _e74 = sum;
-        let _e75 = k;
-        sum = (_e74 + _e75);
+        let _e65 = sum;
+        let _e66 = k;
+        sum = (_e65 + _e66);
         continuing {
-            let _e77 = k;
-            k = (_e77 + 1u);
+            let _e68 = k;
+            k = (_e68 + 1u);
         }
     }
-    let _e80 = sum;
-    let _e81 = (_e38 < _e48);
-    if _e81 {
-        out[((_e37 * _e48) + select(0u, _e38, _e81))] = _e80;
-    }
+    let _e71 = sum;
+    out[((_e37 * 64u) + _e38)] = _e71;
 }

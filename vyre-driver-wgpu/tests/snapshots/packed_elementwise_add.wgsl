@@ -17,15 +17,7 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     }
     let _e37 = (_e34 / _e27);
     let _e38 = (_e34 % _e27);
-    let _e44 = vyre_params[8u];
-    let _e48 = vyre_params[9u];
-    let _e52 = vyre_params[10u];
-    let _e54 = (_e38 < _e44);
-    let _e60 = a[((_e37 * _e44) + select(0u, _e38, _e54))];
-    let _e63 = (_e38 < _e48);
-    let _e69 = b[((_e37 * _e48) + select(0u, _e38, _e63))];
-    let _e73 = (_e38 < _e52);
-    if _e73 {
-        out[((_e37 * _e52) + select(0u, _e38, _e73))] = (select(0u, _e60, _e54) + select(0u, _e69, _e63));
-    }
+    let _e51 = a[((_e37 * 1024u) + _e38)];
+    let _e55 = b[((_e37 * 1024u) + _e38)];
+    out[((_e37 * 1024u) + _e38)] = (_e51 + _e55);
 }

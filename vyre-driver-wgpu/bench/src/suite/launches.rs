@@ -215,7 +215,7 @@ impl Suite<'_> {
 
 impl Suite<'_> {
     /// Cold compile of vyre's program against raw wgpu compiling the WGSL text vyre emits for the
-    /// same program: the same shader both ways, so only the path differs (vyre hands naga's module
+    /// same program in the form `compile_persistent` compiles (packed): the same shader both ways, so only the path differs (vyre hands naga's module
     /// over directly and skips WGSL parsing; raw parses the text).
     fn compile_same_shader(&mut self, base: &RowBase) -> BenchResult<()> {
         let Some(backend) = self.wgpu else {
@@ -228,8 +228,10 @@ impl Suite<'_> {
         let mut raw_step = || {
             raw_rep += 1;
             let program = program_for(workloads::CHAIN_SALT.wrapping_add(4096 + 2 * raw_rep));
-            let text = vyre_driver_wgpu::emit_wgsl(&program)
-                .map_err(|e| vyre::backend_error("emit_wgsl", &e))?;
+            // The form `compile_persistent` compiles for this program (packed: it is elementwise).
+            let text =
+                vyre_driver_wgpu::emit_wgsl_as(&program, vyre_driver_wgpu::LaunchForm::Packed)
+                    .map_err(|e| vyre::backend_error("emit_wgsl_as", &e))?;
             gpu.kernel("raw compile of vyre's WGSL", &text).map(drop)
         };
         let mut vyre_step = || {
