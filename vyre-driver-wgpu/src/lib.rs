@@ -181,8 +181,8 @@ pub struct EmittedLaunch {
     /// than the text runs exactly what the backend runs (the text is naga's rendering of it).
     pub module: naga::Module,
     /// The dispatches the launch records, in order, in one compute pass with the same bind groups:
-    /// each one's entry point and physical grid. A vectorised launch has a second dispatch, of
-    /// `vyre_tail`, when the grid or a buffer ends inside a row.
+    /// each one's entry point and physical grid. A vectorised launch runs `main` over its full rows
+    /// and `vyre_tail` over the rows the grid or a buffer ends inside, each only when it has rows.
     pub dispatches: Vec<(&'static str, [u32; 3])>,
 }
 
@@ -224,10 +224,11 @@ pub fn emit_launch(
     };
     let form = backend::form::choose(&evidence, &plan, max_groups, |_, _| true)?;
     let lowered = lower::lower(&evidence, &form.options)?;
-    let mut dispatches = vec![(lower::ENTRY, form.physical)];
-    if let Some(tail) = form.tail {
-        dispatches.push((lower::TAIL_ENTRY, tail));
-    }
+    let dispatches = form
+        .dispatches
+        .iter()
+        .map(|&(entry, grid)| (entry.name(), grid))
+        .collect();
     Ok(EmittedLaunch {
         wgsl: lower::to_wgsl(&lowered)?,
         module: lowered.module,

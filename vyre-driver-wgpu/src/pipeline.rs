@@ -97,6 +97,16 @@ pub(crate) enum Entry {
     Tail,
 }
 
+impl Entry {
+    /// The entry point's name in the module.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Entry::Main => lower::ENTRY,
+            Entry::Tail => lower::TAIL_ENTRY,
+        }
+    }
+}
+
 /// Creates the compute pipeline of `entry` in `module`, checking wgpu's errors.
 fn create_pipeline(
     state: &DeviceState,

@@ -14,35 +14,31 @@ use crate::launch::{Piece, device_bytes};
 use crate::lower::{self, BindingKind, LowerOptions, Miscompile, planted};
 use crate::pipeline::Entry;
 
-/// How one dispatch launches: the lowering options and the physical grid, and for a vectorised
-/// launch with partial rows the physical grid of its tail (`lower::TAIL_ENTRY`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How one dispatch launches: the lowering options and its dispatches, each an entry point and a
+/// physical grid (one `main`, or for a vectorised launch `main` over the full rows and `vyre_tail`
+/// over the partial ones, each left out when it has no rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Form {
     pub(crate) options: LowerOptions,
-    pub(crate) physical: [u32; 3],
-    pub(crate) tail: Option<[u32; 3]>,
+    pub(crate) dispatches: Vec<(Entry, [u32; 3])>,
 }
 
 impl Form {
-    /// The dispatches of an unsplit launch of `plan` in this form: the main entry point, then the
-    /// tail when there is one, with the same `params`.
+    /// The dispatches of an unsplit launch of `plan` in this form, with the same `params`.
     ///
     /// # Errors
     ///
     /// As [`lower::plan_params`].
     pub(crate) fn pieces(&self, plan: &DispatchPlan) -> Result<Vec<Piece>, BackendError> {
         let params = lower::plan_params(plan, 1, 0)?;
-        let mut pieces = Vec::with_capacity(2);
-        if let Some(tail) = self.tail {
-            pieces.push(Piece::whole(params.clone(), self.physical));
-            pieces.push(Piece {
-                entry: Entry::Tail,
-                ..Piece::whole(params, tail)
-            });
-        } else {
-            pieces.push(Piece::whole(params, self.physical));
-        }
-        Ok(pieces)
+        Ok(self
+            .dispatches
+            .iter()
+            .map(|&(entry, grid)| Piece {
+                entry,
+                ..Piece::whole(params.clone(), grid)
+            })
+            .collect())
     }
 }
 
@@ -80,8 +76,7 @@ pub(crate) fn choose(
             split: false,
             rows,
         },
-        physical,
-        tail: None,
+        dispatches: vec![(Entry::Main, physical)],
     })
 }
 
@@ -117,8 +112,7 @@ pub(crate) fn split(plan: &DispatchPlan) -> Form {
             split: true,
             rows: false,
         },
-        physical: plan.grid,
-        tail: None,
+        dispatches: vec![(Entry::Main, plan.grid)],
     }
 }
 
@@ -140,16 +134,18 @@ fn vectorised(
     if !whole_rows(buffers, plan, bindable) {
         return Ok(None);
     }
-    let (physical, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
-    let tail = match tail_rows(plan, &vector, width) {
-        0 => None,
-        rows => {
+    // Whether the module is direct follows from the whole grid's rows; each launch runs only its
+    // own rows (fewer workgroups, so direct whenever the whole grid is, and a folded module
+    // linearises any grid).
+    let (_, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
+    let (full, tail) = row_split(plan, &vector, width);
+    let mut dispatches = Vec::with_capacity(2);
+    for (entry, rows) in [(Entry::Main, full), (Entry::Tail, tail)] {
+        if rows > 0 {
             let groups = u32::try_from(rows.div_ceil(u64::from(width))).unwrap_or(u32::MAX);
-            // The tail launch has at most as many workgroups as the main one, so it is direct
-            // whenever the main one is (and a folded module linearises any grid).
-            Some(fold_grid([groups, 1, 1], 1, max_groups)?.0)
+            dispatches.push((entry, fold_grid([groups, 1, 1], 1, max_groups)?.0));
         }
-    };
+    }
     Ok(Some(Form {
         options: LowerOptions {
             coalesced: false,
@@ -159,18 +155,18 @@ fn vectorised(
             split: false,
             rows: rows(evidence, plan, bindable),
         },
-        physical,
-        tail,
+        dispatches,
     }))
 }
 
-/// The rows of a vectorised launch of `plan` that its tail must run: from the first row that is
-/// not full (as `lower::vector` computes it from the same lengths: the vectorised buffers' element
-/// counts and the grid) to the last row holding a virtual invocation that can have an effect. Every
-/// effect of a vectorised program is a store at `gid.x` into a vectorised buffer, so a virtual
-/// invocation at or past every stored buffer's end has none, and rows made only of such
-/// invocations need not run (the tail's own test still bounds its rows by the grid).
-fn tail_rows(plan: &DispatchPlan, vector: &lower::VectorPlan, width: u32) -> u64 {
+/// The rows of a vectorised launch of `plan` that `main` runs and those its tail must run, as
+/// `lower::vector` computes them from the same lengths (the vectorised buffers' element counts and
+/// the grid). `main` runs the full rows, `0..full_rows`: the rows past them do nothing there. The
+/// tail runs from `full_rows` to the last row holding a virtual invocation that can have an
+/// effect: every effect of a vectorised program is a store at `gid.x` into a vectorised buffer,
+/// so a virtual invocation at or past every stored buffer's end has none, and rows made only of
+/// such invocations need not run (the tail's own test still bounds its rows by the grid).
+fn row_split(plan: &DispatchPlan, vector: &lower::VectorPlan, width: u32) -> (u64, u64) {
     let lengths = || {
         vector
             .vectorised
@@ -190,16 +186,17 @@ fn tail_rows(plan: &DispatchPlan, vector: &lower::VectorPlan, width: u32) -> u64
         .map(|(_, n)| n)
         .max()
     else {
-        return 0;
+        return (full_rows, 0);
     };
     // The last virtual invocation that can store: below `reach`, within the grid.
     let last_effect = last.min(reach.saturating_sub(1));
     let rows = (last_effect / u64::from(lower::VECTOR_WIDTH) + 1).saturating_sub(full_rows);
-    if planted(Miscompile::TailLaunchShort) {
+    let tail = if planted(Miscompile::TailLaunchShort) {
         rows.saturating_sub(1)
     } else {
         rows
-    }
+    };
+    (full_rows, tail)
 }
 
 #[cfg(test)]
@@ -207,12 +204,12 @@ mod tests {
     use vyre_driver::{DispatchPlan, ResolvedBuffer};
     use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
-    use super::{row_bytes, tail_rows};
+    use super::{row_bytes, row_split};
     use crate::lower;
 
     /// `out[gid.x] = a[gid.x]` with `a` of `a_len` and `out` of `out_len` elements, workgroups of
-    /// 64, over `groups` workgroups: the tail rows.
-    fn tail(a_len: u64, out_len: u64, groups: u32) -> u64 {
+    /// 64, over `groups` workgroups: the full rows and the tail rows.
+    fn split(a_len: u64, out_len: u64, groups: u32) -> (u64, u64) {
         let program = Program::new(
             vec![
                 BufferDecl::read("a", 0, DataType::U32),
@@ -236,22 +233,24 @@ mod tests {
                 .to_vec(),
             grid: [groups, 1, 1],
         };
-        tail_rows(&plan, &vector, 64)
+        row_split(&plan, &vector, 64)
     }
 
     #[test]
     fn the_tail_runs_the_partial_rows_that_can_store() {
         // Whole rows up to the grid's end: no tail.
-        assert_eq!(tail(128, 128, 2), 0);
+        assert_eq!(split(128, 128, 2), (32, 0));
         // `out` ends inside row 31 (elements 124..126): that row alone.
-        assert_eq!(tail(128, 127, 2), 1);
+        assert_eq!(split(128, 127, 2), (31, 1));
         // `a` ends first: the rows from `a`'s partial one to `out`'s end.
-        assert_eq!(tail(5, 128, 2), 31);
+        assert_eq!(split(5, 128, 2), (1, 31));
         // Rows past the only stored buffer's end store nothing: none of them runs.
-        assert_eq!(tail(1000, 8, 4), 0);
-        assert_eq!(tail(1000, 9, 4), 1);
+        assert_eq!(split(1000, 8, 4), (2, 0));
+        assert_eq!(split(1000, 9, 4), (2, 1));
         // The grid ends first: rows up to the grid's end.
-        assert_eq!(tail(1001, 1001, 1), 0);
+        assert_eq!(split(1001, 1001, 1), (16, 0));
+        // One word: no full row, so `main` has nothing to run and the tail runs row 0.
+        assert_eq!(split(1, 1, 1), (0, 1));
     }
 
     #[test]
