@@ -28,6 +28,8 @@
 
 pub mod semantics;
 
+pub mod batch;
+
 pub use vyre_reference::{ReferenceBackend, TracedRun};
 
 pub mod catalogue;

@@ -102,6 +102,22 @@ fn resident_runs_agree_with_the_reference_on_random_programs() {
     assert_eq!(summary.programs, 500);
 }
 
+/// The fuzzer's programs as the middle item of a three-item `dispatch_batch` on wgpu (coalesced,
+/// packed where the program allows), against the reference.
+#[test]
+fn batched_runs_agree_with_the_reference_on_random_programs() {
+    use vyre_conformance::batch::Batched;
+    let Some(wgpu) = wgpu_or_skip("batched_runs_agree_with_the_reference_on_random_programs")
+    else {
+        return;
+    };
+    let batched = Batched::new(wgpu);
+    let reference = vyre_conformance::report::reference_for(&batched);
+    let summary = fuzz::run(&options(500, 7), &reference, &batched, &|_| {});
+    assert_no_mismatch(&summary);
+    assert_eq!(summary.programs, 500);
+}
+
 /// Backends may reject but never panic on a valid program, whatever it does (races included).
 fn run_without_panic(
     backend: &dyn VyreBackend,

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use vyre::{Choice, VyreBackend, select};
 use vyre_conformance::ReferenceBackend;
+use vyre_conformance::batch::Batched;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress, FuzzSummary};
 use vyre_conformance::resident::{Resident, ResidentMode};
 
@@ -34,6 +35,10 @@ pub(crate) struct FuzzArgs {
     /// or `sequence` (one dispatch_sequence).
     #[arg(long, value_name = "MODE", value_parser = parse_mode)]
     pub(crate) resident: Option<ResidentMode>,
+    /// Run each program on the candidate as the middle item of a three-item `dispatch_batch`
+    /// (coalesced into one launch, packed where the program allows).
+    #[arg(long, conflicts_with = "resident")]
+    pub(crate) batch: bool,
     /// Write the summary and every mismatch as JSON to PATH (`-`: stdout, in place of the text).
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
@@ -56,9 +61,10 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         }
     };
     eprintln!("vyre-conform fuzz: {}", picked.reason);
-    let candidate: Box<dyn VyreBackend> = match args.resident {
-        Some(mode) => Box::new(Resident::new(picked.backend, mode)),
-        None => picked.backend,
+    let candidate: Box<dyn VyreBackend> = match (args.resident, args.batch) {
+        (Some(mode), _) => Box::new(Resident::new(picked.backend, mode)),
+        (None, true) => Box::new(Batched::new(picked.backend)),
+        (None, false) => picked.backend,
     };
     let options = FuzzOptions {
         cases: args.cases,
