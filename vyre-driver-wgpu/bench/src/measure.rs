@@ -39,6 +39,15 @@ pub(crate) fn interleave(reps: Reps, sides: &mut [Step<'_>]) -> BenchResult<Vec<
             }
         }
     }
+    if std::env::var_os("VYRE_BENCH_TRACE").is_some() {
+        for (side, times) in samples.iter().enumerate() {
+            let us: Vec<String> = times.iter().map(|t| format!("{:.0}", t * 1e6)).collect();
+            eprintln!(
+                "trace: side {side} wall times (us, in order): {}",
+                us.join(" ")
+            );
+        }
+    }
     Ok(samples)
 }
 
