@@ -354,27 +354,42 @@ fn strided_sum(trip: Trip) -> Vec<Node> {
             Expr::add(Expr::var("acc"), Expr::load("data", row)),
         )],
         Trip::Four => {
+            // Four running sums, one per lane, as the raw kernel's `vec4` accumulator keeps them
+            // (the same algorithm; u32 addition wraps, so the order does not change the total).
             let r = || Expr::var("r");
-            let words = (0..4).map(|c| {
+            let mut step = vec![Node::let_bind("r", Expr::mul(row, Expr::u32(4)))];
+            for c in 0..4u32 {
                 let at = if c == 0 {
                     r()
                 } else {
                     Expr::add(r(), Expr::u32(c))
                 };
-                Expr::load("data", at)
-            });
-            let sum = words.fold(Expr::var("acc"), Expr::add);
-            vec![
-                Node::let_bind("r", Expr::mul(row, Expr::u32(4))),
-                Node::assign("acc", sum),
-            ]
+                let lane = format!("acc{c}");
+                step.push(Node::assign(
+                    lane.as_str(),
+                    Expr::add(Expr::var(lane.as_str()), Expr::load("data", at)),
+                ));
+            }
+            step
         }
     };
-    vec![
-        Node::let_bind("stride", stride),
-        Node::let_bind("acc", Expr::u32(0)),
-        Node::loop_for("k", Expr::u32(0), trips, step),
-    ]
+    let mut body = vec![Node::let_bind("stride", stride)];
+    match trip {
+        Trip::One => {
+            body.push(Node::let_bind("acc", Expr::u32(0)));
+            body.push(Node::loop_for("k", Expr::u32(0), trips, step));
+        }
+        Trip::Four => {
+            for c in 0..4 {
+                body.push(Node::let_bind(format!("acc{c}"), Expr::u32(0)));
+            }
+            body.push(Node::loop_for("k", Expr::u32(0), trips, step));
+            let lanes = (0..4).map(|c| Expr::var(format!("acc{c}")));
+            let total = lanes.reduce(Expr::add).unwrap_or(Expr::u32(0));
+            body.push(Node::let_bind("acc", total));
+        }
+    }
+    body
 }
 
 /// Sum of a runtime-sized u32 buffer: each invocation sums a grid-strided run ([`strided_sum`]),

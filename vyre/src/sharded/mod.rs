@@ -100,6 +100,12 @@ struct Member {
     /// plus a fixed cost per item) per second, and dispatch invocations per second.
     batch_rate: AtomicU64,
     dispatch_rate: AtomicU64,
+    /// Dispatches run on other members since this one's dispatch rate was last measured: each
+    /// makes its rate count for more (see [`Sharded::dispatch_rates`]), so one slow measurement
+    /// (a cold start) cannot keep a member out of every later dispatch.
+    passed_over: AtomicU64,
+    /// Dispatch-rate measurements taken so far.
+    samples: AtomicU64,
     in_flight: AtomicUsize,
     resident_bytes: AtomicU64,
     items: AtomicU64,
@@ -165,6 +171,8 @@ impl Sharded {
                 alive: AtomicBool::new(true),
                 batch_rate: AtomicU64::new(0),
                 dispatch_rate: AtomicU64::new(0),
+                passed_over: AtomicU64::new(0),
+                samples: AtomicU64::new(0),
                 in_flight: AtomicUsize::new(0),
                 resident_bytes: AtomicU64::new(0),
                 items: AtomicU64::new(0),
@@ -278,11 +286,52 @@ impl Sharded {
         ))
     }
 
+    /// The dispatch rates of the `alive` members as [`rates`] gives them, with two corrections so
+    /// that one slow measurement (a cold start, a busy moment) cannot keep a member out of every
+    /// later dispatch, where a small grid's share would round to no workgroup at all:
+    /// - a member measured fewer than [`TRUSTED_SAMPLES`] times counts as at least a quarter of the
+    ///   fastest;
+    /// - every dispatch that ran elsewhere since a member was measured raises its rate by a
+    ///   sixteenth, up to the fastest member's, so it is tried again after a number of dispatches
+    ///   that grows with how much slower it seemed (a member really that slow then costs about a
+    ///   sixteenth more time than never trying it).
+    fn dispatch_rates(&self, alive: &[usize]) -> Vec<f64> {
+        let rates = rates(&self.members, alive, |m| &m.dispatch_rate);
+        let fastest = rates.iter().copied().fold(0.0, f64::max);
+        alive
+            .iter()
+            .zip(rates)
+            .map(|(&i, rate)| {
+                let member = &self.members[i];
+                let rate = if member.samples.load(Ordering::Relaxed) < TRUSTED_SAMPLES {
+                    rate.max(fastest / 4.0)
+                } else {
+                    rate
+                };
+                let passed = member.passed_over.load(Ordering::Relaxed) as f64;
+                (rate * (1.0 + passed / 16.0)).min(fastest.max(rate))
+            })
+            .collect()
+    }
+
+    /// Notes a dispatch whose work ran on the members `ran` (their rates were just measured): every
+    /// other alive member was passed over once more.
+    pub(super) fn measured(&self, ran: &[usize]) {
+        for (i, member) in self.members.iter().enumerate() {
+            if ran.contains(&i) {
+                member.passed_over.store(0, Ordering::Relaxed);
+                member.samples.fetch_add(1, Ordering::Relaxed);
+            } else if member.alive.load(Ordering::Relaxed) {
+                member.passed_over.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// The alive member expected to finish a dispatch of `invocations` first (in-flight calls
     /// count against it); unmeasured members are taken as fast as the fastest measured one.
     fn best_member(&self) -> Option<usize> {
         let alive = self.alive();
-        let rates = rates(&self.members, &alive, |m| &m.dispatch_rate);
+        let rates = self.dispatch_rates(&alive);
         alive
             .iter()
             .zip(&rates)
@@ -313,6 +362,7 @@ impl Sharded {
                 Ok(outputs) => {
                     member.dispatches.fetch_add(1, Ordering::Relaxed);
                     measure(&member.dispatch_rate, invocations as f64, start.elapsed());
+                    self.measured(&[m]);
                     return Ok(outputs);
                 }
                 Err(error) => {
@@ -322,6 +372,10 @@ impl Sharded {
         }
     }
 }
+
+/// Dispatch-rate measurements after which a member's rate is taken as it is (see
+/// [`Sharded::dispatch_rates`]).
+const TRUSTED_SAMPLES: u64 = 3;
 
 /// The rate stored in `cell`.
 fn load_rate(cell: &AtomicU64) -> f64 {
@@ -499,5 +553,76 @@ impl VyreBackend for Sharded {
             return Err(self.none_left());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use vyre_driver::{DispatchConfig, VyreBackend};
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    use vyre_reference::ReferenceBackend;
+
+    use super::Sharded;
+
+    /// One slow measurement (a cold start) must not keep a member out of every later dispatch: the
+    /// member passed over is tried again, and measured as it really is.
+    #[test]
+    fn a_member_measured_slow_once_is_tried_again() {
+        let members: Vec<Box<dyn VyreBackend>> = vec![
+            Box::new(ReferenceBackend::new()),
+            Box::new(ReferenceBackend::new()),
+        ];
+        let sharded = Sharded::new(members).expect("two members");
+        // Member 0 seemed fifty times slower than member 1, over enough measurements to be
+        // trusted.
+        for (member, rate) in sharded.members.iter().zip([2e4f64, 1e6]) {
+            member
+                .dispatch_rate
+                .store(rate.to_bits(), Ordering::Relaxed);
+            member
+                .samples
+                .store(super::TRUSTED_SAMPLES, Ordering::Relaxed);
+        }
+        let program = Program::new(
+            vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+            [4, 1, 1],
+            vec![Node::store("out", Expr::gid_x(), Expr::gid_x())],
+        );
+        // Member 1 is measured as it runs (a few million invocations a second here), so member 0
+        // seems slower still; it is tried again within 16 passes per unit of the ratio.
+        for _ in 0..8000 {
+            sharded
+                .dispatch(&program, &[], &DispatchConfig::default())
+                .expect("dispatch");
+        }
+        let stats = sharded.stats();
+        assert!(
+            stats[0].dispatches > 0,
+            "member 0 was never tried again: {stats:?}"
+        );
+        // Tried again, it was measured as fast as it is (it is the same backend as member 1).
+        assert!(stats[0].dispatch_rate > 1e5, "{stats:?}");
+    }
+
+    /// A member measured slow only once (a cold start) still gets a share of a split dispatch.
+    #[test]
+    fn one_slow_measurement_is_not_trusted() {
+        let members: Vec<Box<dyn VyreBackend>> = vec![
+            Box::new(ReferenceBackend::new()),
+            Box::new(ReferenceBackend::new()),
+        ];
+        let sharded = Sharded::new(members).expect("two members");
+        sharded.members[0]
+            .dispatch_rate
+            .store(1.0f64.to_bits(), Ordering::Relaxed);
+        sharded.members[0].samples.store(1, Ordering::Relaxed);
+        sharded.members[1]
+            .dispatch_rate
+            .store(1e6f64.to_bits(), Ordering::Relaxed);
+        sharded.members[1].samples.store(5, Ordering::Relaxed);
+        let rates = sharded.dispatch_rates(&[0, 1]);
+        assert_eq!(rates, [2.5e5, 1e6]);
     }
 }

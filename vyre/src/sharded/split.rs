@@ -20,7 +20,7 @@ use vyre_foundation::elementwise::{RangePiece, is_elementwise, range_piece};
 use vyre_foundation::ir::BufferAccess;
 use vyre_foundation::validate::Validated;
 
-use super::{Sharded, measure, rates};
+use super::{Sharded, measure};
 
 /// One range to run: its first workgroup and count, and the member it was given to.
 struct Range {
@@ -65,11 +65,7 @@ impl Sharded {
         let Some(last_start) = shortest.checked_sub(1).map(|s| s / wx) else {
             return Ok(None);
         };
-        let cuts = cut(
-            plan.grid[0],
-            last_start,
-            &rates(&self.members, &alive, |m| &m.dispatch_rate),
-        );
+        let cuts = cut(plan.grid[0], last_start, &self.dispatch_rates(&alive));
         if cuts.len() < 2 {
             return Ok(None);
         }
@@ -94,6 +90,8 @@ impl Sharded {
             pieces.push(piece);
         }
         let outputs = self.run_ranges(&ranges, &pieces, plan, inputs, config)?;
+        let ran: Vec<usize> = ranges.iter().map(|r| r.member).collect();
+        self.measured(&ran);
         Ok(Some(assemble(program, plan, &pieces, outputs)))
     }
 
