@@ -17,8 +17,8 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use vyre_driver::BackendError;
-use wgpu::util::DeviceExt;
 
+use crate::device::DeviceState;
 use crate::stats::{Counters, bump};
 
 /// The `params` shapes each pipeline keeps.
@@ -43,11 +43,12 @@ impl LaunchGroups {
     /// buffer of its own.
     pub(crate) fn params(
         &self,
-        device: &wgpu::Device,
+        state: &DeviceState,
         layout: &wgpu::BindGroupLayout,
         words: &[u32],
         counters: &Counters,
     ) -> Result<wgpu::BindGroup, BackendError> {
+        let device = &state.device;
         let mut kept = self.params.lock().map_err(|_| poisoned())?;
         if let Some(at) = kept.iter().position(|(w, _)| w.as_slice() == words) {
             let hit = kept.remove(at);
@@ -61,11 +62,19 @@ impl LaunchGroups {
         } else {
             bytemuck::cast_slice(words)
         };
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        // Written through a mapping at creation (no queue write to order), by hand: wgpu's
+        // `create_buffer_init` panics when the mapping fails, as it does once the device is lost.
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("vyre params"),
-            contents,
+            size: contents.len() as u64,
             usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: true,
         });
+        buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| state.lost_error(&format!("mapping vyre's params buffer failed: {e}")))?
+            .copy_from_slice(contents);
+        buffer.unmap();
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("vyre internal"),
             layout,

@@ -180,6 +180,9 @@ pub struct EmittedLaunch {
     /// The module itself, as the backend hands it to wgpu: a harness that compiles this rather
     /// than the text runs exactly what the backend runs (the text is naga's rendering of it).
     pub module: naga::Module,
+    /// The module reads vyre's `params` buffer (`@group(1) @binding(0)`): bind it. A module that
+    /// reads none of it declares no group 1.
+    pub params: bool,
     /// The dispatches the launch records, in order, in one compute pass with the same bind groups:
     /// each one's entry point and physical grid. A vectorised launch runs `main` over its full rows
     /// and `vyre_tail` over the rows the grid or a buffer ends inside, each only when it has rows.
@@ -231,6 +234,7 @@ pub fn emit_launch(
         .collect();
     Ok(EmittedLaunch {
         wgsl: lower::to_wgsl(&lowered)?,
+        params: lowered.uses_params,
         module: lowered.module,
         dispatches,
     })

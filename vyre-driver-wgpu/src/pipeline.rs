@@ -30,6 +30,9 @@ pub(crate) struct Compiled {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) user_layout: wgpu::BindGroupLayout,
     pub(crate) internal_layout: wgpu::BindGroupLayout,
+    /// The module reads vyre's `params`: launches bind `internal_layout` as group 1. A module that
+    /// reads none of it (a direct one whose lengths are all declared) has group 0 alone.
+    pub(crate) uses_params: bool,
     /// A vectorised module's second entry point (`lower::TAIL_ENTRY`), compiled the first time a
     /// launch has partial rows.
     pub(crate) tail: Option<Tail>,
@@ -291,9 +294,11 @@ pub(crate) fn compile(
         entries: &internal_entries,
     });
     bump(&counters.layouts, 2);
+    let uses_params = lowered.uses_params;
+    let groups = [Some(&user_layout), Some(&internal_layout)];
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("vyre"),
-        bind_group_layouts: &[Some(&user_layout), Some(&internal_layout)],
+        bind_group_layouts: if uses_params { &groups } else { &groups[..1] },
         immediate_size: 0,
     });
     // The module's own errors (and memory) are checked with the main pipeline's.
@@ -324,6 +329,7 @@ pub(crate) fn compile(
         pipeline,
         user_layout,
         internal_layout,
+        uses_params,
         tail,
         groups: LaunchGroups::default(),
         teardown: TeardownTurn::default(),

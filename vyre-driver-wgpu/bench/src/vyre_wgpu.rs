@@ -34,7 +34,7 @@ pub(crate) struct EmittedKernel {
 struct EmittedPart {
     kernel: Kernel,
     user: wgpu::BindGroup,
-    internal: wgpu::BindGroup,
+    internal: Option<wgpu::BindGroup>,
     grid: [u32; 3],
 }
 
@@ -66,13 +66,16 @@ impl EmittedKernel {
             let source = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(launch.module.clone()));
             let kernel = gpu.kernel_from("vyre emitted", source, Some(entry))?;
             let user = gpu.bind(&kernel, buffers);
-            let internal = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("vyre params"),
-                layout: &kernel.pipeline.get_bind_group_layout(1),
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                }],
+            // A module that reads nothing of `params` has no group 1 (as the backend binds it).
+            let internal = launch.params.then(|| {
+                gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("vyre params"),
+                    layout: &kernel.pipeline.get_bind_group_layout(1),
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params.as_entire_binding(),
+                    }],
+                })
             });
             parts.push(EmittedPart {
                 kernel,
@@ -107,11 +110,18 @@ impl EmittedKernel {
         gpu.device_times_dispatches(&dispatches, reps)
     }
 
-    fn groups(&self) -> Vec<[&wgpu::BindGroup; 2]> {
-        self.parts.iter().map(|p| [&p.user, &p.internal]).collect()
+    fn groups(&self) -> Vec<Vec<&wgpu::BindGroup>> {
+        self.parts
+            .iter()
+            .map(|p| {
+                std::iter::once(&p.user)
+                    .chain(p.internal.as_ref())
+                    .collect()
+            })
+            .collect()
     }
 
-    fn dispatches<'a>(&'a self, groups: &'a [[&'a wgpu::BindGroup; 2]]) -> Vec<Dispatch<'a>> {
+    fn dispatches<'a>(&'a self, groups: &'a [Vec<&'a wgpu::BindGroup>]) -> Vec<Dispatch<'a>> {
         self.parts
             .iter()
             .zip(groups)

@@ -139,12 +139,6 @@ fn vectorised(
     // linearises any grid).
     let (_, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
     let (full, tail) = row_split(plan, &vector, width);
-    if full == 0 {
-        // Not one full row: the vectorised form would run only its tail, lane by lane, and bind
-        // every vectorised buffer in whole rows; the scalar module does the same work with
-        // word-sized bindings (a one-word dispatch uploads 4 bytes, not 16).
-        return Ok(None);
-    }
     let mut dispatches = Vec::with_capacity(2);
     for (entry, rows) in [(Entry::Main, full), (Entry::Tail, tail)] {
         if rows > 0 {
@@ -255,7 +249,7 @@ mod tests {
         assert_eq!(split(1000, 9, 4), (2, 1));
         // The grid ends first: rows up to the grid's end.
         assert_eq!(split(1001, 1001, 1), (16, 0));
-        // One word: no full row (the backend then takes the scalar module).
+        // One word: no full row, so `main` has nothing to run and the tail runs row 0.
         assert_eq!(split(1, 1, 1), (0, 1));
     }
 

@@ -36,22 +36,24 @@ pub(super) fn encode<'u>(
             ctx.counters,
         )?;
         let internal_group = match &uploaded.items {
+            // The module reads nothing of `params`: no group 1.
+            None if !compiled.uses_params => None,
             // The items table changes with every batch (a coalesced launch is one piece): its group
             // is made anew.
             Some(((params, params_len), (items, len))) => {
                 bump(&ctx.counters.bind_groups, 1);
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("vyre internal"),
                     layout: &compiled.internal_layout,
                     entries: &[entry(0, params, 0..*params_len), entry(1, items, 0..*len)],
-                })
+                }))
             }
-            None => compiled.groups.params(
-                device,
+            None => Some(compiled.groups.params(
+                ctx.state,
                 &compiled.internal_layout,
                 &piece.params,
                 ctx.counters,
-            )?,
+            )?),
         };
         let pipeline = compiled.pipeline_for(piece.entry, ctx.state, ctx.counters)?;
         groups.push((user_group, internal_group, piece.physical_grid, pipeline));
@@ -77,7 +79,9 @@ pub(super) fn encode<'u>(
                 current = Some(pipeline);
             }
             pass.set_bind_group(0, user_group, &[]);
-            pass.set_bind_group(1, internal_group, &[]);
+            if let Some(internal_group) = internal_group {
+                pass.set_bind_group(1, internal_group, &[]);
+            }
             pass.dispatch_workgroups(*x, *y, *z);
         }
     }

@@ -189,14 +189,16 @@ pub(crate) fn run_sequence(
                 layout: &compiled.user_layout,
                 entries: &entries,
             });
-            let internal_group = compiled.groups.params(
-                device,
-                &compiled.internal_layout,
-                &piece.params,
-                ctx.counters,
-            )?;
             pass.set_bind_group(0, &user_group, &[]);
-            pass.set_bind_group(1, &internal_group, &[]);
+            if compiled.uses_params {
+                let internal_group = compiled.groups.params(
+                    ctx.state,
+                    &compiled.internal_layout,
+                    &piece.params,
+                    ctx.counters,
+                )?;
+                pass.set_bind_group(1, &internal_group, &[]);
+            }
             let [x, y, z] = piece.physical_grid;
             pass.dispatch_workgroups(x, y, z);
             bump(&ctx.counters.dispatch_calls, 1);

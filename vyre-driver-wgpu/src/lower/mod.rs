@@ -106,6 +106,8 @@ pub(crate) struct Lowered {
     pub(crate) info: ModuleInfo,
     pub(crate) bindings: Vec<LoweredBinding>,
     pub(crate) workgroup_bytes: u64,
+    /// The module reads vyre's `params` (or `items`): its launches bind group 1.
+    pub(crate) uses_params: bool,
 }
 
 /// The entry point's name.
@@ -205,13 +207,23 @@ pub(crate) fn lower(
         )?;
         module.entry_points.push(entry);
     }
-    let info = validate_module(&module)?;
+    let mut info = validate_module(&module)?;
     drop_unused_names(&mut module, &info);
+    // A module that reads nothing of `params` (a direct one whose lengths are all declared) is
+    // launched without vyre's bind group: compacting drops the unused global, and the pipeline
+    // then has group 0 alone.
+    let uses_params = items.is_some()
+        || (0..module.entry_points.len()).any(|i| !info.get_entry_point(i)[params].is_empty());
+    if !uses_params {
+        naga::compact::compact(&mut module, naga::compact::KeepUnused::No);
+        info = validate_module(&module)?;
+    }
     Ok(Lowered {
         module,
         info,
         bindings,
         workgroup_bytes,
+        uses_params,
     })
 }
 

@@ -4,18 +4,16 @@ var<storage> a: array<u32>;
 var<storage> b: array<u32>;
 @group(0) @binding(2) 
 var<storage, read_write> out: array<u32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e25 = (_e15 < 1024u);
-    let _e30 = a[select(0u, _e15, _e25)];
-    let _e33 = (_e15 < 1024u);
-    let _e38 = b[select(0u, _e15, _e33)];
-    let _e42 = (_e15 < 1024u);
-    if _e42 {
-        out[select(0u, _e15, _e42)] = (select(0u, _e30, _e25) + select(0u, _e38, _e33));
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e10 = (_e6 < 1024u);
+    let _e15 = a[select(0u, _e6, _e10)];
+    let _e18 = (_e6 < 1024u);
+    let _e23 = b[select(0u, _e6, _e18)];
+    let _e27 = (_e6 < 1024u);
+    if _e27 {
+        out[select(0u, _e6, _e27)] = (select(0u, _e15, _e10) + select(0u, _e23, _e18));
     }
 }

@@ -6,25 +6,23 @@ var<storage, read_write> as_u32_: array<u32>;
 var<storage, read_write> as_i32_: array<i32>;
 @group(0) @binding(3) 
 var<storage, read_write> as_bool: array<u32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e26 = (_e15 < 64u);
-    let _e31 = input[select(0u, _e15, _e26)];
-    let x = select(0f, _e31, _e26);
-    let _e38 = (_e15 < 64u);
-    if _e38 {
-        as_u32_[select(0u, _e15, _e38)] = u32(clamp(x, 0f, 4294967000f));
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e11 = (_e6 < 64u);
+    let _e16 = input[select(0u, _e6, _e11)];
+    let x = select(0f, _e16, _e11);
+    let _e23 = (_e6 < 64u);
+    if _e23 {
+        as_u32_[select(0u, _e6, _e23)] = u32(clamp(x, 0f, 4294967000f));
     }
-    let _e47 = (_e15 < 64u);
-    if _e47 {
-        as_i32_[select(0u, _e15, _e47)] = i32(clamp(x, -2147483600f, 2147483500f));
+    let _e32 = (_e6 < 64u);
+    if _e32 {
+        as_i32_[select(0u, _e6, _e32)] = i32(clamp(x, -2147483600f, 2147483500f));
     }
-    let _e55 = (_e15 < 64u);
-    if _e55 {
-        as_bool[select(0u, _e15, _e55)] = select(0u, 1u, !((x == 0f)));
+    let _e40 = (_e6 < 64u);
+    if _e40 {
+        as_bool[select(0u, _e6, _e40)] = select(0u, 1u, !((x == 0f)));
     }
 }

@@ -4,26 +4,24 @@ var<storage> a: array<i32>;
 var<storage> b: array<i32>;
 @group(0) @binding(2) 
 var<storage, read_write> out: array<i32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e25 = (_e15 < 64u);
-    let _e30 = a[select(0u, _e15, _e25)];
-    let x = select(0i, _e30, _e25);
-    let _e33 = (_e15 < 64u);
-    let _e38 = b[select(0u, _e15, _e33)];
-    let y = select(0i, _e38, _e33);
-    let _e44 = ((_e15 * 2u) + 0u);
-    let _e56 = (_e44 < 128u);
-    if _e56 {
-        out[select(0u, _e44, _e56)] = (x / select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e10 = (_e6 < 64u);
+    let _e15 = a[select(0u, _e6, _e10)];
+    let x = select(0i, _e15, _e10);
+    let _e18 = (_e6 < 64u);
+    let _e23 = b[select(0u, _e6, _e18)];
+    let y = select(0i, _e23, _e18);
+    let _e29 = ((_e6 * 2u) + 0u);
+    let _e41 = (_e29 < 128u);
+    if _e41 {
+        out[select(0u, _e29, _e41)] = (x / select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
-    let _e64 = ((_e15 * 2u) + 1u);
-    let _e76 = (_e64 < 128u);
-    if _e76 {
-        out[select(0u, _e64, _e76)] = (x % select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
+    let _e49 = ((_e6 * 2u) + 1u);
+    let _e61 = (_e49 < 128u);
+    if _e61 {
+        out[select(0u, _e49, _e61)] = (x % select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
 }

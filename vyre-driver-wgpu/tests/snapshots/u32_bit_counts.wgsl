@@ -2,33 +2,31 @@
 var<storage> a: array<u32>;
 @group(0) @binding(2) 
 var<storage, read_write> out: array<u32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e24 = (_e15 < 64u);
-    let _e29 = a[select(0u, _e15, _e24)];
-    let x = select(0u, _e29, _e24);
-    let _e35 = ((_e15 * 4u) + 0u);
-    let _e37 = (_e35 < 256u);
-    if _e37 {
-        out[select(0u, _e35, _e37)] = countOneBits(x);
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e9 = (_e6 < 64u);
+    let _e14 = a[select(0u, _e6, _e9)];
+    let x = select(0u, _e14, _e9);
+    let _e20 = ((_e6 * 4u) + 0u);
+    let _e22 = (_e20 < 256u);
+    if _e22 {
+        out[select(0u, _e20, _e22)] = countOneBits(x);
     }
-    let _e45 = ((_e15 * 4u) + 1u);
-    let _e47 = (_e45 < 256u);
-    if _e47 {
-        out[select(0u, _e45, _e47)] = countLeadingZeros(x);
+    let _e30 = ((_e6 * 4u) + 1u);
+    let _e32 = (_e30 < 256u);
+    if _e32 {
+        out[select(0u, _e30, _e32)] = countLeadingZeros(x);
     }
-    let _e55 = ((_e15 * 4u) + 2u);
-    let _e57 = (_e55 < 256u);
-    if _e57 {
-        out[select(0u, _e55, _e57)] = countTrailingZeros(x);
+    let _e40 = ((_e6 * 4u) + 2u);
+    let _e42 = (_e40 < 256u);
+    if _e42 {
+        out[select(0u, _e40, _e42)] = countTrailingZeros(x);
     }
-    let _e65 = ((_e15 * 4u) + 3u);
-    let _e67 = (_e65 < 256u);
-    if _e67 {
-        out[select(0u, _e65, _e67)] = reverseBits(x);
+    let _e50 = ((_e6 * 4u) + 3u);
+    let _e52 = (_e50 < 256u);
+    if _e52 {
+        out[select(0u, _e50, _e52)] = reverseBits(x);
     }
 }

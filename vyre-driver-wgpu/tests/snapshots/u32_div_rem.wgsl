@@ -4,26 +4,24 @@ var<storage> a: array<u32>;
 var<storage> b: array<u32>;
 @group(0) @binding(2) 
 var<storage, read_write> out: array<u32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e25 = (_e15 < 64u);
-    let _e30 = a[select(0u, _e15, _e25)];
-    let x = select(0u, _e30, _e25);
-    let _e33 = (_e15 < 64u);
-    let _e38 = b[select(0u, _e15, _e33)];
-    let y = select(0u, _e38, _e33);
-    let _e44 = ((_e15 * 2u) + 0u);
-    let _e50 = (_e44 < 128u);
-    if _e50 {
-        out[select(0u, _e44, _e50)] = (x / select(y, 1u, (y == 0u)));
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e10 = (_e6 < 64u);
+    let _e15 = a[select(0u, _e6, _e10)];
+    let x = select(0u, _e15, _e10);
+    let _e18 = (_e6 < 64u);
+    let _e23 = b[select(0u, _e6, _e18)];
+    let y = select(0u, _e23, _e18);
+    let _e29 = ((_e6 * 2u) + 0u);
+    let _e35 = (_e29 < 128u);
+    if _e35 {
+        out[select(0u, _e29, _e35)] = (x / select(y, 1u, (y == 0u)));
     }
-    let _e58 = ((_e15 * 2u) + 1u);
-    let _e64 = (_e58 < 128u);
-    if _e64 {
-        out[select(0u, _e58, _e64)] = (x % select(y, 1u, (y == 0u)));
+    let _e43 = ((_e6 * 2u) + 1u);
+    let _e49 = (_e43 < 128u);
+    if _e49 {
+        out[select(0u, _e43, _e49)] = (x % select(y, 1u, (y == 0u)));
     }
 }

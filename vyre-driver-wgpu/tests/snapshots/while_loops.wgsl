@@ -2,35 +2,33 @@
 var<storage> input: array<u32>;
 @group(0) @binding(1) 
 var<storage, read_write> steps: array<u32>;
-@group(1) @binding(0) 
-var<storage> vyre_params: array<u32>;
 
 @compute @workgroup_size(64, 1, 1) 
 fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invocation_id) vyre_local_id: vec3<u32>, @builtin(num_workgroups) vyre_num_workgroups: vec3<u32>) {
     var n: u32;
     var count: u32;
 
-    let _e15 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
-    let _e24 = (_e15 < 64u);
-    let _e29 = input[select(0u, _e15, _e24)];
-    n = select(0u, _e29, _e24);
+    let _e6 = ((vyre_workgroup_id.x * 64u) + vyre_local_id.x);
+    let _e9 = (_e6 < 64u);
+    let _e14 = input[select(0u, _e6, _e9)];
+    n = select(0u, _e14, _e9);
     count = 0u;
     loop {
-        let _e35 = n;
-        let _e38 = count;
-        if !(((_e35 > 1u) && (_e38 < 100u))) {
+        let _e20 = n;
+        let _e23 = count;
+        if !(((_e20 > 1u) && (_e23 < 100u))) {
             break;
         }
-        let _e43 = count;
-        count = (_e43 + 1u);
-        let _e46 = n;
-        if ((_e46 & 1u) == 0u) {
-            let _e51 = n;
-            n = (_e51 >> (1u & 31u));
+        let _e28 = count;
+        count = (_e28 + 1u);
+        let _e31 = n;
+        if ((_e31 & 1u) == 0u) {
+            let _e36 = n;
+            n = (_e36 >> (1u & 31u));
             continue;
         } else {
-            let _e56 = n;
-            n = ((_e56 * 3u) + 1u);
+            let _e41 = n;
+            n = ((_e41 * 3u) + 1u);
         }
     }
     loop {
@@ -39,9 +37,9 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
         }
         break;
     }
-    let _e63 = count;
-    let _e64 = (_e15 < 64u);
-    if _e64 {
-        steps[select(0u, _e15, _e64)] = _e63;
+    let _e48 = count;
+    let _e49 = (_e6 < 64u);
+    if _e49 {
+        steps[select(0u, _e6, _e49)] = _e48;
     }
 }
