@@ -53,7 +53,7 @@ pub(crate) use vector::{
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 5;
+pub(crate) const LOWERING_VERSION: u32 = 6;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
