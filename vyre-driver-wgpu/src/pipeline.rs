@@ -133,18 +133,29 @@ fn create_pipeline(
         cache: state.disk.pipeline_cache(),
     });
     bump(&counters.pipelines, 1);
-    if let Some(e) = pollster::block_on(oom.pop()) {
-        return Err(BackendError::out_of_memory(format!(
-            "creating the pipeline ran out of memory: {e}. Fix: free device memory or use a smaller program."
-        )));
-    }
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(BackendError::compile(format!(
-            "wgpu rejected the pipeline: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
-        )));
-    }
+    check_scopes(oom, scope, "the pipeline")?;
     state.disk.compiled();
     Ok(pipeline)
+}
+
+/// Pops an out-of-memory and a validation error scope (pushed in that order's reverse) around the
+/// creation of `what`: an error caught by either is the error of that creation.
+fn check_scopes(
+    oom: wgpu::ErrorScopeGuard,
+    validation: wgpu::ErrorScopeGuard,
+    what: &str,
+) -> Result<(), BackendError> {
+    if let Some(e) = pollster::block_on(oom.pop()) {
+        return Err(BackendError::out_of_memory(format!(
+            "creating {what} ran out of memory: {e}. Fix: free device memory or use a smaller program."
+        )));
+    }
+    if let Some(e) = pollster::block_on(validation.pop()) {
+        return Err(BackendError::compile(format!(
+            "wgpu rejected {what}: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
+        )));
+    }
+    Ok(())
 }
 
 impl Drop for Compiled {
@@ -303,16 +314,7 @@ pub(crate) fn compile(
     });
     // The module's own errors (and memory) are checked with the main pipeline's.
     let made = create_pipeline(state, &layout, &module, lower::ENTRY, counters);
-    if let Some(e) = pollster::block_on(oom.pop()) {
-        return Err(BackendError::out_of_memory(format!(
-            "creating the shader module ran out of memory: {e}. Fix: free device memory or use a smaller program."
-        )));
-    }
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(BackendError::compile(format!(
-            "wgpu rejected the shader module: {e}. Fix: this is a vyre lowering bug unless the device lacks a feature; report it with the program text."
-        )));
-    }
+    check_scopes(oom, scope, "the shader module")?;
     let pipeline = made?;
     let tail = has_tail.then(|| Tail {
         module,
