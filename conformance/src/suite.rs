@@ -180,6 +180,15 @@ macro_rules! backend_tests {
                         }
                     }
                 }
+
+                /// The catalogue with each dispatch the middle item of a `dispatch_batch`
+                /// (`batch::Batched`): the backend's coalesced launches against the reference.
+                #[test]
+                fn catalogue_batched() {
+                    if let ::std::option::Option::Some(b) = super::backend() {
+                        $crate::suite::assert_conforms(&$crate::batch::Batched::new(b));
+                    }
+                }
             }
         }
     };
