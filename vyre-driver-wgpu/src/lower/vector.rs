@@ -2,7 +2,7 @@
 //! x with `vec4` loads and stores, where the scalar module moves one element per invocation.
 //!
 //! **Which programs.** Every effect must be on the invocation's own element: a workgroup of
-//! `[W, 1, 1]`; no atomics, barriers, workgroup memory or `return`; and every access to a writable
+//! `[W, 1, 1]`; no atomics, barriers, workgroup memory, loops or `return`; and every access to a writable
 //! buffer at index `gid.x` itself (or a `let` of exactly `gid.x` that is never assigned). The buffers
 //! *vectorised* are the storage buffers (uniform ones keep their layout) that are accessed, and only
 //! at `gid.x`: they are declared `array<vec4<T>>` (every element type is a 4-byte word), element `i`
@@ -141,7 +141,15 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
     walk(&program.body, &mut |node| {
         match node {
             // Atomics are refused above through the buffer uses; the arm keeps that explicit.
-            Node::Barrier | Node::Return | Node::Atomic { .. } => ok = false,
+            // Loops too: the four lanes run one after another in one invocation, so their loops'
+            // iterations add up, and llvmpipe's loop limiter (65 535 iterations per SIMD vector
+            // for the whole shader, SEMANTICS.md section 2) cut the fourth lane of elements that
+            // each loop 20 000 times, well within the limit alone.
+            Node::Barrier
+            | Node::Return
+            | Node::Atomic { .. }
+            | Node::Loop { .. }
+            | Node::While { .. } => ok = false,
             Node::Let { .. } => aliases.note(evidence, node),
             Node::Store { index, .. } => match evidence.node_buffer(node) {
                 Ok(b) => {
@@ -152,12 +160,9 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
                 }
                 Err(_) => ok = false,
             },
-            // A `break` or `continue` stands inside a loop of the body, so in the partial-row
-            // path, where the body runs inside the lane loop, it still leaves only its own loop.
+            // `break` and `continue` stand inside loops, which are refused above.
             Node::Assign { .. }
             | Node::If { .. }
-            | Node::Loop { .. }
-            | Node::While { .. }
             | Node::Block(_)
             | Node::Break
             | Node::Continue => {}

@@ -250,6 +250,33 @@ fn floats(n: u32, seed: u32) -> Vec<u8> {
 
 fn vector_cases() -> Vec<Case> {
     let mut out = Vec::new();
+    // Elementwise, but with a loop of 20 000 iterations per element: vectorised, one invocation
+    // would run four elements' loops one after another, and llvmpipe's loop limiter (65 535
+    // iterations per SIMD vector for the whole shader) cut the fourth element's short.
+    let long_loops = Program::new(
+        vec![
+            BufferDecl::read("input", 0, DataType::U32).with_count(8),
+            BufferDecl::output("out", 1, DataType::U32).with_count(8),
+        ],
+        [64, 1, 1],
+        vec![
+            Node::let_bind("c", Expr::u32(0)),
+            Node::loop_for(
+                "k",
+                Expr::u32(0),
+                Expr::load("input", Expr::gid_x()),
+                vec![Node::assign("c", Expr::add(Expr::var("c"), Expr::u32(1)))],
+            ),
+            Node::store("out", Expr::gid_x(), Expr::var("c")),
+        ],
+    );
+    let input: Vec<u8> = (0..8u32).flat_map(|i| (20_000 - i).to_le_bytes()).collect();
+    out.push(case(
+        "elementwise_long_loops",
+        long_loops,
+        vec![input],
+        [1, 1, 1],
+    ));
     // (count, workgroup, grid): whole groups of four, the grid ending inside a group, the buffer
     // ending before the grid does, and the grid ending long before the buffer.
     for (count, workgroup, grid) in [
