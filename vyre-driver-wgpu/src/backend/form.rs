@@ -3,8 +3,10 @@
 //! binding can span whole 16-byte rows; otherwise the scalar module. Either has row loads
 //! (`lower::rows`) when the program has row buffers that can all span whole rows, and runs direct when its
 //! physical grid fits the device's per-dimension limit, folded otherwise. The form is part of the
-//! lowering options, so each has its own cached pipeline. A dispatch with a buffer over the binding
-//! limit runs split (`split`) instead, scalar.
+//! lowering options, so each has its own cached pipeline. A vectorised launch is at most two
+//! dispatches of its module, `main` over the full rows and `vyre_tail` over the others, each left
+//! out when it has no rows (`row_split`). A dispatch with a buffer over the binding limit runs split
+//! (`split`) instead, scalar.
 
 use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::validate::Validated;
