@@ -103,7 +103,6 @@ pub(crate) struct LoweredBinding {
 /// A lowered, validated module.
 pub(crate) struct Lowered {
     pub(crate) module: naga::Module,
-    pub(crate) info: ModuleInfo,
     pub(crate) bindings: Vec<LoweredBinding>,
     pub(crate) workgroup_bytes: u64,
     /// The module reads vyre's `params` (or `items`): its launches bind group 1.
@@ -207,20 +206,19 @@ pub(crate) fn lower(
         )?;
         module.entry_points.push(entry);
     }
-    let mut info = validate_module(&module)?;
+    let info = validate_module(&module)?;
     drop_unused_names(&mut module, &info);
     // A module that reads nothing of `params` (a direct one whose lengths are all declared) is
     // launched without vyre's bind group: compacting drops the unused global, and the pipeline
-    // then has group 0 alone.
+    // then has group 0 alone. (Compacting keeps a valid module valid; `to_wgsl` validates what it
+    // writes again, and wgpu validates what it compiles.)
     let uses_params = items.is_some()
         || (0..module.entry_points.len()).any(|i| !info.get_entry_point(i)[params].is_empty());
     if !uses_params {
         naga::compact::compact(&mut module, naga::compact::KeepUnused::No);
-        info = validate_module(&module)?;
     }
     Ok(Lowered {
         module,
-        info,
         bindings,
         workgroup_bytes,
         uses_params,
@@ -405,7 +403,8 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
 
 /// naga's WGSL text of a lowered module.
 pub(crate) fn to_wgsl(lowered: &Lowered) -> Result<String, BackendError> {
-    naga::back::wgsl::write_string(&lowered.module, &lowered.info, naga::back::wgsl::WriterFlags::empty())
+    let info = validate_module(&lowered.module)?;
+    naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| {
             BackendError::compile(format!(
                 "naga could not write WGSL: {e}. Fix: this is a vyre lowering bug; report it with the program text."
