@@ -145,7 +145,7 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
         ));
     }
     let vectorised = matches!(form, LaunchForm::Vectorised | LaunchForm::VectorisedFolded);
-    if vectorised && lower::vectorised_buffers(&evidence).is_none() {
+    if vectorised && lower::vector_plan(&evidence).is_none() {
         return Err(BackendError::unsupported(
             "this program cannot run vectorised (it accesses a writable buffer elsewhere than at `gid.x`, or has an atomic, a barrier, a loop, a `return`, workgroup memory, a 2- or 3-dimensional workgroup, or no storage buffer accessed only at `gid.x`). Fix: emit it as `LaunchForm::Direct`, the form the backend uses for it.",
         ));

@@ -46,9 +46,7 @@ pub use planted::Miscompile;
 pub use planted::plant_miscompile;
 pub(crate) use planted::planted;
 pub(crate) use rows::row_buffers;
-pub(crate) use vector::{
-    VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan, vectorised_buffers,
-};
+pub(crate) use vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
 
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches

@@ -93,12 +93,6 @@ enum Row {
     },
 }
 
-/// Which program buffers a vectorised module declares as `vec4` rows, or `None` when the program
-/// does not qualify (see the module docs).
-pub(crate) fn vectorised_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
-    plan(evidence).map(|p| p.vectorised)
-}
-
 /// True when the program uses subgroup operations: such a program keeps the hardware's invocation
 /// layout, so no launch form that remaps invocations (vectorised, packed, split) applies to it.
 pub(crate) fn uses_subgroups(evidence: &Validated<'_>) -> bool {
