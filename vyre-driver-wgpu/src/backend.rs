@@ -5,12 +5,14 @@
 
 pub(crate) mod form;
 mod grid;
+mod known;
 mod recovery;
 mod resident;
 mod split;
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 
 use vyre_driver::{
     BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, InstanceId,
@@ -31,7 +33,8 @@ use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::{self, Compiled};
 use crate::pool::{self, BufferPool};
-use crate::stats::{Counters, WgpuStats};
+use crate::stats::{Counters, Phase, WgpuStats};
+use known::{Known, KnownPrograms};
 
 pub(crate) use grid::fold_grid;
 
@@ -41,6 +44,8 @@ struct Shared {
     options: AdapterOptions,
     state: RwLock<Arc<DeviceState>>,
     cache: Mutex<PipelineCache>,
+    /// The programs dispatched lately, so that a repeated dispatch skips validation and analysis.
+    known: KnownPrograms,
     pool: Mutex<BufferPool>,
     counters: Counters,
     recovery: Mutex<()>,
@@ -288,6 +293,7 @@ impl WgpuBackend {
                 options,
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
+                known: KnownPrograms::default(),
                 pool: Mutex::new(BufferPool::new(pool_limit)),
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
@@ -575,8 +581,20 @@ impl WgpuBackend {
         if let Some(hit) = self.cached(&key, program)? {
             return Ok(hit);
         }
+        self.compile_missing(&state, key, evidence, options)
+    }
+
+    /// Compiles `evidence`'s program in the form `options` on the device `state` and caches it
+    /// under `key`, which the caller looked up and missed.
+    fn compile_missing(
+        &self,
+        state: &DeviceState,
+        key: PipelineKey,
+        evidence: &Validated<'_>,
+        options: LowerOptions,
+    ) -> Result<Arc<Compiled>, BackendError> {
         let compiled = Arc::new(pipeline::compile(
-            &state,
+            state,
             evidence,
             options,
             &self.shared.counters,
@@ -587,6 +605,34 @@ impl WgpuBackend {
             .map_err(|_| poisoned())?
             .insert(key, Arc::clone(&compiled));
         Ok(compiled)
+    }
+
+    /// The cached pipeline of the known program in the form `options`, compiled on a miss from
+    /// `evidence`, or from the program validated again when no evidence is at hand (a program found
+    /// among the known ones needs none until a form of it must be compiled).
+    fn compiled_known(
+        &self,
+        state: &DeviceState,
+        known: &Known,
+        evidence: Option<&Validated<'_>>,
+        options: LowerOptions,
+    ) -> Result<Arc<Compiled>, BackendError> {
+        vyre_driver::require_features(&state.info.name, state.features, known.features)?;
+        let key = PipelineKey {
+            fingerprint: known.fingerprint,
+            options,
+            generation: state.generation,
+        };
+        if let Some(hit) = self.cached(&key, &known.program)? {
+            return Ok(hit);
+        }
+        match evidence {
+            Some(evidence) => self.compile_missing(state, key, evidence, options),
+            None => {
+                let evidence = vyre_foundation::validate(&known.program)?;
+                self.compile_missing(state, key, &evidence, options)
+            }
+        }
     }
 
     /// [`WgpuBackend::compiled_validated`] for a program whose evidence is not at hand (another form
@@ -638,22 +684,27 @@ impl WgpuBackend {
             .get(key, |c| c.program == *program))
     }
 
-    fn execute_once(
+    /// One attempt at a dispatch of the known program as `plan` says, with its evidence when the
+    /// caller validated it.
+    fn execute_known(
         &self,
-        evidence: &Validated<'_>,
+        known: &Known,
+        evidence: Option<&Validated<'_>>,
         plan: &DispatchPlan,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let started = Instant::now();
         let state = self.state()?;
-        let per_piece = split::piece_elements(&state, evidence, plan)?;
+        let program = &known.program;
+        let per_piece = split::piece_elements(&state, program, &known.facts, plan)?;
         let limits = &state.limits;
         // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
         // fit the binding and buffer limits.
         let form = match per_piece {
             Some(_) => form::split(plan),
             None => form::choose(
-                evidence,
+                &known.facts,
                 plan,
                 limits.max_compute_workgroups_per_dimension,
                 |_, bytes| {
@@ -662,8 +713,8 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_validated(evidence, form.options)?;
-        let workgroup_x = evidence.program().workgroup_size[0];
+        let compiled = self.compiled_known(&state, known, evidence, form.options)?;
+        let workgroup_x = program.workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
             let overwritten = compiled.fully_written.contains(&b.buffer_index)
@@ -691,6 +742,7 @@ impl WgpuBackend {
             items: None,
             timeout: config.timeout,
         };
+        self.counters().lap(Phase::Prepare, started);
         self.launch(&state, &compiled, job)
     }
 }
@@ -731,6 +783,29 @@ impl VyreBackend for WgpuBackend {
         caps
     }
 
+    /// As the provided method (validation, the plan, the features, then `execute`), except that a
+    /// program equal to one dispatched lately is not validated and analysed again: its kept facts
+    /// stand (`backend::known`).
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, BackendError> {
+        let Some(known) = self.shared.known.find(program)? else {
+            let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
+            let needed = validated.features();
+            if !needed.is_empty() {
+                let caps = self.capabilities();
+                vyre_driver::require_features(&caps.device_name, caps.features(), needed)?;
+            }
+            return self.execute(&validated, &plan, inputs, config);
+        };
+        let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
+        let plan = vyre_driver::plan_dispatch(program, &lens, config)?;
+        self.with_recovery(|| self.execute_known(&known, None, &plan, inputs, config))
+    }
+
     fn execute(
         &self,
         program: &Validated<'_>,
@@ -738,7 +813,8 @@ impl VyreBackend for WgpuBackend {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        self.with_recovery(|| self.execute_once(program, plan, inputs, config))
+        let known = self.shared.known.of(program)?;
+        self.with_recovery(|| self.execute_known(&known, Some(program), plan, inputs, config))
     }
 
     /// Every item through one coalesced pipeline in the fewest launches (`engine`'s

@@ -59,7 +59,7 @@ pub use lower::Miscompile;
 #[doc(hidden)]
 #[cfg(feature = "planted-miscompiles")]
 pub use lower::plant_miscompile;
-pub use stats::WgpuStats;
+pub use stats::{PhaseTimes, WgpuStats};
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;
 
@@ -225,7 +225,8 @@ pub fn emit_launch(
             .collect(),
         grid,
     };
-    let form = backend::form::choose(&evidence, &plan, max_groups, |_, _| true)?;
+    let facts = backend::form::FormFacts::of(&evidence);
+    let form = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
     let lowered = lower::lower(&evidence, &form.options)?;
     let dispatches = form
         .dispatches

@@ -2,6 +2,7 @@
 //! how many real dispatch calls and submits it made, and what its pool and cache hold.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// A snapshot of the backend's counters ([`crate::WgpuBackend::stats`]): what vyre did on the
 /// device, to check that pipelines, bind groups and buffers are reused.
@@ -71,6 +72,67 @@ pub struct WgpuStats {
     pub buffers_created: u64,
     /// Device losses detected and recovered from.
     pub recoveries: u64,
+    /// Host wall time spent in each phase of every launch so far, to see where a dispatch's time
+    /// goes (differences of two snapshots divided by the dispatches between them).
+    pub phases: PhaseTimes,
+}
+
+/// Nanoseconds of host wall time summed over every launch, per phase, in the order a launch runs
+/// them. Each phase is timed with two clock reads (tens of nanoseconds), so the counters cost nothing
+/// a launch would notice.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, VyreBackend};
+/// use vyre_driver_wgpu::WgpuBackend;
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let Ok(backend) = WgpuBackend::acquire() else { return Ok(()) };
+/// let program = Program::new(
+///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::gid_x())],
+/// );
+/// let before = backend.stats().phases;
+/// backend.dispatch(&program, &[], &DispatchConfig::default())?;
+/// let after = backend.stats().phases;
+/// // The dispatch waited for the device at least as long as it took to submit its work.
+/// assert!(after.wait_ns > before.wait_ns);
+/// assert!(after.total_ns() > before.total_ns());
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PhaseTimes {
+    /// Before the launch: the form, the pipeline's cache lookup, the buffers' plan and, for coalesced
+    /// and packed runs, gathering every item's inputs into one vector per binding.
+    pub prepare_ns: u64,
+    /// Leasing device buffers and writing the inputs (`queue.write_buffer`, or the staging ring for
+    /// large inputs, which waits for its copies).
+    pub upload_ns: u64,
+    /// Recording the command encoder (clears, bind groups, dispatches, readback copies) and
+    /// preparing the readback: the returned vectors' allocation and the staging buffers' leases.
+    pub record_ns: u64,
+    /// `queue.submit` and the error scopes' answers.
+    pub submit_ns: u64,
+    /// Waiting for the device: the submission's completion and the readback maps.
+    pub wait_ns: u64,
+    /// Copying mapped readback bytes into the returned vectors.
+    pub read_ns: u64,
+    /// Handing each item of a coalesced or packed run its outputs.
+    pub deliver_ns: u64,
+}
+
+impl PhaseTimes {
+    /// The sum of every phase.
+    pub fn total_ns(&self) -> u64 {
+        self.prepare_ns
+            + self.upload_ns
+            + self.record_ns
+            + self.submit_ns
+            + self.wait_ns
+            + self.read_ns
+            + self.deliver_ns
+    }
 }
 
 #[derive(Default)]
@@ -84,6 +146,31 @@ pub(crate) struct Counters {
     pub(crate) submits: AtomicU64,
     pub(crate) buffers_created: AtomicU64,
     pub(crate) recoveries: AtomicU64,
+    pub(crate) phases: [AtomicU64; PHASES],
+}
+
+/// A launch phase, an index into [`Counters::phases`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Prepare,
+    Upload,
+    Record,
+    Submit,
+    Wait,
+    Read,
+    Deliver,
+}
+
+const PHASES: usize = 7;
+
+impl Counters {
+    /// Adds the time since `since` to `phase`, and returns now (the next phase's start).
+    pub(crate) fn lap(&self, phase: Phase, since: Instant) -> Instant {
+        let now = Instant::now();
+        let ns = u64::try_from(now.saturating_duration_since(since).as_nanos()).unwrap_or(u64::MAX);
+        self.phases[phase as usize].fetch_add(ns, Ordering::Relaxed);
+        now
+    }
 }
 
 pub(crate) fn bump(counter: &AtomicU64, by: u64) {
@@ -123,6 +210,15 @@ impl Counters {
             pool_bytes_limit,
             buffers_created: get(&self.buffers_created),
             recoveries: get(&self.recoveries),
+            phases: PhaseTimes {
+                prepare_ns: get(&self.phases[Phase::Prepare as usize]),
+                upload_ns: get(&self.phases[Phase::Upload as usize]),
+                record_ns: get(&self.phases[Phase::Record as usize]),
+                submit_ns: get(&self.phases[Phase::Submit as usize]),
+                wait_ns: get(&self.phases[Phase::Wait as usize]),
+                read_ns: get(&self.phases[Phase::Read as usize]),
+                deliver_ns: get(&self.phases[Phase::Deliver as usize]),
+            },
         }
     }
 }

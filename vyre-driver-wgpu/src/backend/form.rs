@@ -51,24 +51,49 @@ pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
     device_bytes(BindingKind::StorageReadWrite, 4, elements)?.checked_next_multiple_of(16)
 }
 
-/// The form of a dispatch of `evidence` as `plan` says, on a device allowing `max_groups`
-/// workgroups per dimension. `bindable(j, bytes)` says whether program buffer `j` can be bound with
-/// `bytes` bytes (whole rows) on this dispatch.
+/// What the form of a dispatch depends on in its program, worked out once per program (the
+/// analyses walk the whole body): a dispatch then only weighs them against its own lengths.
+#[derive(Clone, Debug)]
+pub(crate) struct FormFacts {
+    /// The vectorised module's plan, when the program has one (`lower::vector`).
+    vector: Option<lower::VectorPlan>,
+    /// The buffers loaded in whole rows, when the program has any (`lower::rows`).
+    rows: Option<Vec<bool>>,
+    /// Whether a dispatch over the binding limit may be split (`lower::elementwise`).
+    pub(crate) elementwise: bool,
+    /// The workgroup's width along x.
+    width: u32,
+}
+
+impl FormFacts {
+    pub(crate) fn of(evidence: &Validated<'_>) -> Self {
+        Self {
+            vector: lower::vector_plan(evidence),
+            rows: lower::row_buffers(evidence),
+            elementwise: lower::elementwise(evidence),
+            width: evidence.program().workgroup_size[0],
+        }
+    }
+}
+
+/// The form of a dispatch of the program `facts` describe as `plan` says, on a device allowing
+/// `max_groups` workgroups per dimension. `bindable(j, bytes)` says whether program buffer `j` can
+/// be bound with `bytes` bytes (whole rows) on this dispatch.
 ///
 /// # Errors
 ///
 /// As [`fold_grid`].
 pub(crate) fn choose(
-    evidence: &Validated<'_>,
+    facts: &FormFacts,
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: impl Fn(usize, u64) -> bool,
 ) -> Result<Form, BackendError> {
-    if let Some(form) = vectorised(evidence, plan, max_groups, &bindable)? {
+    if let Some(form) = vectorised(facts, plan, max_groups, &bindable)? {
         return Ok(form);
     }
     let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
-    let rows = lower::row_buffers(evidence).is_some_and(|rows| whole_rows(&rows, plan, &bindable));
+    let rows = rows(facts, plan, &bindable);
     Ok(Form {
         options: LowerOptions {
             coalesced: false,
@@ -83,12 +108,11 @@ pub(crate) fn choose(
 }
 
 /// True when the program has row buffers (`lower::rows`) and each can span whole rows.
-fn rows(
-    evidence: &Validated<'_>,
-    plan: &DispatchPlan,
-    bindable: &impl Fn(usize, u64) -> bool,
-) -> bool {
-    lower::row_buffers(evidence).is_some_and(|rows| whole_rows(&rows, plan, bindable))
+fn rows(facts: &FormFacts, plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
+    facts
+        .rows
+        .as_ref()
+        .is_some_and(|rows| whole_rows(rows, plan, bindable))
 }
 
 /// True when every buffer `on` marks can be bound in whole 16-byte rows on this dispatch.
@@ -119,7 +143,7 @@ pub(crate) fn split(plan: &DispatchPlan) -> Form {
 }
 
 fn vectorised(
-    evidence: &Validated<'_>,
+    facts: &FormFacts,
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: &impl Fn(usize, u64) -> bool,
@@ -128,8 +152,8 @@ fn vectorised(
     if y != 1 || z != 1 || x == 0 {
         return Ok(None);
     }
-    let width = evidence.program().workgroup_size[0];
-    let Some(vector) = lower::vector_plan(evidence) else {
+    let width = facts.width;
+    let Some(vector) = &facts.vector else {
         return Ok(None);
     };
     let buffers = &vector.vectorised;
@@ -140,7 +164,7 @@ fn vectorised(
     // own rows (fewer workgroups, so direct whenever the whole grid is, and a folded module
     // linearises any grid).
     let (_, direct) = fold_grid([x.div_ceil(lower::VECTOR_WIDTH), 1, 1], 1, max_groups)?;
-    let (full, tail) = row_split(plan, &vector, width);
+    let (full, tail) = row_split(plan, vector, width);
     let mut dispatches = Vec::with_capacity(2);
     for (entry, rows) in [(Entry::Main, full), (Entry::Tail, tail)] {
         if rows > 0 {
@@ -155,7 +179,7 @@ fn vectorised(
             packed: false,
             vectorised: true,
             split: false,
-            rows: rows(evidence, plan, bindable),
+            rows: rows(facts, plan, bindable),
         },
         dispatches,
     }))

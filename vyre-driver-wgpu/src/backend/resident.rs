@@ -194,13 +194,14 @@ impl WgpuBackend {
     ) -> Result<ResidentLaunch<'s>, BackendError> {
         let plan = &step.plan;
         let program = step.program.program();
-        let per_piece = split::piece_elements(state, &step.program, plan)?;
+        let known = self.shared.known.of(&step.program)?;
+        let per_piece = split::piece_elements(state, program, &known.facts, plan)?;
         // Whole rows must fit the binding limit and the buffer the step passes (an imported buffer
         // may end inside a row).
         let form = match per_piece {
             Some(_) => form::split(plan),
             None => form::choose(
-                &step.program,
+                &known.facts,
                 plan,
                 state.limits.max_compute_workgroups_per_dimension,
                 |j, bytes| {

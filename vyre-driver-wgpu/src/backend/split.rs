@@ -15,16 +15,16 @@
 //! memory and barriers stay within one workgroup, which stays within one piece.
 
 use vyre_driver::{BackendError, DispatchPlan};
-use vyre_foundation::ir::BufferAccess;
-use vyre_foundation::validate::Validated;
+use vyre_foundation::ir::{BufferAccess, Program};
 
 use super::fold_grid;
+use super::form::FormFacts;
 use crate::device::DeviceState;
 use crate::launch::{Piece, device_bytes};
 use crate::lower::{self, BindingKind};
 use crate::pipeline::Compiled;
 
-/// How many elements each piece of a dispatch of `evidence` shaped by `plan` binds: `None` when every
+/// How many elements each piece of a dispatch of `program` (with `facts`) shaped by `plan` binds: `None` when every
 /// buffer fits its binding limit (one launch), `Some(n)` when the dispatch must be split.
 ///
 /// # Errors
@@ -33,10 +33,10 @@ use crate::pipeline::Compiled;
 /// (it is not elementwise, or the device's alignment leaves no room for a piece).
 pub(crate) fn piece_elements(
     state: &DeviceState,
-    evidence: &Validated<'_>,
+    program: &Program,
+    facts: &FormFacts,
     plan: &DispatchPlan,
 ) -> Result<Option<u64>, BackendError> {
-    let program = evidence.program();
     let limits = &state.limits;
     let mut over = None;
     for (decl, resolved) in program.buffers.iter().zip(&plan.buffers) {
@@ -57,7 +57,7 @@ pub(crate) fn piece_elements(
     let Some((name, bytes, max)) = over else {
         return Ok(None);
     };
-    if !lower::elementwise(evidence) {
+    if !facts.elementwise {
         return Err(BackendError::limit_exceeded(format!(
             "buffer `{name}` needs {bytes} bytes; this device binds at most {max}, and vyre splits a dispatch over several launches only for elementwise programs (every load, store and atomic of every storage buffer at `gid.x`, no uniform buffers). Fix: split the data over several dispatches yourself, or make the program elementwise."
         )));

@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use vyre_driver::{BackendError, DispatchConfig};
 
@@ -21,6 +22,7 @@ use crate::launch::{
 };
 use crate::lower::{self, LowerOptions};
 use crate::pipeline::Compiled;
+use crate::stats::Phase;
 
 /// Runs every item of `items` (one input set each) of `held`'s program, delivers each item's outputs
 /// in order, and counts its real launches in `launches`.
@@ -34,6 +36,7 @@ pub(super) fn run(
     if items.count() == 0 {
         return Ok(());
     }
+    let started = Instant::now();
     let program = &held.program;
     let plans = Plans::new(program, items, config)?;
     let state = backend.state()?;
@@ -47,9 +50,11 @@ pub(super) fn run(
     if let Plans::Uniform(plan, _) = &plans
         && let Some(active) = packed_active(held, plan)
     {
+        backend.counters().lap(Phase::Prepare, started);
         return run_packed(backend, held, plan, active, items, config, limits, launches);
     }
     let compiled = compiled_for(backend, held, COALESCED)?;
+    backend.counters().lap(Phase::Prepare, started);
     let mut start = 0;
     while start < items.count() {
         let end = chunk_end(program, &compiled.bindings, &plans, start, limits)?;
@@ -91,6 +96,7 @@ fn launch(
         config,
         limits,
     } = chunk;
+    let started = Instant::now();
     let range = range.clone();
     let program = &compiled.program;
     let mut layout = ItemLayout::new(program, plans, range.clone())?;
@@ -130,8 +136,12 @@ fn launch(
         timeout: config.timeout,
     };
     let state = backend.state()?;
+    let counters = backend.counters();
+    counters.lap(Phase::Prepare, started);
     let whole = backend.launch(&state, compiled, job)?;
+    let delivering = Instant::now();
     let slice = |k: usize, j: usize| layout.slice(k, j);
     split_outputs(program, compiled, &whole, range.clone(), slice, items);
+    counters.lap(Phase::Deliver, delivering);
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use vyre_driver::{BackendError, DispatchConfig, DispatchPlan};
 
@@ -15,7 +16,7 @@ use crate::backend::{WgpuBackend, fold_grid};
 use crate::launch::{BufferSpec, Init, Job, Piece, Readback, job_buffers};
 use crate::lower::{self, LoweredBinding};
 use crate::pipeline::Compiled;
-use crate::stats::bump;
+use crate::stats::{Phase, bump};
 
 /// How many invocations each item runs in the packed form, when the program `held` was compiled
 /// from and `plan` allow it: every invocation past the longest stored buffer has no effect (see
@@ -106,6 +107,7 @@ fn launch_packed(
         config,
         limits,
     } = chunk;
+    let started = Instant::now();
     let program = &compiled.program;
     let n = range.len();
     let overflow = || too_big(range.start, limits.binding, plan.grid);
@@ -149,8 +151,11 @@ fn launch_packed(
         timeout: config.timeout,
     };
     let state = backend.state()?;
+    let counters = backend.counters();
+    counters.lap(Phase::Prepare, started);
     let whole = backend.launch(&state, compiled, job)?;
-    bump(&backend.counters().packed_launches, 1);
+    let delivering = Instant::now();
+    bump(&counters.packed_launches, 1);
     let outputs: Vec<Strided<'_>> = output_buffers(program, compiled)
         .zip(&whole)
         .map(|(j, bytes)| {
@@ -165,5 +170,6 @@ fn launch_packed(
         })
         .collect();
     items.deliver_strided(range.clone(), &outputs);
+    counters.lap(Phase::Deliver, delivering);
     Ok(())
 }

@@ -1,12 +1,14 @@
 //! Persistent kernels: one pipeline compiled once, many work items drained through it in the fewest
 //! real launches (one, unless the items exceed a launch's limits), with automatic device-loss recovery.
 
+use std::ops::Range;
+
 use smallvec::SmallVec;
 use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::Program;
 
 use crate::backend::WgpuBackend;
-use crate::engine::batch::Batch;
+use crate::engine::batch::{Batch, Strided};
 
 /// One unit of persistent-kernel work.
 ///
@@ -198,6 +200,38 @@ impl Batch for Payloads<'_> {
         payload.clear();
         // The program has exactly one output buffer (checked before the run).
         payload.extend_from_slice(outputs.first().copied().unwrap_or(&[]));
+    }
+
+    // The bulk methods below do what the provided ones do, in one loop over the items rather than a
+    // call per item through the run's `dyn Batch`: for a queue of one-word items these loops are
+    // most of vyre's host work.
+
+    fn all_lengths(&self, range: Range<usize>, lens: &[usize]) -> bool {
+        match lens {
+            [len] => self.0[range].iter().all(|item| item.payload.len() == *len),
+            _ => range.is_empty(),
+        }
+    }
+
+    fn gather(&self, range: Range<usize>, _: usize, stride: usize, out: &mut Vec<u8>) {
+        for item in &self.0[range] {
+            let bytes = item.payload.get(..stride).unwrap_or(&item.payload);
+            out.extend_from_slice(bytes);
+            out.resize(out.len() + (stride - bytes.len()), 0);
+        }
+    }
+
+    fn deliver_strided(&mut self, range: Range<usize>, outputs: &[Strided<'_>]) {
+        let Some(output) = outputs.first() else {
+            for item in &mut self.0[range] {
+                item.payload.clear();
+            }
+            return;
+        };
+        for (k, item) in self.0[range].iter_mut().enumerate() {
+            item.payload.clear();
+            item.payload.extend_from_slice(output.item(k));
+        }
     }
 }
 

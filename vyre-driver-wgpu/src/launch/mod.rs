@@ -16,6 +16,7 @@ mod submit;
 mod upload;
 
 use std::sync::Mutex;
+use std::time::Instant;
 
 use vyre_driver::BackendError;
 
@@ -23,7 +24,7 @@ use crate::device::DeviceState;
 pub(crate) use crate::groups::poisoned;
 use crate::pipeline::Compiled;
 use crate::pool::BufferPool;
-use crate::stats::Counters;
+use crate::stats::{Counters, Phase};
 
 // With the feature the crate root exports `FaultPoint`; without it only the launch compares against it.
 #[cfg(feature = "fault-injection")]
@@ -64,9 +65,12 @@ pub(crate) fn run(
         state.lose();
         return Err(state.lost_error("injected before upload"));
     }
+    let started = Instant::now();
     let scopes = submit::Scopes::push(&state.device);
     let uploaded = upload::upload(ctx, compiled, &job)?;
+    let uploaded_at = ctx.counters.lap(Phase::Upload, started);
     let (encoder, reads) = encode::encode(ctx, compiled, &job, &uploaded)?;
+    ctx.counters.lap(Phase::Record, uploaded_at);
     let outputs = readback::read_back(ctx, scopes, encoder, &reads, job.timeout, fault)?;
     drop(reads);
     let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;

@@ -9,13 +9,14 @@
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vyre_driver::BackendError;
 
 use super::fault::FaultPoint;
 use super::upload::lease;
 use super::{LaunchContext, poisoned, submit};
+use crate::stats::Phase;
 
 /// The largest piece a staging buffer holds. Every piece costs a submit and a map round trip (tens
 /// of microseconds on a discrete GPU), so pieces are large enough for that to vanish against the
@@ -88,6 +89,7 @@ pub(super) fn read_back(
     timeout: Option<Duration>,
     fault: Option<FaultPoint>,
 ) -> Result<Vec<Vec<u8>>, BackendError> {
+    let begun = Instant::now();
     let state = ctx.state;
     let pieces = pieces(reads)?;
     let mut outputs = Vec::with_capacity(reads.len());
@@ -129,7 +131,9 @@ pub(super) fn read_back(
             map: Arc::new(Mutex::new(vec![None])),
         });
     }
+    let finished = ctx.counters.lap(Phase::Record, begun);
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
+    let mut lap = ctx.counters.lap(Phase::Submit, finished);
     if fault == Some(FaultPoint::AfterSubmit) {
         state.lose();
     }
@@ -144,6 +148,7 @@ pub(super) fn read_back(
         let slot = &mut ring[k % RING];
         let piece = &pieces[k];
         submit::wait(state, slot.submission.take(), &slot.map, timeout)?;
+        lap = ctx.counters.lap(Phase::Wait, lap);
         take(
             state,
             slot,
@@ -151,6 +156,7 @@ pub(super) fn read_back(
             &reads[piece.read],
             &mut outputs[piece.read],
         )?;
+        lap = ctx.counters.lap(Phase::Read, lap);
         if let Some(next) = pieces.get(k + RING) {
             let scopes = submit::Scopes::push(&state.device);
             let mut encoder =
@@ -164,6 +170,7 @@ pub(super) fn read_back(
             slot.piece = k + RING;
             slot.map = Arc::new(Mutex::new(vec![None]));
             request_map(slot, &pieces);
+            lap = ctx.counters.lap(Phase::Submit, lap);
         }
     }
     let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
