@@ -664,11 +664,32 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Option<Arc<Compiled>>, BackendError> {
-        // Hashing recurses once per nesting level: a program too deep for the validator must be
-        // rejected before it is fingerprinted, or it overflows the stack.
-        vyre_foundation::validate::validate_depth(program)?;
-        let key = PipelineKey::new(program, options, self.state()?.generation);
+        let generation = self.state()?.generation;
+        let key = match self.shared.known.find(program)? {
+            // A known program validated, so it is not too deep, and its fingerprint is kept.
+            Some(known) => PipelineKey {
+                fingerprint: known.fingerprint,
+                options,
+                generation,
+            },
+            None => {
+                // Hashing recurses once per nesting level: a program too deep for the validator
+                // must be rejected before it is fingerprinted, or it overflows the stack.
+                vyre_foundation::validate::validate_depth(program)?;
+                PipelineKey::new(program, options, generation)
+            }
+        };
         self.cached(&key, program)
+    }
+
+    /// Keeps the validated program `evidence` among the known programs (`backend::known`), so that
+    /// the next lookups of it skip its fingerprint and its next `dispatch` its validation.
+    ///
+    /// # Errors
+    ///
+    /// Only a poisoned lock.
+    pub(crate) fn remember(&self, evidence: &Validated<'_>) -> Result<(), BackendError> {
+        self.shared.known.of(evidence).map(drop)
     }
 
     fn cached(

@@ -1,14 +1,22 @@
-//! Large uploads through a small ring of reused, host-mappable staging buffers.
+//! Large uploads through a small ring of host-mappable staging buffers.
 //!
 //! `queue.write_buffer` already stages: it copies the bytes into a staging buffer that wgpu allocates
 //! for that one call, and the device copies them at the next submit. For small writes that is the
 //! fastest path (one host copy, no wait), and vyre keeps it. For a write larger than [`CHUNK`] it
 //! means a fresh host-visible allocation of the whole size on every call (1 GiB for a 1 GiB input;
 //! pinned memory the driver maps and frees each time) and no overlap of the host copy with the device
-//! copy. Here such a write goes through at most [`RING`] staging buffers of [`CHUNK`] bytes from the
-//! pool instead: the host fills chunk `k + 1` while the device copies chunk `k`, and the buffers are
-//! reused by the next call. `vyre-bench --only link` times both ways on the device at hand (see
-//! `BENCHMARKS.md`).
+//! copy. Here such a write goes through at most [`RING`] staging buffers of [`CHUNK`] bytes instead:
+//! the host fills chunk `k + 1` while the device copies chunk `k`. `vyre-bench --only link` times
+//! both ways on the device at hand (see `BENCHMARKS.md`).
+//!
+//! The ring is made for each write and freed after it, never kept in the pool. Upload buffers
+//! (`MAP_WRITE`) come from the same host-visible memory type as the staging buffers
+//! `queue.write_buffer` allocates, in the same blocks of wgpu's allocator (`gpu-allocator`, blocks of
+//! 64-128 MiB, one empty block kept). Idle ring buffers in the pool filled those blocks, so every
+//! later `write_buffer` of the device, vyre's and the application's alike, had to allocate a block of
+//! pinned memory and free it again when done: on the H200 an f32 64 MiB add after the 256 MiB and
+//! 1 GiB cases spent 31 ms uploading instead of 20, and once a 1 MiB add spent 3.4 ms
+//! (`BENCHMARKS.md`, 2026-12-05).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -111,10 +119,7 @@ pub(super) fn write(
         }
         *submitted = Some(submit::submit(ctx, scopes, encoder.finish())?);
     }
-    // The buffers go back at once: a later lease maps them for writing, which waits for these copies.
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    for (buffer, _) in ring {
-        pool.give(buffer, state.generation);
-    }
+    // The ring is freed, not pooled (wgpu frees it once these copies are done): see the module docs.
+    drop(ring);
     Ok(())
 }
