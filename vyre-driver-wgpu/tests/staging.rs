@@ -27,7 +27,7 @@ fn a_resident_write_and_an_unaligned_read_past_two_chunks_round_trip() {
 }
 
 #[test]
-fn a_short_input_is_zero_extended_on_the_device_and_a_repeat_reuses_pooled_buffers() {
+fn a_short_input_is_zero_extended_on_the_device_and_a_repeat_reuses_pooled_buffers_but_staging() {
     let Some(backend) = backend_or_skip("staging zero extension") else {
         return;
     };
@@ -71,9 +71,13 @@ fn a_short_input_is_zero_extended_on_the_device_and_a_repeat_reuses_pooled_buffe
         .expect("second");
     check(&out[0]);
     let after = backend.stats();
+    // Every buffer comes from the pool but the upload's staging: the 8 input bytes are one chunk, so
+    // one staging buffer, made for the write and freed after it (upload staging is never pooled: see
+    // `launch/stage.rs`).
     assert_eq!(
-        after.buffers_created, before.buffers_created,
-        "the repeat should find every buffer in the pool (limit {} bytes): {before:?} -> {after:?}",
+        after.buffers_created,
+        before.buffers_created + 1,
+        "the repeat should find every buffer but its upload staging in the pool (limit {} bytes): {before:?} -> {after:?}",
         after.pool_bytes_limit
     );
 }
