@@ -2,12 +2,12 @@
 //!
 //! `queue.write_buffer` already stages: it copies the bytes into a staging buffer that wgpu allocates
 //! for that one call, and the device copies them at the next submit. For small writes that is the
-//! fastest path (one host copy, no wait), and vyre keeps it. For a write larger than [`CHUNK`] it
-//! means a fresh host-visible allocation of the whole size on every call (1 GiB for a 1 GiB input;
-//! pinned memory the driver maps and frees each time) and no overlap of the host copy with the device
-//! copy. Here such a write goes through at most [`RING`] staging buffers of [`CHUNK`] bytes instead:
-//! the host fills chunk `k + 1` while the device copies chunk `k`. `vyre-bench --only link` times
-//! both ways on the device at hand (see `BENCHMARKS.md`).
+//! fastest path (one host copy, no wait), and vyre keeps it. For a write larger than
+//! [`UPLOAD_CHUNK`] it means a fresh host-visible allocation of the whole size on every call (1 GiB
+//! for a 1 GiB input; pinned memory the driver maps and frees each time) and no overlap of the host
+//! copy with the device copy. Here such a write goes through at most [`RING`] staging buffers of
+//! [`UPLOAD_CHUNK`] bytes instead: the host fills chunk `k + 1` while the device copies chunk `k`.
+//! `vyre-bench --only link` times both ways on the device at hand (see `BENCHMARKS.md`).
 //!
 //! The ring is made for each write and freed after it, never kept in the pool. Upload buffers
 //! (`MAP_WRITE`) come from the same host-visible memory type as the staging buffers
@@ -23,13 +23,19 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::readback::{CHUNK, MapSlots, RING};
+use super::readback::{MapSlots, RING};
 use super::upload::lease;
 use super::{LaunchContext, poisoned, submit};
 
+/// The largest piece of a streamed write, and the largest write `queue.write_buffer` takes. A ring
+/// of [`RING`] such buffers (48 MiB) fits in one of the allocator's smallest host blocks (64 MiB),
+/// and the allocator keeps its last block when it empties (`gpu-allocator` 0.28, `free`): a ring
+/// made for each write then takes its memory from that kept block, not from new pinned memory.
+pub(crate) const UPLOAD_CHUNK: u64 = 16 << 20;
+
 /// True when a write of `len` bytes goes through the ring rather than `queue.write_buffer`.
 pub(super) fn streams(len: u64) -> bool {
-    len > CHUNK
+    len > UPLOAD_CHUNK
 }
 
 /// Writes `data` into `dest` from the word-aligned `offset` (the last word padded with zeros), then
@@ -44,7 +50,7 @@ pub(super) fn write(
     timeout: Option<Duration>,
 ) -> Result<(), BackendError> {
     let state = ctx.state;
-    let chunk = usize::try_from(CHUNK).unwrap_or(usize::MAX);
+    let chunk = usize::try_from(UPLOAD_CHUNK).unwrap_or(usize::MAX);
     let chunks: Vec<&[u8]> = data.chunks(chunk).collect();
     if chunks.is_empty() {
         if zero_to > offset {
@@ -61,11 +67,13 @@ pub(super) fn write(
         return Ok(());
     }
     let slots = RING.min(chunks.len());
+    // As large as the largest chunk (a short input into a large buffer is one short chunk).
+    let size = (data.len() as u64).min(UPLOAD_CHUNK).next_multiple_of(4);
     let mut ring: Vec<(wgpu::Buffer, Option<wgpu::SubmissionIndex>)> = Vec::with_capacity(slots);
     for _ in 0..slots {
         let buffer = lease(
             ctx,
-            CHUNK,
+            size,
             wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
         )?;
         ring.push((buffer, None));
