@@ -4,8 +4,10 @@
 //! dispatch's host work).
 //!
 //! Validation is a function of the program alone, so a program equal to one that validated is
-//! valid: its facts are reused, never trusted across different programs. The fingerprint kept here
-//! keys the pipeline cache, whose entries are still compared with the program on every hit.
+//! valid: its facts are reused, never trusted across different programs. Equality is exact: the IR
+//! holds float literals as their bits (`Literal::F32` and `F16`), so `0.0` and `-0.0`, or two NaNs
+//! of different payloads, are different programs here as in the fingerprint. The fingerprint kept
+//! here keys the pipeline cache, whose entries are still compared with the program on every hit.
 
 use std::sync::{Arc, Mutex};
 
@@ -105,6 +107,24 @@ mod tests {
         assert!(std::sync::Arc::ptr_eq(&kept, &again));
         // Same shape, another constant: a different program, never its facts.
         assert!(known.find(&program(2)).unwrap().is_none());
+    }
+
+    #[test]
+    fn float_literals_are_compared_by_their_bits() {
+        let store = |v: f32| {
+            Program::new(
+                vec![BufferDecl::output("y", 0, DataType::F32).with_count(4)],
+                [64, 1, 1],
+                vec![Node::store("y", Expr::gid_x(), Expr::f32(v))],
+            )
+        };
+        let known = KnownPrograms::default();
+        known
+            .of(&vyre_foundation::validate(&store(0.0)).unwrap())
+            .unwrap();
+        // `0.0 == -0.0` as floats, but a program storing -0.0 is another program.
+        assert!(known.find(&store(-0.0)).unwrap().is_none());
+        assert!(known.find(&store(0.0)).unwrap().is_some());
     }
 
     #[test]
