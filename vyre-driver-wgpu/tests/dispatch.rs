@@ -252,3 +252,51 @@ fn emitted_wgsl_reparses_and_validates() {
     .expect("and validates it");
     assert!(wgsl.contains("@compute"), "{wgsl}");
 }
+
+/// `y[i] = x[i] + k` over 64 elements.
+fn add_k(k: u32) -> Program {
+    Program::new(
+        vec![
+            BufferDecl::read("x", 0, DataType::U32).with_count(64),
+            BufferDecl::output("y", 1, DataType::U32).with_count(64),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "y",
+            Expr::gid_x(),
+            Expr::add(Expr::load("x", Expr::gid_x()), Expr::u32(k)),
+        )],
+    )
+}
+
+#[test]
+fn programs_alike_but_for_a_literal_never_share_a_result_across_repeats_and_evictions() {
+    let Some(backend) = backend_or_skip("known programs") else {
+        return;
+    };
+    // More programs than the backend keeps (16), each differing from the others in one literal
+    // only, dispatched round robin three times: every repeat is either a kept program or one
+    // evicted since, and each must give its own result.
+    let programs: Vec<Program> = (0..20).map(add_k).collect();
+    let input = bytes(&(0..64).collect::<Vec<u32>>());
+    let config = DispatchConfig::default();
+    for round in 0..3 {
+        for (k, program) in programs.iter().enumerate() {
+            let out = backend
+                .dispatch(program, std::slice::from_ref(&input), &config)
+                .expect("dispatch");
+            let expected: Vec<u32> = (0..64).map(|i| i + k as u32).collect();
+            assert_eq!(words(&out[0]), expected, "round {round}, program {k}");
+        }
+        // A kept program again, at once: the most recent one.
+        let out = backend
+            .dispatch(&programs[19], std::slice::from_ref(&input), &config)
+            .expect("dispatch");
+        assert_eq!(words(&out[0]), (19..83).collect::<Vec<u32>>());
+    }
+    // Every program compiled once: repeats, kept or evicted, found their pipelines.
+    assert_eq!(backend.stats().pipelines_created, 20);
+    // The phases were counted.
+    let phases = backend.stats().phases;
+    assert!(phases.prepare_ns > 0 && phases.wait_ns > 0 && phases.read_ns > 0);
+}
