@@ -87,7 +87,15 @@ pub(crate) fn write_aligned(
         if state.is_lost() {
             return Err(state.lost_error("before the write"));
         }
-        return stage::write(ctx, buffer, offset, data, 0, None);
+        return stage::write(
+            ctx,
+            &mut stage::Ring::default(),
+            buffer,
+            offset,
+            data,
+            0,
+            None,
+        );
     }
     if !data.is_empty() {
         ctx.state.queue.write_buffer(buffer, offset, data);

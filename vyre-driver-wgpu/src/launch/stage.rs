@@ -9,7 +9,8 @@
 //! [`UPLOAD_CHUNK`] bytes instead: the host fills chunk `k + 1` while the device copies chunk `k`.
 //! `vyre-bench --only link` times both ways on the device at hand (see `BENCHMARKS.md`).
 //!
-//! The ring is made for each write and freed after it, never kept in the pool. Upload buffers
+//! The ring is made for each launch (shared by its inputs) and freed after it, never kept in the
+//! pool. Upload buffers
 //! (`MAP_WRITE`) come from the same host-visible memory type as the staging buffers
 //! `queue.write_buffer` allocates, in the same blocks of wgpu's allocator (`gpu-allocator`, blocks of
 //! 64-128 MiB, one empty block kept). Idle ring buffers in the pool filled those blocks, so every
@@ -30,7 +31,10 @@ use super::{LaunchContext, poisoned, submit};
 /// The largest piece of a streamed write, and the largest write `queue.write_buffer` takes. A ring
 /// of [`RING`] such buffers (48 MiB) fits in one of the allocator's smallest host blocks (64 MiB),
 /// and the allocator keeps its last block when it empties (`gpu-allocator` 0.28, `free`): a ring
-/// made for each write then takes its memory from that kept block, not from new pinned memory.
+/// made for each launch then takes its memory from that kept block, not from new pinned memory.
+/// Counted on lavapipe with `strace` (a 128 MiB add, two inputs): one ring per launch maps no
+/// memory beyond the dispatch's own vectors, as the old pooled ring did; a ring per input, of 16 or
+/// 64 MiB chunks, mapped and unmapped a 128 MiB block on every dispatch.
 pub(crate) const UPLOAD_CHUNK: u64 = 16 << 20;
 
 /// True when a write of `len` bytes goes through the ring rather than `queue.write_buffer`.
@@ -38,11 +42,23 @@ pub(super) fn streams(len: u64) -> bool {
     len > UPLOAD_CHUNK
 }
 
+/// The upload staging buffers of one launch (or one resident write), shared by all its streamed
+/// writes and freed with it: at most [`RING`] buffers of [`UPLOAD_CHUNK`] bytes, made on first use.
+/// Sharing matters: a launch's second input leasing a ring of its own while the first one's last
+/// copies still hold theirs needed a second allocator block, pinned and freed on every dispatch.
+#[derive(Default)]
+pub(super) struct Ring {
+    slots: Vec<(wgpu::Buffer, Option<wgpu::SubmissionIndex>)>,
+    /// The slot the next chunk takes, cycling across writes.
+    next: usize,
+}
+
 /// Writes `data` into `dest` from the word-aligned `offset` (the last word padded with zeros), then
-/// zeros `dest` up to `zero_to` (a multiple of 4) when that lies further. The copies are submitted
-/// before this returns, so every later submission sees them.
+/// zeros `dest` up to `zero_to` (a multiple of 4) when that lies further, through `ring`. The copies
+/// are submitted before this returns, so every later submission sees them.
 pub(super) fn write(
     ctx: LaunchContext<'_>,
+    ring: &mut Ring,
     dest: &wgpu::Buffer,
     offset: u64,
     data: &[u8],
@@ -66,21 +82,19 @@ pub(super) fn write(
         }
         return Ok(());
     }
-    let slots = RING.min(chunks.len());
-    // As large as the largest chunk (a short input into a large buffer is one short chunk).
-    let size = (data.len() as u64).min(UPLOAD_CHUNK).next_multiple_of(4);
-    let mut ring: Vec<(wgpu::Buffer, Option<wgpu::SubmissionIndex>)> = Vec::with_capacity(slots);
-    for _ in 0..slots {
+    while ring.slots.len() < RING.min(chunks.len()) {
         let buffer = lease(
             ctx,
-            size,
+            UPLOAD_CHUNK,
             wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
         )?;
-        ring.push((buffer, None));
+        ring.slots.push((buffer, None));
     }
     let mut at = offset;
     for (k, bytes) in chunks.iter().enumerate() {
-        let (staging, submitted) = &mut ring[k % RING];
+        let slot = ring.next % ring.slots.len();
+        ring.next = slot + 1;
+        let (staging, submitted) = &mut ring.slots[slot];
         let len = bytes.len();
         let padded = len.next_multiple_of(4) as u64;
         // Mapping for writing waits until the device has finished copying this slot's last chunk.
@@ -127,7 +141,7 @@ pub(super) fn write(
         }
         *submitted = Some(submit::submit(ctx, scopes, encoder.finish())?);
     }
-    // The ring is freed, not pooled (wgpu frees it once these copies are done): see the module docs.
-    drop(ring);
+    // The ring is freed with its owner, never pooled (wgpu frees it once these copies are done):
+    // see the module docs.
     Ok(())
 }

@@ -43,6 +43,8 @@ pub(super) fn upload(
 ) -> Result<Uploaded, BackendError> {
     let state = ctx.state;
     let mut buffers = Vec::with_capacity(job.buffers.len());
+    // One upload ring for every streamed input of this launch (`stage::Ring`).
+    let mut ring = stage::Ring::default();
     for (i, (binding, buffer)) in compiled.bindings.iter().zip(&job.buffers).enumerate() {
         let max = match binding.kind {
             BindingKind::Uniform => state.limits.max_uniform_buffer_binding_size,
@@ -75,7 +77,7 @@ pub(super) fn upload(
                         buffer.bytes
                     )));
                 }
-                stage::write(ctx, &leased, 0, bytes, buffer.bytes, job.timeout)?;
+                stage::write(ctx, &mut ring, &leased, 0, bytes, buffer.bytes, job.timeout)?;
             } else if u64::try_from(bytes.len()).is_ok_and(|len| len == buffer.bytes) {
                 state.queue.write_buffer(&leased, 0, bytes);
             } else {
