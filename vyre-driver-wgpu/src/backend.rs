@@ -815,11 +815,7 @@ impl VyreBackend for WgpuBackend {
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let Some(known) = self.shared.known.find(program)? else {
             let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
-            let needed = validated.features();
-            if !needed.is_empty() {
-                let caps = self.capabilities();
-                vyre_driver::require_features(&caps.device_name, caps.features(), needed)?;
-            }
+            vyre_driver::check_features(self, &validated)?;
             return self.execute(&validated, &plan, inputs, config);
         };
         let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();

@@ -152,8 +152,28 @@ pub fn require_features(
 }
 
 /// [`require_features`] against a backend's capabilities, asked for only when the program needs an
-/// optional feature (most need none, and `capabilities()` may allocate).
-fn check_features<B: VyreBackend + ?Sized>(
+/// optional feature (most need none, and `capabilities()` may allocate). The provided
+/// [`VyreBackend::dispatch`] runs it after [`prepare`]; a backend overriding `dispatch` runs it too.
+///
+/// # Errors
+///
+/// [`BackendError::Unsupported`] naming the features the backend lacks.
+///
+/// ```
+/// use vyre_driver::{check_features, prepare, DispatchConfig};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(4)],
+///     [64, 1, 1],
+///     vec![Node::store("y", Expr::gid_x(), Expr::gid_x())],
+/// );
+/// let (validated, _) = prepare(&program, &[], &DispatchConfig::default())?;
+/// // No optional feature needed: any backend may run it.
+/// check_features(&vyre_reference::ReferenceBackend::new(), &validated)?;
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
+pub fn check_features<B: VyreBackend + ?Sized>(
     backend: &B,
     program: &Validated<'_>,
 ) -> Result<(), BackendError> {
