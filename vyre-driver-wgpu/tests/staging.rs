@@ -1,5 +1,6 @@
-//! Large transfers on the wgpu backend: uploads and read-backs past one staging chunk (64 MiB) go
-//! through a ring of reused staging buffers, and a repeated large dispatch reuses pooled buffers.
+//! Large transfers on the wgpu backend: uploads past one upload chunk (16 MiB) and read-backs past one
+//! read-back chunk (64 MiB) go through rings of staging buffers, and a repeated large dispatch reuses
+//! pooled buffers.
 
 use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_driver_wgpu::testing::backend_or_skip;
@@ -80,4 +81,47 @@ fn a_short_input_is_zero_extended_on_the_device_and_a_repeat_reuses_pooled_buffe
         "the repeat should find every buffer but its upload staging in the pool (limit {} bytes): {before:?} -> {after:?}",
         after.pool_bytes_limit
     );
+}
+
+#[test]
+fn two_streamed_inputs_of_one_launch_share_the_upload_ring_without_mixing_their_bytes() {
+    let Some(backend) = backend_or_skip("staging shared ring") else {
+        return;
+    };
+    // 40 MiB + 12 bytes per input: three upload chunks each, the last one short, so the launch's
+    // one ring cycles its slots across the boundary between the two inputs.
+    let n: u32 = (10 << 20) + 3;
+    let program = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(n),
+            BufferDecl::read("b", 1, DataType::U32).with_count(n),
+            BufferDecl::output("out", 2, DataType::U32).with_count(n),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::bit_xor(
+                Expr::load("a", Expr::gid_x()),
+                Expr::mul(Expr::load("b", Expr::gid_x()), Expr::u32(3)),
+            ),
+        )],
+    );
+    let word = |seed: u32, i: u32| i.wrapping_mul(0x9E37_79B9) ^ seed;
+    let input =
+        |seed: u32| -> Vec<u8> { (0..n).flat_map(|i| word(seed, i).to_le_bytes()).collect() };
+    let (a, b) = (input(0x1234_5678), input(0x0BAD_F00D));
+    let config = DispatchConfig::default();
+    for repeat in 0..2 {
+        let out = backend
+            .dispatch(&program, &[a.clone(), b.clone()], &config)
+            .expect("dispatch");
+        assert_eq!(out[0].len(), n as usize * 4);
+        for (i, c) in out[0].chunks_exact(4).enumerate() {
+            let got = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let i = i as u32;
+            let want = word(0x1234_5678, i) ^ word(0x0BAD_F00D, i).wrapping_mul(3);
+            assert_eq!(got, want, "repeat {repeat}, element {i}");
+        }
+    }
 }
