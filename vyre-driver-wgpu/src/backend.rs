@@ -574,14 +574,11 @@ impl WgpuBackend {
         evidence: &Validated<'_>,
         options: LowerOptions,
     ) -> Result<Arc<Compiled>, BackendError> {
-        let program = evidence.program();
+        // Kept among the known programs, so that its fingerprint is taken once and its next
+        // lookups and dispatches skip the work.
+        let known = self.shared.known.of(evidence)?;
         let state = self.state()?;
-        vyre_driver::require_features(&state.info.name, state.features, evidence.features())?;
-        let key = PipelineKey::new(program, options, state.generation);
-        if let Some(hit) = self.cached(&key, program)? {
-            return Ok(hit);
-        }
-        self.compile_missing(&state, key, evidence, options)
+        self.compiled_known(&state, &known, Some(evidence), options)
     }
 
     /// Compiles `evidence`'s program in the form `options` on the device `state` and caches it
@@ -680,16 +677,6 @@ impl WgpuBackend {
             }
         };
         self.cached(&key, program)
-    }
-
-    /// Keeps the validated program `evidence` among the known programs (`backend::known`), so that
-    /// the next lookups of it skip its fingerprint and its next `dispatch` its validation.
-    ///
-    /// # Errors
-    ///
-    /// Only a poisoned lock.
-    pub(crate) fn remember(&self, evidence: &Validated<'_>) -> Result<(), BackendError> {
-        self.shared.known.of(evidence).map(drop)
     }
 
     fn cached(

@@ -214,7 +214,7 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_validated(&step.program, form.options)?;
+        let compiled = self.compiled_known(state, &known, Some(&step.program), form.options)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
         for b in &compiled.bindings {
             let decl = &program.buffers[b.buffer_index];

@@ -122,7 +122,6 @@ impl WgpuBackend {
             Some(hit) => hit,
             None => {
                 let evidence = vyre_foundation::validate(program)?;
-                self.remember(&evidence)?;
                 let options = if one_dimensional && packed_stores(&evidence).is_some() {
                     PACKED
                 } else {
