@@ -24,16 +24,38 @@ pub(crate) struct Reps {
 /// One side's single repetition.
 pub(crate) type Step<'a> = &'a mut dyn FnMut() -> BenchResult<()>;
 
+/// One side's single repetition that times itself: it first does what must not be timed (building
+/// its inputs fresh, so that they are as warm in the host's caches as a caller's just-built data), then
+/// returns the seconds of the part that is.
+pub(crate) type TimedStep<'a> = &'a mut dyn FnMut() -> BenchResult<f64>;
+
 /// Host-clock time of each side's repetitions, interleaved: `warmup` untimed rounds, then `timed`
 /// rounds in which every side runs once, the first side alternating. Returns one sample list per side.
 pub(crate) fn interleave(reps: Reps, sides: &mut [Step<'_>]) -> BenchResult<Vec<Vec<f64>>> {
+    let mut timed: Vec<_> = sides
+        .iter_mut()
+        .map(|side| {
+            move || {
+                let start = Instant::now();
+                side()?;
+                Ok(start.elapsed().as_secs_f64())
+            }
+        })
+        .collect();
+    let mut steps: Vec<TimedStep<'_>> = timed.iter_mut().map(|t| t as TimedStep<'_>).collect();
+    interleave_timed(reps, &mut steps)
+}
+
+/// [`interleave`] for sides that time themselves.
+pub(crate) fn interleave_timed(
+    reps: Reps,
+    sides: &mut [TimedStep<'_>],
+) -> BenchResult<Vec<Vec<f64>>> {
     let mut samples = vec![Vec::with_capacity(reps.timed); sides.len()];
     for round in 0..reps.warmup + reps.timed {
         for k in 0..sides.len() {
             let side = (k + round) % sides.len();
-            let start = Instant::now();
-            (sides[side])()?;
-            let elapsed = start.elapsed().as_secs_f64();
+            let elapsed = (sides[side])()?;
             if round >= reps.warmup {
                 samples[side].push(elapsed);
             }

@@ -121,17 +121,36 @@ impl<'g> Suite<'g> {
 
     /// Host-clock samples of the raw step and, when there is a vyre backend, the vyre step,
     /// interleaved round by round.
-    fn timed_pair(
+    fn timed_pair<'a>(
         &self,
         reps: Reps,
-        raw: measure::Step<'_>,
-        vyre: measure::Step<'_>,
+        raw: measure::Step<'a>,
+        vyre: measure::Step<'a>,
+    ) -> BenchResult<(Vec<f64>, Option<Vec<f64>>)> {
+        self.pair([raw, vyre], |sides| measure::interleave(reps, sides))
+    }
+
+    /// [`Suite::timed_pair`] for steps that time themselves (see [`measure::TimedStep`]).
+    fn self_timed_pair<'a>(
+        &self,
+        reps: Reps,
+        raw: measure::TimedStep<'a>,
+        vyre: measure::TimedStep<'a>,
+    ) -> BenchResult<(Vec<f64>, Option<Vec<f64>>)> {
+        self.pair([raw, vyre], |sides| measure::interleave_timed(reps, sides))
+    }
+
+    /// The raw side's samples and the vyre side's, which runs only when there is a vyre backend.
+    fn pair<S>(
+        &self,
+        [raw, vyre]: [S; 2],
+        interleave: impl FnOnce(&mut [S]) -> BenchResult<Vec<Vec<f64>>>,
     ) -> BenchResult<(Vec<f64>, Option<Vec<f64>>)> {
         if self.vyre.is_none() {
-            let mut samples = measure::interleave(reps, &mut [raw])?;
+            let mut samples = interleave(&mut [raw])?;
             return Ok((samples.pop().unwrap_or_default(), None));
         }
-        let mut samples = measure::interleave(reps, &mut [raw, vyre])?;
+        let mut samples = interleave(&mut [raw, vyre])?;
         let vyre = samples.pop();
         Ok((samples.pop().unwrap_or_default(), vyre))
     }
