@@ -275,19 +275,36 @@ fn gather_fixed<const N: usize>(items: &[PersistentPayloadWorkItem], slots: &mut
 
 /// [`Payloads::deliver_strided`] for a readback range of `N` bytes.
 fn deliver_fixed<const N: usize>(items: &mut [PersistentPayloadWorkItem], output: &Strided<'_>) {
-    for (k, item) in items.iter_mut().enumerate() {
-        let result = output.item(k);
-        let payload = &mut item.payload;
-        match (
-            <&[u8; N]>::try_from(result),
-            <&mut [u8; N]>::try_from(payload.as_mut_slice()),
-        ) {
-            // The input was as long as the result (the usual case): overwritten in place.
-            (Ok(bytes), Ok(slot)) => *slot = *bytes,
-            _ => {
-                payload.clear();
-                payload.extend_from_slice(result);
+    if output.stride == N && output.readback.start == 0 {
+        // The results lie end to end, one whole slot each (one-word items): walked as fixed-width
+        // chunks, with no offset arithmetic per item.
+        let (results, _) = output.bytes.as_chunks::<N>();
+        if results.len() >= items.len() {
+            for (item, result) in items.iter_mut().zip(results) {
+                overwrite(&mut item.payload, result);
             }
+            return;
+        }
+    }
+    for (k, item) in items.iter_mut().enumerate() {
+        match <&[u8; N]>::try_from(output.item(k)) {
+            Ok(result) => overwrite(&mut item.payload, result),
+            Err(_) => {
+                item.payload.clear();
+                item.payload.extend_from_slice(output.item(k));
+            }
+        }
+    }
+}
+
+/// Replaces `payload` with `result`: in place when the payload is as long (the usual case, an
+/// item's input as long as its result).
+fn overwrite<const N: usize>(payload: &mut Vec<u8>, result: &[u8; N]) {
+    match <&mut [u8; N]>::try_from(payload.as_mut_slice()) {
+        Ok(slot) => *slot = *result,
+        Err(_) => {
+            payload.clear();
+            payload.extend_from_slice(result);
         }
     }
 }
