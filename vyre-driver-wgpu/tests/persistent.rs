@@ -248,3 +248,71 @@ fn empty_queue_takes_no_launch() {
     assert_eq!(report.kernel_launches, 0);
     assert!(report.results.is_empty());
 }
+
+/// Queues of every payload width the delivery and gather loops treat apart (one, two and four
+/// words as fixed-width copies; three and five words as plain ones), equal-length queues (the
+/// packed form) and mixed ones with payloads shorter than the declared count (zero-padded, the
+/// coalesced form): each result equals the reference's dispatch of that item alone.
+#[test]
+fn every_payload_width_gives_each_item_its_own_dispatchs_result() {
+    let Some(backend) =
+        backend_or_skip("every_payload_width_gives_each_item_its_own_dispatchs_result")
+    else {
+        return;
+    };
+    let reference = vyre_conformance::ReferenceBackend::new();
+    let config = DispatchConfig::default();
+    for words_per_item in 1..=5u32 {
+        // y[i] = x[i] * 3 + i: an item's result depends on every word and its position.
+        let program = Program::wrapped(
+            vec![
+                BufferDecl::read("x", 0, DataType::U32).with_count(words_per_item),
+                BufferDecl::output("y", 1, DataType::U32).with_count(words_per_item),
+            ],
+            [64, 1, 1],
+            vec![Node::store(
+                "y",
+                Expr::gid_x(),
+                Expr::add(
+                    Expr::mul(Expr::load("x", Expr::gid_x()), Expr::u32(3)),
+                    Expr::gid_x(),
+                ),
+            )],
+        );
+        for mixed in [false, true] {
+            let payloads: Vec<Vec<u8>> = (0..300u32)
+                .map(|id| {
+                    let len = if mixed {
+                        id % (words_per_item + 1)
+                    } else {
+                        words_per_item
+                    };
+                    let item: Vec<u32> = (0..len)
+                        .map(|w| id.wrapping_mul(2_654_435_761) ^ w)
+                        .collect();
+                    bytes(&item)
+                })
+                .collect();
+            let mut queue = PersistentQueue::new();
+            for (id, payload) in payloads.iter().enumerate() {
+                queue.push(PersistentPayloadWorkItem {
+                    id: id as u32,
+                    payload: payload.clone(),
+                });
+            }
+            let report =
+                run_persistent_kernel(&backend, &program, &config, queue).expect("persistent run");
+            assert_eq!(report.results.len(), payloads.len());
+            for (k, (result, payload)) in report.results.iter().zip(&payloads).enumerate() {
+                let expected = reference
+                    .dispatch(&program, std::slice::from_ref(payload), &config)
+                    .expect("reference");
+                assert_eq!(result.id, k as u32);
+                assert_eq!(
+                    result.payload, expected[0],
+                    "{words_per_item} words, mixed {mixed}, item {k}"
+                );
+            }
+        }
+    }
+}
