@@ -141,7 +141,7 @@ impl WgpuBackend {
     /// As [`WgpuBackend::acquire`].
     pub fn acquire_with(options: &AdapterOptions) -> Result<Self, BackendError> {
         let _turn = Turn::take();
-        let instance = device::new_instance();
+        let instance = device::shared_instance();
         let adapter = device::pick_adapter(&instance, options)?;
         let state = device::open(adapter, 0, &options.pipeline_cache)?;
         Ok(Self::with_state(instance, options.clone(), state))
@@ -192,7 +192,7 @@ impl WgpuBackend {
     /// ```
     pub fn acquire_all_with(options: &AdapterOptions) -> Result<Vec<Self>, BackendError> {
         let _turn = Turn::take();
-        let instance = device::new_instance();
+        let instance = device::shared_instance();
         device::usable_adapters(&instance, options)?
             .into_iter()
             .map(|adapter| {
@@ -232,7 +232,7 @@ impl WgpuBackend {
             ));
         }
         let _turn = Turn::take();
-        let instance = device::new_instance();
+        let instance = device::shared_instance();
         let adapter = device::pick_adapter(&instance, options)?;
         (0..count)
             .map(|_| {
@@ -280,7 +280,7 @@ impl WgpuBackend {
             )));
         }
         let _turn = Turn::take();
-        let instance = device::new_instance();
+        let instance = device::shared_instance();
         let state = device::adopt(adapter, device, queue);
         Ok(Self::with_state(instance, AdapterOptions::default(), state))
     }

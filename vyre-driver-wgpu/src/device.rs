@@ -2,7 +2,7 @@
 //! noticing when it is lost.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Features;
@@ -386,10 +386,23 @@ pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
         .collect()
 }
 
-pub(crate) fn new_instance() -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = trusted_backends();
-    wgpu::Instance::new(desc)
+/// The one wgpu instance of every backend vyre opens, made on first use and kept for the process.
+///
+/// wgpu names a buffer by an id within its instance, so a buffer of another instance handed to a
+/// device is an id wgpu cannot resolve: a panic inside wgpu, or worse another buffer of this
+/// instance that happens to hold the same id. Within one instance wgpu knows each buffer's device
+/// and refuses a mismatch with a validation error, which `WgpuBackend::import_buffer` turns into
+/// `InvalidConfig`. Keeping one instance also means no instance is ever destroyed beside a device
+/// (see `lifecycle`). Callers hold the creation turn.
+pub(crate) fn shared_instance() -> wgpu::Instance {
+    static INSTANCE: OnceLock<wgpu::Instance> = OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = trusted_backends();
+            wgpu::Instance::new(desc)
+        })
+        .clone()
 }
 
 /// The wgpu features behind vyre's optional [`Features`], requested whenever the adapter has them.

@@ -240,6 +240,55 @@ fn a_shared_device_passes_buffers_both_ways() {
     assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
 }
 
+/// A buffer of another vyre backend's device is refused at import, with no panic and nothing
+/// changed: wgpu resolves it (every backend vyre opens shares one wgpu instance) and names the
+/// device mismatch. Both backends keep working, and the buffer stays its owner's.
+#[test]
+fn another_backends_buffer_is_refused_at_import() {
+    let (Some(backend), Some(other)) = (
+        backend_or_skip("foreign import"),
+        backend_or_skip("foreign import, second backend"),
+    ) else {
+        return;
+    };
+    let theirs = other.create_buffer(16).expect("create");
+    other
+        .write_buffer(
+            &theirs,
+            0,
+            &[5, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0],
+        )
+        .expect("write");
+    let raw = other
+        .wgpu_buffer(&theirs)
+        .expect("the other backend's buffer");
+    let error = backend
+        .import_buffer(raw)
+        .expect_err("a buffer of another device");
+    assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
+    assert!(error.to_string().contains("Fix:"), "{error}");
+    assert_eq!(
+        words(&other.read_buffer(&theirs, 0..16).expect("read")),
+        [5, 6, 7, 8]
+    );
+    // The refusing backend is unharmed: its own buffers import and dispatch as before.
+    let mine = backend.create_buffer(16).expect("create");
+    backend
+        .write_buffer(&mine, 0, &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])
+        .expect("write");
+    let again = backend
+        .import_buffer(backend.wgpu_buffer(&mine).expect("mine"))
+        .expect("this backend's own buffer imports");
+    let out = backend.create_buffer(16).expect("create");
+    backend
+        .dispatch_resident(&add_one(4), &[&again, &out], &DispatchConfig::default())
+        .expect("dispatch");
+    assert_eq!(
+        words(&backend.read_buffer(&out, 0..16).expect("read")),
+        [2, 3, 4, 5]
+    );
+}
+
 #[test]
 fn a_repeated_sequence_makes_only_its_program_buffer_groups() {
     let Some(backend) = backend_or_skip("resident bind groups") else {

@@ -471,7 +471,8 @@ pub trait VyreBackend: Send + Sync {
     /// The same meaning as [`VyreBackend::dispatch`]: `output` buffers start at zero in every
     /// dispatch (the elements the program declares), `read_write` buffers keep their contents, a
     /// declared count smaller than the buffer bounds the accesses, a runtime-sized buffer takes the
-    /// buffer's length in whole elements. Provided: one [`Step`] of
+    /// buffer's length in whole elements (only `read` and `read_write` buffers may be runtime-sized:
+    /// validation asks an `output` for its count). Provided: one [`Step`] of
     /// [`VyreBackend::dispatch_sequence`].
     ///
     /// # Errors

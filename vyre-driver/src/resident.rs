@@ -351,7 +351,8 @@ pub struct PreparedStep<'a> {
 
 /// The checks of a resident dispatch, in the order every backend shares: the program is validated,
 /// then the buffers are checked against it (their number; each at least its declared count; a
-/// runtime-sized one a whole, non-zero number of elements within a `u32` index) and the grid planned.
+/// runtime-sized one at least one element, its whole elements within a `u32` index; bytes after
+/// the last whole element are never accessed) and the grid planned.
 ///
 /// # Errors
 ///
@@ -392,7 +393,8 @@ pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, Backend
 ///
 /// # Errors
 ///
-/// The first step's error, prefixed with the step's position.
+/// The first step's error, prefixed with the step's position when there are several steps (a
+/// one-step sequence is a `dispatch_resident`, whose errors name no step).
 ///
 /// ```
 /// use vyre_driver::{DispatchConfig, Step, VyreBackend, prepare_sequence};
@@ -413,13 +415,17 @@ pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, Backend
 /// let err = prepare_sequence(&steps).unwrap_err();
 /// assert_eq!(err.kind_name(), "InvalidConfig");
 /// assert!(err.to_string().starts_with("step 1 of the sequence"));
+/// let alone = prepare_sequence(&steps[1..]).unwrap_err();
+/// assert!(!alone.to_string().contains("of the sequence"), "{alone}");
 /// # Ok::<(), vyre_driver::BackendError>(())
 /// ```
 pub fn prepare_sequence<'a>(steps: &[Step<'a>]) -> Result<Vec<PreparedStep<'a>>, BackendError> {
+    // A one-step sequence is a `dispatch_resident`: its errors name no step.
+    let name_step = |e: BackendError, i| if steps.len() > 1 { e.in_step(i) } else { e };
     steps
         .iter()
         .enumerate()
-        .map(|(i, step)| prepare_resident(step).map_err(|e| e.in_step(i)))
+        .map(|(i, step)| prepare_resident(step).map_err(|e| name_step(e, i)))
         .collect()
 }
 

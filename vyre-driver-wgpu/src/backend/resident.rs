@@ -21,8 +21,13 @@ impl WgpuBackend {
     ) -> Result<&'b WgpuBuffer, BackendError> {
         let held = buffer.storage_of::<WgpuBuffer>(self.shared.owner, "wgpu")?;
         if held.generation != state.generation || state.is_lost() {
+            let backend = if state.owned {
+                "the backend itself has recovered, or recovers on the next call"
+            } else {
+                "on a new backend: this one's device was the application's, which vyre does not replace; open a new device and call `WgpuBackend::from_device`"
+            };
             return Err(BackendError::device_lost(format!(
-                "a {}-byte DeviceBuffer was created on a device that has since been lost, and its contents were lost with it. Fix: create the buffer again and write its data anew (the backend itself has recovered, or recovers on the next call).",
+                "a {}-byte DeviceBuffer was created on a device that has since been lost, and its contents were lost with it. Fix: create the buffer again and write its data anew ({backend}).",
                 buffer.len()
             )));
         }
@@ -147,7 +152,10 @@ impl WgpuBackend {
     ///
     /// # Errors
     ///
-    /// [`BackendError::InvalidConfig`] for a buffer without `STORAGE` usage.
+    /// [`BackendError::InvalidConfig`] for a buffer without `STORAGE` usage, and for a buffer of
+    /// another device (another vyre backend's, say). wgpu can tell devices apart only within one
+    /// `wgpu::Instance`: every backend vyre opens shares one, and `from_device` takes the
+    /// application's; a buffer of yet another instance must not be imported (wgpu cannot resolve it).
     pub fn import_buffer(&self, buffer: wgpu::Buffer) -> Result<DeviceBuffer, BackendError> {
         if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
             return Err(BackendError::invalid_config(format!(
@@ -156,6 +164,11 @@ impl WgpuBackend {
             )));
         }
         let state = self.state()?;
+        if let Err(why) = on_device(&state.device, &buffer) {
+            return Err(BackendError::invalid_config(format!(
+                "the imported buffer does not belong to this backend's device ({why}). Fix: import only buffers created on this backend's device (`wgpu_device()`, or the device given to `from_device`); move data between backends with `read_buffer` and `write_buffer`."
+            )));
+        }
         let size = buffer.size();
         Ok(DeviceBuffer::new(
             self.shared.owner,
@@ -181,7 +194,9 @@ impl WgpuBackend {
         // The sequence may take as long as its steps together; unbounded if any step is.
         let mut timeout = Some(Duration::ZERO);
         for (i, step) in steps.iter().enumerate() {
-            launches.push(self.plan_step(&state, step).map_err(|e| e.in_step(i))?);
+            let planned = self.plan_step(&state, step);
+            // A one-step sequence is a `dispatch_resident`: its errors name no step.
+            launches.push(planned.map_err(|e| if steps.len() > 1 { e.in_step(i) } else { e })?);
             timeout = timeout.zip(step.config.timeout).map(|(a, b)| a + b);
         }
         launch::run_sequence(self.context(&state), &launches, timeout)
@@ -290,5 +305,52 @@ fn needs(held: &WgpuBuffer, usage: wgpu::BufferUsages, what: &str) -> Result<(),
             "a DeviceBuffer imported with usage {:?} is {what}, which needs {usage:?}. Fix: create the wgpu buffer with that usage too.",
             held.buffer.usage()
         )))
+    }
+}
+
+/// Whether `buffer` is one of `device`'s, asked of wgpu: binding a buffer of another device is a
+/// validation error, caught here in an error scope, where a later dispatch would fail in the middle
+/// of its work. wgpu can tell only buffers of one `wgpu::Instance` apart; every backend vyre opens
+/// shares one (`device::shared_instance`), and an application's buffers come from its own device.
+/// A buffer under 4 bytes cannot be bound and is not checked.
+fn on_device(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<(), String> {
+    let Some(size) = std::num::NonZeroU64::new(4).filter(|_| buffer.size() >= 4) else {
+        return Ok(());
+    };
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("vyre import check"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("vyre import check"),
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: 0,
+                size: Some(size),
+            }),
+        }],
+    });
+    drop(group);
+    match pollster::block_on(scope.pop()) {
+        None => Ok(()),
+        // wgpu's report spans several lines ("Validation Error", "Caused by:", ...): one line here.
+        Some(e) => Err(e
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")),
     }
 }
