@@ -11,9 +11,10 @@
 //! write from the item before it, whatever order the invocations ran in. The values stay the
 //! case's own: bytes changed at random would give the catalogue's data-dependent loops billions of
 //! iterations in the neighbours, and on lavapipe a neighbour past the loop cap cuts the loops of
-//! the middle item's invocations that share its SIMD vector (SEMANTICS.md section 2). A backend that cannot batch the program
-//! (`Unsupported`: the wgpu backend's coalesced launches hold 32-bit words only) runs it with
-//! plain `dispatch`.
+//! the middle item's invocations that share its SIMD vector (SEMANTICS.md section 2).
+//! `dispatch_batch` must accept whatever `dispatch` accepts: an `Unsupported` from it is the
+//! case's result, not a reason to fall back to `dispatch` (the wgpu backend once refused every
+//! program with an f16, u64 or i64 buffer here, and a fallback hid it).
 
 use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
 use vyre_foundation::ir::Program;
@@ -97,7 +98,6 @@ impl<B: VyreBackend> VyreBackend for Batched<B> {
                 "dispatch_batch returned {} results for {NEIGHBOURS} items. Fix: return one result per item, in order.",
                 outputs.len()
             ))),
-            Err(BackendError::Unsupported(_)) => self.inner.dispatch(program, inputs, config),
             Err(e) => Err(e),
         }
     }

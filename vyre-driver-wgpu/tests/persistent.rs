@@ -316,3 +316,61 @@ fn every_payload_width_gives_each_item_its_own_dispatchs_result() {
         }
     }
 }
+
+/// `dispatch_batch` of programs with 64-bit or f16 buffers, which coalesced launches cannot lay out
+/// in 32-bit words: each item gets exactly its own `dispatch`'s outputs (once `Unsupported`).
+#[test]
+fn a_batch_of_wide_element_programs_gives_each_item_its_own_dispatch() {
+    let Some(backend) = backend_or_skip("a_batch_of_wide_element_programs") else {
+        return;
+    };
+    let caps = backend.capabilities();
+    let config = DispatchConfig::default();
+    let mut tried = 0;
+    for (element, supported) in [
+        (DataType::U64, caps.int64),
+        (DataType::I64, caps.int64),
+        (DataType::F16, caps.f16),
+    ] {
+        if !supported {
+            eprintln!("{element}: not on this adapter, skipped");
+            continue;
+        }
+        tried += 1;
+        // y[i] = x[i] * x[i] + x[i], in the buffers' own type.
+        let x = || Expr::load("x", Expr::gid_x());
+        let program = Program::wrapped(
+            vec![
+                BufferDecl::read("x", 0, element).with_count(6),
+                BufferDecl::output("y", 1, element).with_count(6),
+            ],
+            [4, 1, 1],
+            vec![Node::store(
+                "y",
+                Expr::gid_x(),
+                Expr::add(Expr::mul(x(), x()), x()),
+            )],
+        );
+        let width = element.size_bytes();
+        let items: Vec<Vec<Vec<u8>>> = (0..5u8)
+            .map(|k| {
+                vec![
+                    (0..6 * width)
+                        .map(|b| (b as u8 * 37) ^ (k * 11) & 0x3b)
+                        .collect(),
+                ]
+            })
+            .collect();
+        let batched = backend
+            .dispatch_batch(&program, &items, &config)
+            .unwrap_or_else(|e| panic!("{element}: {e}"));
+        assert_eq!(batched.len(), items.len());
+        for (k, (inputs, outputs)) in items.iter().zip(&batched).enumerate() {
+            let alone = backend
+                .dispatch(&program, inputs, &config)
+                .expect("dispatch");
+            assert_eq!(outputs, &alone, "{element}, item {k}");
+        }
+    }
+    eprintln!("{tried} wide element type(s) batched");
+}

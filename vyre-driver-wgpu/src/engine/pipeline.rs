@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use vyre_driver::{BackendError, DispatchConfig};
+use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
 use vyre_foundation::ir::Program;
 
 use super::batch::{Batch, ItemSets, Progress, Rest};
@@ -137,14 +137,13 @@ impl WgpuBackend {
         }))
     }
 
-    /// The pipeline `compile_persistent` would compile for `program`, when it is cached already: a
-    /// program seen before is not validated again (validation costs several microseconds, more
-    /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
-    /// that may run packed takes; the coalesced form is what any other takes, and whether the
-    /// program may run packed was recorded from its evidence when it was compiled.
     /// The wgpu backend's `VyreBackend::dispatch_batch`: the items through the pipeline
     /// [`WgpuBackend::compile_persistent`] makes, with [`WgpuPipeline::dispatch_coalesced`].
     /// Defined here, with the engine, because the backend layer below cannot name it.
+    ///
+    /// Coalesced launches lay items out in 32-bit words, so a program with an f16, u64 or i64
+    /// buffer runs one `dispatch` per item instead, in order, as the provided method does: the
+    /// same results, one launch each.
     pub(crate) fn run_batch(
         &self,
         program: &Program,
@@ -155,10 +154,21 @@ impl WgpuBackend {
             // As the provided method: no item, no dispatch, nothing to check.
             return Ok(Vec::new());
         }
+        if program.buffers.iter().any(|b| !b.element.is_word()) {
+            return items
+                .iter()
+                .map(|inputs| self.dispatch(program, inputs, config))
+                .collect();
+        }
         self.compile_persistent(program, config)?
             .dispatch_coalesced(items, config)
     }
 
+    /// The pipeline `compile_persistent` would compile for `program`, when it is cached already: a
+    /// program seen before is not validated again (validation costs several microseconds, more
+    /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
+    /// that may run packed takes; the coalesced form is what any other takes, and whether the
+    /// program may run packed was recorded from its evidence when it was compiled.
     fn cached_form(
         &self,
         program: &Program,
