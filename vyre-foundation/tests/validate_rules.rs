@@ -823,6 +823,40 @@ fn bool_store_index_is_rejected() {
     );
 }
 
+/// SEMANTICS.md: an index is a u32 or i32, never a 64-bit integer. A load's index always was
+/// checked so; a store's accepted any integer, which the wgpu lowering then failed to compile and
+/// the reference cut to its low 32 bits (2^32 + 1 wrote element 1).
+#[test]
+fn sixty_four_bit_indices_are_rejected_for_loads_and_stores() {
+    for (index, ty) in [
+        (Expr::u64((1 << 32) + 1), DataType::U64),
+        (Expr::i64(-1), DataType::I64),
+    ] {
+        let (path, kind) = body_error(vec![Node::store("o", index.clone(), Expr::u32(7))]);
+        assert_eq!(
+            (path.as_str(), kind),
+            (
+                "body[0].index",
+                K::IndexType {
+                    buffer: "o".into(),
+                    found: ty
+                }
+            )
+        );
+        let (path, kind) = body_error(vec![store_o(Expr::load("a", index))]);
+        assert_eq!(
+            (path.as_str(), kind),
+            (
+                "body[0].value.index",
+                K::IndexType {
+                    buffer: "a".into(),
+                    found: ty
+                }
+            )
+        );
+    }
+}
+
 #[test]
 fn signed_index_is_accepted() {
     assert_eq!(

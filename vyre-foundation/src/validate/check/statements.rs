@@ -286,7 +286,7 @@ impl Checker<'_> {
             self.error(kind);
         }
         if let Some(index) = index
-            && !index.ty.is_integer()
+            && !index.ty.is_index()
         {
             self.with_field("index", |c| {
                 c.error(K::IndexType {
