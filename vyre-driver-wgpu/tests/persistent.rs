@@ -356,7 +356,7 @@ fn a_batch_of_wide_element_programs_gives_each_item_its_own_dispatch() {
             .map(|k| {
                 vec![
                     (0..6 * width)
-                        .map(|b| (b as u8 * 37) ^ (k * 11) & 0x3b)
+                        .map(|b| (b as u8).wrapping_mul(37) ^ (k * 11) & 0x3b)
                         .collect(),
                 ]
             })
