@@ -2,7 +2,7 @@
 //! processes never see a partial file.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -106,20 +106,47 @@ fn user_cache_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
 }
 
 /// The file's bytes; `Ok(None)` when there is no file.
+///
+/// Only a regular file is read, and never more than [`MAX_FILE_BYTES`]: a named pipe at the path
+/// would block the open (and with it the backend's acquisition) until a writer came, and a link to
+/// a device such as `/dev/zero` reports a length of 0 and never ends.
 pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let not_file = |m: &std::fs::Metadata| {
+        format!(
+            "it is not a regular file ({:?}) and a vyre cache file is one",
+            m.file_type()
+        )
+    };
     let size = match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => return Err(not_file(&m)),
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("it could not be read ({e})")),
     };
+    let too_big = |size: u64| {
+        format!("it holds {size} bytes, more than the {MAX_FILE_BYTES} a vyre cache file may")
+    };
     if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "it holds {size} bytes, more than the {MAX_FILE_BYTES} a vyre cache file may"
-        ));
+        return Err(too_big(size));
     }
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("it could not be read ({e})")),
+    };
+    // Checked again on the file opened, in case the path changed since; the read stops one byte
+    // past the limit, whatever the file claims.
+    match file.metadata() {
+        Ok(m) if !m.is_file() => return Err(not_file(&m)),
+        Ok(_) => {}
+        Err(e) => return Err(format!("it could not be read ({e})")),
+    }
+    let mut bytes = Vec::new();
+    match file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
+        Ok(_) if bytes.len() as u64 > MAX_FILE_BYTES => Err(format!(
+            "it holds more than the {MAX_FILE_BYTES} bytes a vyre cache file may"
+        )),
+        Ok(_) => Ok(Some(bytes)),
         Err(e) => Err(format!("it could not be read ({e})")),
     }
 }
@@ -229,5 +256,40 @@ mod tests {
         }
         let none = resolve(&from_env, env(&[]));
         assert!(matches!(none, Err(NoDir::NotFound(_))), "{none:?}");
+    }
+
+    /// What sits at the cache file's path is read only when it is a regular file, and never past
+    /// the size limit: a named pipe there hung the backend's acquisition (the open waited for a
+    /// writer) and a link to `/dev/zero` read until the process was killed.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_regular_file_is_read_and_never_past_the_limit() {
+        let dir = std::env::temp_dir().join(format!("vyre-dir-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let missing = dir.join("missing");
+        assert_eq!(super::read(&missing), Ok(None));
+
+        let file = dir.join("file");
+        std::fs::write(&file, b"abc").expect("write");
+        assert_eq!(super::read(&file), Ok(Some(b"abc".to_vec())));
+
+        let zero = dir.join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
+        let error = super::read(&zero).expect_err("a device");
+        assert!(error.contains("not a regular file"), "{error}");
+
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Would block forever if opened; answered at once.
+            let error = super::read(&fifo).expect_err("a pipe");
+            assert!(error.contains("not a regular file"), "{error}");
+        } else {
+            eprintln!("mkfifo unavailable: the pipe case was not run");
+        }
+
+        let error = super::read(&dir).expect_err("a directory");
+        assert!(error.contains("not a regular file"), "{error}");
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }
