@@ -151,3 +151,36 @@ fn runtime_sized_and_uniform_buffers_text() {
     );
     check_snapshot("buffers", &program);
 }
+
+/// A program nested far past the validator's limits (built by the API, which does not limit
+/// depth) prints without overflowing the stack, with the levels past the limits elided as `…`: the
+/// text a user attaches to a report about the program `validate` rejected. Before, 100 000 levels
+/// overflowed the stack, and 5000 nested blocks printed 50 MB of indentation.
+#[test]
+fn nesting_past_the_validators_limits_prints_elided_not_overflowed() {
+    use vyre_foundation::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
+    let mut e = Expr::u32(1);
+    for _ in 0..100_000 {
+        e = Expr::add(Expr::bit_not(e), Expr::u32(2));
+    }
+    let mut body = vec![Node::let_bind("x", e)];
+    for _ in 0..100_000 {
+        body = vec![Node::block(body)];
+    }
+    let program = Program::new(vec![], [1, 1, 1], body);
+    let text = program.to_string();
+    assert!(text.contains('\u{2026}'), "the elision mark");
+    // Every printed level is within the limits (plus the one past them that shows where).
+    let longest = text.lines().map(str::len).max().unwrap_or(0);
+    assert!(
+        longest < 16 * (MAX_NODE_DEPTH + MAX_EXPR_DEPTH),
+        "{longest}"
+    );
+    assert!(text.len() < 1 << 20, "{} bytes", text.len());
+    assert!(
+        text.parse::<Program>().is_err(),
+        "the elided text does not read back"
+    );
+    assert!(vyre_foundation::validate(&program).is_err());
+    // Dropping the program is iterative (ir/drop.rs), so the test ends cleanly.
+}

@@ -22,6 +22,10 @@
 //!   `"9z"`, `"let"`, `""`.
 //! - A workgroup buffer's binding is ignored by the IR but kept by the text: it prints
 //!   `@binding(n)` when it is not 0.
+//! - Nesting past the validator's limits ([`crate::validate::MAX_EXPR_DEPTH`],
+//!   [`crate::validate::MAX_NODE_DEPTH`]) prints its first level past them and elides the rest as
+//!   `…`: such a program is invalid, and printing it whole could overflow the stack. Every program
+//!   `validate` accepts prints whole.
 
 use std::fmt::{self, Write};
 
@@ -100,56 +104,94 @@ impl fmt::Display for Literal {
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expr::Lit(lit) => write!(f, "{lit}"),
-            Expr::Var(name) => write!(f, "{}", Name(name)),
-            Expr::Load { buffer, index } => write!(f, "{}[{index}]", Name(buffer)),
-            Expr::BufLen(buffer) => write!(f, "len({})", Name(buffer)),
-            Expr::Builtin(b) => f.write_str(&b.name()),
-            Expr::Binary { op, lhs, rhs } => match op.symbol() {
-                Some(sym) => write!(f, "({lhs} {sym} {rhs})"),
-                None => write!(f, "{}({lhs}, {rhs})", op.name()),
-            },
-            Expr::Unary { op, arg } => match op.symbol() {
-                // `-1i` is a literal; the negation of one is `-(1i)`.
-                Some(sym) if *op == UnOp::Neg && matches!(**arg, Expr::Lit(_)) => {
-                    write!(f, "{sym}({arg})")
-                }
-                Some(sym) => write!(f, "{sym}{arg}"),
-                None => write!(f, "{}({arg})", op.name()),
-            },
-            Expr::Select {
-                cond,
-                on_true,
-                on_false,
-            } => write!(f, "select({cond}, {on_true}, {on_false})"),
-            Expr::Cast { to, arg } => write!(f, "{to}({arg})"),
-            Expr::Bitcast { to, arg } => write!(f, "bitcast<{to}>({arg})"),
-            Expr::Fma { a, b, c } => write!(f, "fma({a}, {b}, {c})"),
-            Expr::Atomic {
-                op,
-                buffer,
-                index,
-                expected,
-                value,
-            } => match expected {
-                Some(expected) => write!(
-                    f,
-                    "{}({}[{index}], {expected}, {value})",
-                    op.name(),
-                    Name(buffer)
-                ),
-                None => write!(f, "{}({}[{index}], {value})", op.name(), Name(buffer)),
-            },
-            Expr::Subgroup { op, arg } => write!(f, "{}({arg})", op.name()),
-            Expr::SubgroupShuffle { value, lane } => {
-                write!(
-                    f,
-                    "{}({value}, {lane})",
-                    crate::ir::builtin::SUBGROUP_SHUFFLE
-                )
+        write_expr(f, self, 0)
+    }
+}
+
+/// The mark standing for whatever lies past the validator's depth limits. Such a program is invalid
+/// (`validate` says which depth), so its text need not read back; printing it whole could overflow
+/// the stack (the printer recurses) or, for statements, write text quadratic in the depth.
+pub(crate) const ELIDED: &str = "\u{2026}";
+
+/// `expr` at nesting depth `depth` (0 for an expression root), as `Display` prints it.
+struct At<'a>(&'a Expr, usize);
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_expr(f, self.0, self.1)
+    }
+}
+
+fn write_expr(f: &mut fmt::Formatter<'_>, expr: &Expr, depth: usize) -> fmt::Result {
+    if depth > crate::validate::MAX_EXPR_DEPTH {
+        return f.write_str(ELIDED);
+    }
+    let d = depth + 1;
+    match expr {
+        Expr::Lit(lit) => write!(f, "{lit}"),
+        Expr::Var(name) => write!(f, "{}", Name(name)),
+        Expr::Load { buffer, index } => write!(f, "{}[{}]", Name(buffer), At(index, d)),
+        Expr::BufLen(buffer) => write!(f, "len({})", Name(buffer)),
+        Expr::Builtin(b) => f.write_str(&b.name()),
+        Expr::Binary { op, lhs, rhs } => match op.symbol() {
+            Some(sym) => write!(f, "({} {sym} {})", At(lhs, d), At(rhs, d)),
+            None => write!(f, "{}({}, {})", op.name(), At(lhs, d), At(rhs, d)),
+        },
+        Expr::Unary { op, arg } => match op.symbol() {
+            // `-1i` is a literal; the negation of one is `-(1i)`.
+            Some(sym) if *op == UnOp::Neg && matches!(**arg, Expr::Lit(_)) => {
+                write!(f, "{sym}({})", At(arg, d))
             }
-        }
+            Some(sym) => write!(f, "{sym}{}", At(arg, d)),
+            None => write!(f, "{}({})", op.name(), At(arg, d)),
+        },
+        Expr::Select {
+            cond,
+            on_true,
+            on_false,
+        } => write!(
+            f,
+            "select({}, {}, {})",
+            At(cond, d),
+            At(on_true, d),
+            At(on_false, d)
+        ),
+        Expr::Cast { to, arg } => write!(f, "{to}({})", At(arg, d)),
+        Expr::Bitcast { to, arg } => write!(f, "bitcast<{to}>({})", At(arg, d)),
+        Expr::Fma { a, b, c } => write!(f, "fma({}, {}, {})", At(a, d), At(b, d), At(c, d)),
+        Expr::Atomic {
+            op,
+            buffer,
+            index,
+            expected,
+            value,
+        } => match expected {
+            Some(expected) => write!(
+                f,
+                "{}({}[{}], {}, {})",
+                op.name(),
+                Name(buffer),
+                At(index, d),
+                At(expected, d),
+                At(value, d)
+            ),
+            None => write!(
+                f,
+                "{}({}[{}], {})",
+                op.name(),
+                Name(buffer),
+                At(index, d),
+                At(value, d)
+            ),
+        },
+        Expr::Subgroup { op, arg } => write!(f, "{}({})", op.name(), At(arg, d)),
+        Expr::SubgroupShuffle { value, lane } => write!(
+            f,
+            "{}({}, {})",
+            crate::ir::builtin::SUBGROUP_SHUFFLE,
+            At(value, d),
+            At(lane, d)
+        ),
     }
 }
 
@@ -191,6 +233,13 @@ fn indent(out: &mut String, depth: usize) {
 }
 
 fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
+    // `depth` counts the program's own body as 1 (its indentation); the validator counts it as 0.
+    // As for expressions, the first level past the limit still prints (the parser then names the
+    // depth); the ones below it are elided.
+    if depth > crate::validate::MAX_NODE_DEPTH + 2 {
+        indent(out, depth.min(crate::validate::MAX_NODE_DEPTH + 3));
+        return writeln!(out, "{ELIDED}");
+    }
     indent(out, depth);
     match node {
         Node::Let { name, value } => writeln!(out, "let {} = {value};", Name(name)),
