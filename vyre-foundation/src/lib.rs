@@ -55,7 +55,10 @@
 //! [`Program::fingerprint`](ir::Program::fingerprint)), and the text form that `Display` prints and
 //! `str::parse::<Program>` reads. Malformed input of either kind is an error
 //! ([`WireError`](ir::WireError), [`ParseError`](ir::ParseError)), never a panic. With the `serde`
-//! feature the IR types also implement `Serialize` and `Deserialize`.
+//! feature the IR types also implement `Serialize` and `Deserialize`; their nesting is the data's
+//! own, so a deserializer's recursion limit applies (serde_json's default of 128 refuses some valid
+//! programs nested deep: turn it off with `Deserializer::disable_recursion_limit` and a larger
+//! stack, or use the wire format, which reads any valid program).
 //!
 //! ## Validation
 //!
