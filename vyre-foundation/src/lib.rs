@@ -57,8 +57,9 @@
 //! ([`WireError`](ir::WireError), [`ParseError`](ir::ParseError)), never a panic. With the `serde`
 //! feature the IR types also implement `Serialize` and `Deserialize`; their nesting is the data's
 //! own, so a deserializer's recursion limit applies (serde_json's default of 128 refuses some valid
-//! programs nested deep: turn it off with `Deserializer::disable_recursion_limit` and a larger
-//! stack, or use the wire format, which reads any valid program).
+//! programs nested deep: lift it with serde_json's `unbounded_depth` feature and
+//! `Deserializer::disable_recursion_limit` on a larger stack, or use the wire format, which reads
+//! any valid program).
 //!
 //! ## Validation
 //!
