@@ -95,6 +95,49 @@ fn one_flipped_bit_in_one_op_result_is_caught_and_named() {
     assert!(report.cases.iter().all(|c| c.area == Area::Integer));
 }
 
+/// `dispatch` returns each output exactly as long as its byte range, and no more outputs than
+/// declared. A backend whose every element is right but whose outputs run long (or that returns an
+/// extra output) is wrong too, though no single case's element shows it: found from outside, when
+/// such a backend passed the whole catalogue.
+#[test]
+fn outputs_longer_than_declared_or_one_too_many_fail_every_case_of_their_batch() {
+    let options = CheckOptions {
+        areas: &[Area::Integer],
+        progress: None,
+    };
+    let longer = Planted {
+        inner: ReferenceBackend::new(),
+        id: "longer",
+        corrupt: |_: &Program, out: &mut Vec<Vec<u8>>| {
+            for output in out.iter_mut() {
+                output.extend_from_slice(&[0, 0, 0, 0]);
+            }
+        },
+    };
+    let extra = Planted {
+        inner: ReferenceBackend::new(),
+        id: "extra",
+        corrupt: |_: &Program, out: &mut Vec<Vec<u8>>| out.push(vec![0; 4]),
+    };
+    for backend in [&longer as &dyn VyreBackend, &extra] {
+        let report = check_backend_with(backend, &options);
+        let ran = report.cases.iter().filter(|c| c.unsupported.is_none());
+        assert!(ran.clone().count() > 0);
+        for case in ran {
+            let failure = case
+                .failure
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: `{}` passed", backend.id(), case.name));
+            assert_eq!(failure.culprit, Culprit::Backend);
+            assert!(
+                failure.got.contains("where the reference returned"),
+                "{}",
+                failure.got
+            );
+        }
+    }
+}
+
 #[test]
 fn an_add_four_ulps_off_is_caught_and_named() {
     let backend = Planted {

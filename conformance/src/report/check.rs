@@ -172,13 +172,19 @@ fn run_batch(
 ) -> Vec<CaseResult> {
     let from_reference = dispatch(reference, batch);
     let from_backend = dispatch(backend, batch);
+    // `dispatch` returns one vector per output, each exactly its output's byte range: extra or
+    // longer outputs are as wrong as a wrong element, though no case's element shows them.
+    let shape = shape_mismatch(&from_reference, &from_backend);
     let mut program_text: Option<String> = None;
     batch
         .cases
         .iter()
         .map(|case| {
             let ref_word = word(&from_reference, case);
-            let got_word = word(&from_backend, case);
+            let got_word = match &shape {
+                Some(why) => Err(why.clone()),
+                None => word(&from_backend, case),
+            };
             let failure =
                 judge(case, &ref_word, &got_word).map(|(culprit, expected, got)| CaseFailure {
                     culprit,
@@ -200,6 +206,21 @@ fn run_batch(
             }
         })
         .collect()
+}
+
+/// Why the backend's outputs are not shaped as the reference's (their number and byte lengths), if
+/// they are not.
+fn shape_mismatch(reference: &Outputs, got: &Outputs) -> Option<String> {
+    let (Ok(reference), Ok(got)) = (reference, got) else {
+        return None;
+    };
+    let lengths = |outputs: &[Vec<u8>]| outputs.iter().map(Vec::len).collect::<Vec<_>>();
+    let (want, have) = (lengths(reference), lengths(got));
+    (want != have).then(|| {
+        format!(
+            "outputs of {have:?} bytes where the reference returned {want:?} (each output is exactly its declared byte range)"
+        )
+    })
 }
 
 /// The case's result element in `outputs` (its bits, zero-extended), or why there is none.
