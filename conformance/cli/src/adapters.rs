@@ -24,7 +24,7 @@ pub(crate) fn run(args: &ListArgs) -> ExitCode {
     };
     if args.json {
         let value = json(&entries, &auto);
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
         );
@@ -36,11 +36,11 @@ pub(crate) fn run(args: &ListArgs) -> ExitCode {
 
 fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>) {
     if entries.is_empty() {
-        println!("wgpu sees no adapter here (Vulkan, Metal and DX12 were asked).");
+        say!("wgpu sees no adapter here (Vulkan, Metal and DX12 were asked).");
     }
     for entry in entries {
         let info = &entry.info;
-        println!(
+        say!(
             "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}",
             if entry.chosen { "*" } else { "-" },
             info.name,
@@ -55,12 +55,12 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     }
     for (name, value) in [ADAPTER_ENV, BACKEND_ENV_VAR].map(|n| (n, std::env::var(n).ok())) {
         if let Some(value) = value {
-            println!("{name}={value} is set");
+            say!("{name}={value} is set");
         }
     }
     match auto {
-        Ok((_, reason)) => println!("Choice::Auto {reason}"),
-        Err(e) => println!("Choice::Auto fails here: {e}"),
+        Ok((_, reason)) => say!("Choice::Auto {reason}"),
+        Err(e) => say!("Choice::Auto fails here: {e}"),
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) backend: Option<String>,
     /// Run only this area (repeatable): integer, bits, compare, cast, float, control, loops,
-    /// workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io.
+    /// workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io, subgroups.
     #[arg(long = "area", value_name = "NAME", value_parser = parse_area)]
     pub(crate) areas: Vec<Area>,
     /// Write the reports (a JSON array, one per backend) to PATH; `-` writes them to stdout in
@@ -113,12 +113,12 @@ pub(crate) fn run(args: &CheckArgs) -> ExitCode {
 
 /// The table, the unchecked backends, one summary line per backend, and the first failures.
 fn print_reports(reports: &[ConformanceReport], unchecked: &[String], failures: usize) {
-    println!("{}", render_table(reports));
+    say!("{}", render_table(reports));
     for line in unchecked {
-        println!("{line}");
+        say!("{line}");
     }
     for report in reports {
-        println!(
+        say!(
             "{}: {} on {}, {}/{} cases passed ({} not supported on this device) in {} dispatches, {} ms",
             report.backend,
             if report.all_passed() { "PASS" } else { "FAIL" },
@@ -132,7 +132,7 @@ fn print_reports(reports: &[ConformanceReport], unchecked: &[String], failures: 
     }
     for report in reports {
         for case in report.failures().take(failures) {
-            println!("\n{}", render_failure(&report.backend, case));
+            say!("\n{}", render_failure(&report.backend, case));
         }
     }
 }
@@ -161,7 +161,7 @@ fn write_json(path: &Path, reports: &[ConformanceReport]) -> Result<(), String> 
     let json = serde_json::to_string_pretty(reports)
         .map_err(|e| format!("could not serialise the reports: {e}. Fix: report this bug."))?;
     if path == Path::new("-") {
-        println!("{json}");
+        say!("{json}");
         return Ok(());
     }
     std::fs::write(path, json).map_err(|e| {

@@ -53,6 +53,22 @@ fn parse_mode(name: &str) -> Result<ResidentMode, String> {
 }
 
 pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
+    // What can be checked before a run that may take hours is checked first.
+    if let Err(message) = check_paths(args) {
+        eprintln!("vyre-conform fuzz: {message}");
+        return ExitCode::from(2);
+    }
+    let Some(time_limit) = args
+        .minutes
+        .map(|m| m.checked_mul(60).map(Duration::from_secs))
+        .map_or(Some(None), |limit| limit.map(Some))
+    else {
+        eprintln!(
+            "vyre-conform fuzz: --minutes {} is more seconds than a u64 holds. Fix: give fewer minutes, or leave --minutes out (no time limit).",
+            args.minutes.unwrap_or_default()
+        );
+        return ExitCode::from(2);
+    };
     let picked = match select(Choice::Named(&args.backend)) {
         Ok(p) => p,
         Err(e) => {
@@ -70,7 +86,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         cases: args.cases,
         seed: args.seed,
         regressions_dir: args.save.clone(),
-        time_limit: args.minutes.map(|m| Duration::from_secs(m * 60)),
+        time_limit,
         ..FuzzOptions::default()
     };
     let meter = Meter::new("fuzz", args.cases, "programs", args.quiet);
@@ -113,17 +129,55 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         eprintln!("vyre-conform fuzz: {message}");
         return ExitCode::from(2);
     }
-    if summary.mismatches.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    if !summary.mismatches.is_empty() {
+        return ExitCode::from(1);
     }
+    if summary.programs > 0 && summary.compared() == 0 {
+        eprintln!(
+            "vyre-conform fuzz: none of the {} programs was compared: every one was skipped (refused by the backend, or indeterminate on the reference), so nothing was checked. Fix: run `vyre-conform check` on the backend to see what it refuses.",
+            summary.programs
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The `--save` directory exists (or can be made) and is writable, and the `--json` file can be
+/// created: found out after a long run, the run's findings would be lost.
+fn check_paths(args: &FuzzArgs) -> Result<(), String> {
+    if let Some(dir) = &args.save {
+        let probe = dir.join(format!(".vyre-conform-probe-{}", std::process::id()));
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|e| {
+                format!(
+                    "--save {}: cannot write regression cases there ({e}). Fix: pass a writable directory to --save.",
+                    dir.display()
+                )
+            })?;
+    }
+    if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
+        // Opened for appending, so an existing file is not emptied before the run has a summary.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| {
+                format!(
+                    "could not write `{}`: {e}. Fix: pass a writable path to --json.",
+                    path.display()
+                )
+            })?;
+    }
+    Ok(())
 }
 
 fn print_summary(seed: u64, summary: &FuzzSummary) {
-    println!(
-        "fuzz seed {seed}: {} programs, {} ops executed, {} skipped ({} indeterminate), {} mismatches, {:.1} s",
+    say!(
+        "fuzz seed {seed}: {} programs, {} compared, {} ops executed, {} skipped ({} indeterminate), {} mismatches, {:.1} s",
         summary.programs,
+        summary.compared(),
         summary.ops_executed,
         summary.skipped,
         summary.indeterminate,
@@ -131,10 +185,9 @@ fn print_summary(seed: u64, summary: &FuzzSummary) {
         summary.elapsed.as_secs_f64()
     );
     for m in &summary.mismatches {
-        println!(
-            "\nMISMATCH at case {}: {}\n{}",
-            m.case_index, m.detail, m.minimal.program
-        );
+        // The whole report: the minimal program with its inputs' lengths, grid and saved file, and
+        // the program as generated; with the seed above, enough to run the case again.
+        say!("\nMISMATCH at {}", m.report());
     }
 }
 
@@ -155,6 +208,7 @@ fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
     serde_json::json!({
         "seed": seed,
         "programs": summary.programs,
+        "compared": summary.compared(),
         "ops_executed": summary.ops_executed,
         "skipped": summary.skipped,
         "indeterminate": summary.indeterminate,
@@ -167,7 +221,7 @@ fn write_json(path: &Path, seed: u64, summary: &FuzzSummary) -> Result<(), Strin
     let text = serde_json::to_string_pretty(&summary_json(seed, summary))
         .map_err(|e| format!("could not serialise the summary: {e}. Fix: report this bug."))?;
     if path == Path::new("-") {
-        println!("{text}");
+        say!("{text}");
         return Ok(());
     }
     std::fs::write(path, text).map_err(|e| {

@@ -8,6 +8,18 @@
 
 #![allow(clippy::print_stdout)]
 
+/// `println!` that ends the program with exit code 2 and a line on stderr when standard output
+/// cannot be written (a pipe whose reader left, as in `| head -1`; a full device), where
+/// `println!` panics.
+macro_rules! say {
+    () => {
+        $crate::stdout_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::stdout_line(format_args!($($arg)*))
+    };
+}
+
 mod adapters;
 mod check;
 mod fuzz;
@@ -21,7 +33,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 const EXIT_CODES: &str = "\
 Exit codes:
   0  everything asked for ran and passed (for list-adapters: the listing was printed)
-  1  a case failed (check) or a mismatch was found (fuzz)
+  1  a case failed (check), or a mismatch was found or no program was compared (fuzz)
   2  a usage error, or a backend that was asked for (--backend, VYRE_BACKEND, or wgpu under
      VYRE_REQUIRE_GPU=1) is unavailable, or a report could not be written
 
@@ -75,6 +87,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes one line to standard output; see [`say!`].
+fn stdout_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+        eprintln!(
+            "vyre-conform: standard output could not be written ({e}), so what it printed is incomplete. Fix: send the output where all of it is read (a file: `> out.txt`), or free space on the device."
+        );
+        std::process::exit(2);
+    }
+}
+
 /// `--help` and `--version` print to stdout and exit 0; anything else is a usage error: one line on
 /// stderr naming what was wrong, with a `Fix:`, and exit code 2.
 fn usage_error(error: &clap::Error) -> ExitCode {
@@ -82,11 +106,11 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let text = error.render().to_string();
-            println!("{}", text.trim_end());
+            say!("{}", text.trim_end());
             ExitCode::SUCCESS
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            println!("{}", Cli::command().render_help().to_string().trim_end());
+            say!("{}", Cli::command().render_help().to_string().trim_end());
             ExitCode::from(2)
         }
         _ => {

@@ -162,6 +162,23 @@ pub struct FuzzSummary {
     pub elapsed: Duration,
 }
 
+impl FuzzSummary {
+    /// Programs both sides ran and compared: neither skipped nor a mismatch. A run that compared
+    /// nothing checked nothing, whatever its mismatch count (a backend that refuses every program
+    /// has no mismatch), and `vyre-conform fuzz` fails it.
+    ///
+    /// ```
+    /// let summary = vyre_conformance::fuzz::FuzzSummary { programs: 10, skipped: 10, ..Default::default() };
+    /// assert_eq!(summary.compared(), 0);
+    /// ```
+    #[must_use]
+    pub fn compared(&self) -> u64 {
+        self.programs
+            .saturating_sub(self.skipped)
+            .saturating_sub(self.mismatches.len() as u64)
+    }
+}
+
 /// The 32-byte proptest seed of case `index` of `seed`.
 fn case_seed(seed: u64, index: u64) -> [u8; 32] {
     let mut state = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
