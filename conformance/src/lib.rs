@@ -21,7 +21,7 @@
 //!   and edge value, batched into a few dozen dispatches, judged bit-exactly (integers, bools) or
 //!   within the WGSL accuracy intervals (floats); [`assert_conforms`] and [`conformance_test!`] run
 //!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI
-//!   (feature `cli`, on by default).
+//!   (its own crate, `conformance/cli`).
 //!
 //! The library sees backends only through [`vyre_driver::VyreBackend`]: picking one by name or
 //! automatically is `vyre::backend`'s job, which only the `vyre-conform` binary uses.

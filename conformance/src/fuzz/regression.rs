@@ -158,7 +158,7 @@ fn hex(bytes: &[u8]) -> String {
 fn unhex(text: &str) -> Result<Vec<u8>, String> {
     let bad = || {
         format!(
-            "input `{text}` is not an even number of hex digits. Fix: write two hex digits per byte."
+            "input `{text}` is not hex bytes (an even number of the digits 0-9 and a-f). Fix: write two hex digits per byte."
         )
     };
     if !text.len().is_multiple_of(2) || !text.is_ascii() {

@@ -167,7 +167,7 @@ impl Parser {
         })
     }
 
-    /// A type name: `bool`, `u32`, `i32` or `f32`.
+    /// A type name: `bool`, `u32`, `i32`, `f32`, `f16`, `u64` or `i64`.
     pub(super) fn data_type(&mut self) -> Result<DataType> {
         let found = match self.peek() {
             Tok::Word(w) => DataType::ALL.into_iter().find(|t| t.name() == w),
@@ -178,7 +178,7 @@ impl Parser {
                 self.bump();
                 Ok(t)
             }
-            None => self.expected("a type (`bool`, `u32`, `i32` or `f32`)"),
+            None => self.expected("a type (`bool`, `u32`, `i32`, `f32`, `f16`, `u64` or `i64`)"),
         }
     }
 
