@@ -265,6 +265,27 @@ fn planted_logical_i32_shr_is_found_and_shrunk_to_a_few_nodes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A regressions directory that cannot be written is said in the mismatch (and its report), not
+/// dropped: found from outside, where such a save vanished without a word.
+#[test]
+fn a_failed_regression_save_is_reported_with_the_mismatch() {
+    let reference = ReferenceBackend::new();
+    let buggy = PlantedBug {
+        inner: ReferenceBackend::new(),
+        logical_i32_shr: true,
+    };
+    // A regular file where the directory should be: create_dir_all fails.
+    let file = std::env::temp_dir().join(format!("vyre-planted-file-{}", std::process::id()));
+    std::fs::write(&file, b"not a directory").unwrap_or_else(|e| panic!("{e}"));
+    let summary = fuzz::run(&options(&file), &reference, &buggy, &|_| {});
+    let found = summary.mismatches.first().expect("the planted bug");
+    assert!(found.saved.is_none());
+    let why = found.save_error.as_deref().expect("the save's error");
+    assert!(why.contains("Fix:"), "{why}");
+    assert!(found.report().contains(why), "{}", found.report());
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn with_the_switch_off_the_wrapper_agrees_with_the_reference() {
     let reference = ReferenceBackend::new();

@@ -202,6 +202,7 @@ fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
                 "detail": m.detail,
                 "minimal_program": m.minimal.program.to_string(),
                 "saved": m.saved.as_ref().map(|p| p.display().to_string()),
+                "save_error": m.save_error,
             })
         })
         .collect();

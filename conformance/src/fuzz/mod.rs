@@ -120,6 +120,8 @@ pub struct FuzzMismatch {
     pub recipe: Recipe,
     /// Where the minimal case was saved.
     pub saved: Option<PathBuf>,
+    /// Why it was not, when a regressions directory was given and the save failed.
+    pub save_error: Option<String>,
 }
 
 impl FuzzMismatch {
@@ -131,7 +133,8 @@ impl FuzzMismatch {
         let saved = self
             .saved
             .as_ref()
-            .map(|p| format!("\nsaved as {}", p.display()));
+            .map(|p| format!("\nsaved as {}", p.display()))
+            .or_else(|| self.save_error.as_ref().map(|e| format!("\n{e}")));
         format!(
             "case {}: {}\n{}\ninput byte lengths {inputs:?}, grid {:?}{}\nas generated (grid {:?}):\n{}",
             self.case_index,
@@ -317,6 +320,7 @@ impl Harness<'_> {
             minimal,
             recipe,
             saved: None,
+            save_error: None,
         };
         if let Some(dir) = &self.options.regressions_dir {
             let regression = Regression {
@@ -329,7 +333,15 @@ impl Harness<'_> {
                 case: mismatch.minimal.clone(),
                 recipe: Some(mismatch.recipe.clone()),
             };
-            mismatch.saved = regression.save(dir).ok();
+            match regression.save(dir) {
+                Ok(path) => mismatch.saved = Some(path),
+                Err(e) => {
+                    mismatch.save_error = Some(format!(
+                        "not saved under {}: {e}. Fix: pass a writable regressions directory.",
+                        dir.display()
+                    ));
+                }
+            }
         }
         mismatch
     }
