@@ -89,6 +89,8 @@ pub fn check_with_reference(
         .filter(|b| options.areas.is_empty() || options.areas.contains(&b.area))
         .collect();
     let done = AtomicUsize::new(0);
+    // Batches the backend ran: those it lacks a feature for are not dispatched.
+    let dispatched = AtomicUsize::new(0);
     let total = batches.len();
     let caps = backend.capabilities();
     let available = caps.features();
@@ -97,7 +99,10 @@ pub fn check_with_reference(
         .map(|batch| {
             let results = match missing_features(batch, available) {
                 Some(missing) => unsupported(batch, &missing),
-                None => run_batch(batch, backend, reference),
+                None => {
+                    dispatched.fetch_add(1, Ordering::Relaxed);
+                    run_batch(batch, backend, reference)
+                }
             };
             let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(progress) = options.progress {
@@ -114,7 +119,7 @@ pub fn check_with_reference(
     ConformanceReport {
         backend: backend.id().to_string(),
         device: caps.device_name,
-        dispatches: total,
+        dispatches: dispatched.into_inner(),
         elapsed_ms: start.elapsed().as_millis(),
         cases: per_batch.into_iter().flatten().collect(),
     }
