@@ -58,16 +58,15 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         eprintln!("vyre-conform fuzz: {message}");
         return ExitCode::from(2);
     }
-    let Some(time_limit) = args
-        .minutes
-        .map(|m| m.checked_mul(60).map(Duration::from_secs))
-        .map_or(Some(None), |limit| limit.map(Some))
-    else {
-        eprintln!(
-            "vyre-conform fuzz: --minutes {} is more seconds than a u64 holds. Fix: give fewer minutes, or leave --minutes out (no time limit).",
-            args.minutes.unwrap_or_default()
-        );
-        return ExitCode::from(2);
+    let time_limit = match args.minutes.map(|m| (m, m.checked_mul(60))) {
+        None => None,
+        Some((_, Some(seconds))) => Some(Duration::from_secs(seconds)),
+        Some((minutes, None)) => {
+            eprintln!(
+                "vyre-conform fuzz: --minutes {minutes} is more seconds than a u64 holds. Fix: give fewer minutes, or leave --minutes out (no time limit)."
+            );
+            return ExitCode::from(2);
+        }
     };
     let picked = match select(Choice::Named(&args.backend)) {
         Ok(p) => p,
