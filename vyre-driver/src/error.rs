@@ -221,6 +221,19 @@ impl BackendError {
         }
     }
 
+    /// [`BackendError::in_step`] for step `index` of a sequence of `steps`: a one-step sequence is
+    /// a `dispatch_resident`, whose errors name no step.
+    ///
+    /// ```
+    /// let e = || vyre_driver::BackendError::timeout("too slow. Fix: raise the timeout.");
+    /// assert!(e().in_sequence(0, 2).to_string().starts_with("step 0 of the sequence: "));
+    /// assert_eq!(e().in_sequence(0, 1).to_string(), e().to_string());
+    /// ```
+    #[must_use]
+    pub fn in_sequence(self, index: usize, steps: usize) -> Self {
+        if steps > 1 { self.in_step(index) } else { self }
+    }
+
     /// True for [`BackendError::DeviceLost`], the one error recovery can act on. False for
     /// [`BackendError::NoDevice`]: a device that never existed cannot be recovered.
     ///

@@ -420,12 +420,10 @@ pub fn prepare_resident<'a>(step: &Step<'a>) -> Result<PreparedStep<'a>, Backend
 /// # Ok::<(), vyre_driver::BackendError>(())
 /// ```
 pub fn prepare_sequence<'a>(steps: &[Step<'a>]) -> Result<Vec<PreparedStep<'a>>, BackendError> {
-    // A one-step sequence is a `dispatch_resident`: its errors name no step.
-    let name_step = |e: BackendError, i| if steps.len() > 1 { e.in_step(i) } else { e };
     steps
         .iter()
         .enumerate()
-        .map(|(i, step)| prepare_resident(step).map_err(|e| name_step(e, i)))
+        .map(|(i, step)| prepare_resident(step).map_err(|e| e.in_sequence(i, steps.len())))
         .collect()
 }
 

@@ -195,8 +195,7 @@ impl WgpuBackend {
         let mut timeout = Some(Duration::ZERO);
         for (i, step) in steps.iter().enumerate() {
             let planned = self.plan_step(&state, step);
-            // A one-step sequence is a `dispatch_resident`: its errors name no step.
-            launches.push(planned.map_err(|e| if steps.len() > 1 { e.in_step(i) } else { e })?);
+            launches.push(planned.map_err(|e| e.in_sequence(i, steps.len()))?);
             timeout = timeout.zip(step.config.timeout).map(|(a, b)| a + b);
         }
         launch::run_sequence(self.context(&state), &launches, timeout)
