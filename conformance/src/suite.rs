@@ -152,6 +152,11 @@ macro_rules! backend_tests {
                 }
 
                 #[test]
+                fn output_tails() {
+                    $crate::suite::run_on(super::backend(), $crate::resident::check_output_tails);
+                }
+
+                #[test]
                 fn sequence() {
                     $crate::suite::run_on(super::backend(), $crate::resident::check_sequence);
                 }

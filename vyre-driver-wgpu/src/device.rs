@@ -45,6 +45,8 @@ pub(crate) struct DeviceState {
     pub(crate) owned: bool,
     /// The device's pipeline cache and its file (see `disk`).
     pub(crate) disk: DiskCache,
+    /// The pipeline that edits parts of words (see `launch::patch`), made when first needed.
+    pub(crate) patcher: crate::launch::PatcherSlot,
     /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
@@ -503,6 +505,7 @@ fn install(
         generation,
         owned,
         disk,
+        patcher: crate::launch::PatcherSlot::new(),
         teardown: TeardownTurn::default(),
     }
 }

@@ -229,6 +229,63 @@ pub fn check_dispatch_resident(backend: &dyn VyreBackend) {
     );
 }
 
+/// An `output` cleared for a dispatch is cleared only over its declared elements: the bytes past
+/// them keep what was written there, also where the declared elements end inside a 16-byte row (an
+/// elementwise program, which the wgpu backend binds in whole rows) or inside a word (`f16`, where
+/// the device has it).
+pub fn check_output_tails(backend: &dyn VyreBackend) {
+    let config = DispatchConfig::default();
+    // `y[0] = 1` over an output of 5 declared words in a buffer of 8: the rest of the declared
+    // elements read as zero, the three words past them as written.
+    let first = Program::new(
+        vec![BufferDecl::output("y", 0, DataType::U32).with_count(5)],
+        [64, 1, 1],
+        vec![Node::if_then(
+            Expr::eq(Expr::gid_x(), Expr::u32(0)),
+            vec![Node::store("y", Expr::gid_x(), Expr::u32(1))],
+        )],
+    );
+    let y = ok(backend, "create y", backend.create_buffer(32));
+    ok(
+        backend,
+        "write y",
+        backend.write_buffer(&y, 0, &bytes(&[0xee; 8])),
+    );
+    ok(
+        backend,
+        "dispatch_resident",
+        backend.dispatch_resident(&first, &[&y], &config),
+    );
+    assert_eq!(
+        read_words(backend, &y),
+        [1, 0, 0, 0, 0, 0xee, 0xee, 0xee],
+        "{}: the words past a 5-word output",
+        backend.id()
+    );
+    if !backend.capabilities().f16 {
+        return;
+    }
+    // Three `f16` outputs, none written, in a buffer of four: the fourth half keeps its bits.
+    let halves = Program::new(
+        vec![BufferDecl::output("h", 0, DataType::F16).with_count(3)],
+        [64, 1, 1],
+        vec![],
+    );
+    let h = ok(backend, "create h", backend.create_buffer(8));
+    ok(backend, "write h", backend.write_buffer(&h, 0, &[0xee; 8]));
+    ok(
+        backend,
+        "dispatch_resident",
+        backend.dispatch_resident(&halves, &[&h], &config),
+    );
+    assert_eq!(
+        ok(backend, "read h", backend.read_buffer(&h, 0..8)),
+        [0, 0, 0, 0, 0, 0, 0xee, 0xee],
+        "{}: the half past a 3-half output",
+        backend.id()
+    );
+}
+
 /// Ten steps over resident buffers in one sequence, each seeing the writes of the step before:
 /// `x = x * 3 + k` for `k` in `0..10`, alternating two buffers.
 pub fn check_sequence(backend: &dyn VyreBackend) {
@@ -408,8 +465,45 @@ pub fn check_errors(backend: &dyn VyreBackend, other: &dyn VyreBackend) {
 }
 
 /// 8 threads share one input buffer and each runs sequences over its own buffers; every result is
-/// checked.
+/// checked. Then 8 threads write single bytes of one buffer at once, thread `t` the bytes `t`,
+/// `t + 8`, ...: no write undoes another's, although every word is shared by two threads.
 pub fn check_threads(backend: &dyn VyreBackend) {
+    check_thread_sequences(backend);
+    check_thread_bytes(backend);
+}
+
+fn check_thread_bytes(backend: &dyn VyreBackend) {
+    let len = 64u64;
+    for round in 0..4u8 {
+        let buffer = ok(backend, "create", backend.create_buffer(len));
+        std::thread::scope(|scope| {
+            for t in 0..8u64 {
+                let buffer = &buffer;
+                scope.spawn(move || {
+                    for at in (t..len).step_by(8) {
+                        let byte = [(at as u8).wrapping_add(round * 61 + 1)];
+                        ok(
+                            backend,
+                            "write a byte",
+                            backend.write_buffer(buffer, at, &byte),
+                        );
+                    }
+                });
+            }
+        });
+        let expected: Vec<u8> = (0..len as u8)
+            .map(|at| at.wrapping_add(round * 61 + 1))
+            .collect();
+        assert_eq!(
+            ok(backend, "read", backend.read_buffer(&buffer, 0..len)),
+            expected,
+            "{}: bytes written by 8 threads, round {round}",
+            backend.id()
+        );
+    }
+}
+
+fn check_thread_sequences(backend: &dyn VyreBackend) {
     let n = 256u32;
     let shared = Arc::new(ok(
         backend,

@@ -13,7 +13,8 @@
 mod checks;
 
 pub use checks::{
-    check_buffers, check_dispatch_resident, check_errors, check_sequence, check_threads,
+    check_buffers, check_dispatch_resident, check_errors, check_output_tails, check_sequence,
+    check_threads,
 };
 
 use vyre_driver::{BackendError, Capabilities, DeviceBuffer, DispatchConfig, Step, VyreBackend};

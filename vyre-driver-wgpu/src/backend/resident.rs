@@ -62,29 +62,15 @@ impl WgpuBackend {
         let end = offset.saturating_add(data.len() as u64);
         buffer.check_range(&(offset..end), "writing")?;
         needs(held, wgpu::BufferUsages::COPY_DST, "written")?;
-        let ctx = self.context(&state);
-        if offset.is_multiple_of(4) && data.len().is_multiple_of(4) {
-            return launch::write_aligned(ctx, &held.buffer, offset, data);
-        }
-        // wgpu writes whole words: read the words the range touches, patch them, write them back.
-        let start = offset / 4 * 4;
+        // wgpu writes whole words: the parts of words at the ends must lie inside the buffer.
         let stop = end.next_multiple_of(4);
-        needs(
-            held,
-            wgpu::BufferUsages::COPY_SRC,
-            "written at an unaligned offset",
-        )?;
         if stop > held.allocated {
             return Err(BackendError::invalid_config(format!(
                 "a write ending at byte {end} of an imported {}-byte buffer needs whole words up to byte {stop}. Fix: write whole 4-byte words at the end of an imported buffer.",
                 held.allocated
             )));
         }
-        let mut words =
-            launch::read_resident(ctx, &held.buffer, held.allocated, start..stop, None)?;
-        let at = usize::try_from(offset - start).unwrap_or(0);
-        words[at..at + data.len()].copy_from_slice(data);
-        launch::write_aligned(ctx, &held.buffer, start, &words)
+        launch::write(self.context(&state), &held.buffer, offset, data)
     }
 
     pub(super) fn read_resident(
@@ -265,6 +251,16 @@ impl WgpuBackend {
                     resolved.element_count,
                 );
             let output = decl.access == BufferAccess::Output && !overwritten;
+            let clear = output
+                .then(|| {
+                    resolved
+                        .element_count
+                        .checked_mul(decl.element.size_bytes() as u64)
+                })
+                .map(|bytes| {
+                    bytes.ok_or_else(|| launch::size_overflow(&format!("buffer `{}`", decl.name)))
+                })
+                .transpose()?;
             if output {
                 needs(held, wgpu::BufferUsages::COPY_DST, "cleared as an output")?;
             }
@@ -277,7 +273,7 @@ impl WgpuBackend {
             bound.push(Bound {
                 buffer: &held.buffer,
                 bytes,
-                clear: output,
+                clear,
             });
         }
         let pieces = match per_piece {

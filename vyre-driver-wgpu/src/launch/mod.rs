@@ -9,6 +9,7 @@
 mod encode;
 mod fault;
 mod job;
+mod patch;
 mod readback;
 mod resident;
 mod stage;
@@ -35,9 +36,10 @@ pub(crate) use fault::Faults;
 pub(crate) use job::{
     BufferSpec, Init, Job, Piece, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
 };
+pub(crate) use patch::PatcherSlot;
 pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
-    run_sequence, write_aligned,
+    run_sequence, write,
 };
 
 /// What a launch runs on: the device, the pool its buffers come from and go back to, the counters it

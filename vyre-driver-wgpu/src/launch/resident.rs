@@ -7,6 +7,7 @@ use std::time::Duration;
 use vyre_driver::BackendError;
 
 use super::job::Piece;
+use super::patch::{self, Patch};
 use super::{LaunchContext, readback, stage, submit};
 use crate::groups::entry;
 use crate::pipeline::Compiled;
@@ -73,10 +74,38 @@ pub(crate) fn create(ctx: LaunchContext<'_>, bytes: u64) -> Result<wgpu::Buffer,
     Ok(buffer)
 }
 
-/// Writes `data` at the word-aligned `offset` (the caller aligns: `offset` and `data.len()` are
-/// multiples of 4). The write reaches the device before the next submission. Large writes go
-/// through the staging ring (see `stage`).
-pub(crate) fn write_aligned(
+/// Writes `data` at `offset`; the write reaches the device before the next submission. Whole words
+/// are written as they are; the parts of words at an unaligned start or end are patched on the
+/// queue's timeline (see `patch`), so a concurrent write to the rest of such a word, or a dispatch
+/// storing into it, is never undone. The caller checks that those words lie inside `buffer`.
+pub(crate) fn write(
+    ctx: LaunchContext<'_>,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    data: &[u8],
+) -> Result<(), BackendError> {
+    let (patches, at, middle) = Patch::split(offset, data);
+    write_aligned(ctx, buffer, at, middle)?;
+    if patches.is_empty() {
+        return Ok(());
+    }
+    let state = ctx.state;
+    if state.is_lost() {
+        return Err(state.lost_error("before the write"));
+    }
+    let scopes = submit::Scopes::push(&state.device);
+    let mut encoder = state
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("vyre write"),
+        });
+    patch::encode(state, &mut encoder, buffer, &patches);
+    submit::submit(ctx, scopes, encoder.finish()).map(drop)
+}
+
+/// Writes `data` at the word-aligned `offset` (`offset` and `data.len()` are multiples of 4). Large
+/// writes go through the staging ring (see `stage`).
+fn write_aligned(
     ctx: LaunchContext<'_>,
     buffer: &wgpu::Buffer,
     offset: u64,
@@ -137,8 +166,10 @@ pub(crate) fn read(
 pub(crate) struct Bound<'a> {
     pub(crate) buffer: &'a wgpu::Buffer,
     pub(crate) bytes: u64,
-    /// True for `output` buffers: cleared to zero before the launch.
-    pub(crate) clear: bool,
+    /// For `output` buffers, the bytes cleared to zero before the launch: exactly the declared
+    /// elements', which may end inside a word (`f16`) or before the bound rows end; the bytes past
+    /// them are the caller's and are never touched.
+    pub(crate) clear: Option<u64>,
 }
 
 /// One launch of a sequence: one dispatch, or the pieces of a split elementwise one.
@@ -168,8 +199,16 @@ pub(crate) fn run_sequence(
         let compiled = &launch.compiled;
         // Outputs are cleared whole before the first piece: a piece binds only its own range.
         for bound in &launch.bound {
-            if bound.clear {
-                encoder.clear_buffer(bound.buffer, 0, Some(bound.bytes));
+            if let Some(bytes) = bound.clear {
+                let whole = bytes / 4 * 4;
+                if whole > 0 {
+                    encoder.clear_buffer(bound.buffer, 0, Some(whole));
+                }
+                let part = (bytes - whole) as usize;
+                if part > 0 {
+                    let zero = Patch::bytes(whole, 0, &[0; 4][..part]);
+                    patch::encode(state, &mut encoder, bound.buffer, &[zero]);
+                }
             }
         }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
