@@ -205,7 +205,24 @@ impl BackendError {
     /// ```
     #[must_use]
     pub fn in_step(self, index: usize) -> Self {
-        let prefix = |m: String| format!("step {index} of the sequence: {m}");
+        self.prefixed(&format!("step {index} of the sequence: "))
+    }
+
+    /// The same error, its message prefixed with `work item {index}: `, for an error of one item of
+    /// a [`dispatch_batch`](crate::VyreBackend::dispatch_batch) (an invalid program's errors stay as
+    /// they are). The variant never changes.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::input_mismatch("input 0 is 6 bytes. Fix: pass whole words.");
+    /// assert_eq!(e.in_item(40).to_string(), "work item 40: input 0 is 6 bytes. Fix: pass whole words.");
+    /// ```
+    #[must_use]
+    pub fn in_item(self, index: usize) -> Self {
+        self.prefixed(&format!("work item {index}: "))
+    }
+
+    fn prefixed(self, prefix: &str) -> Self {
+        let prefix = |m: String| format!("{prefix}{m}");
         match self {
             BackendError::InvalidProgram(e) => BackendError::InvalidProgram(e),
             BackendError::InputMismatch(m) => BackendError::InputMismatch(prefix(m)),

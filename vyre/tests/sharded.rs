@@ -240,6 +240,61 @@ fn expected_batch(items: &[Vec<Vec<u8>>]) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
+/// `count` items of [`batch_items`] with the items at `bad` cut to `bytes` bytes each (not whole
+/// words, so each fails on its own).
+fn items_with_bad(count: u32, bad: &[(usize, usize)]) -> Vec<Vec<Vec<u8>>> {
+    let mut items = batch_items(count);
+    for &(k, bytes) in bad {
+        items[k][0].truncate(bytes);
+    }
+    items
+}
+
+/// The error a batch returns is the failing item's with the lowest index, named by its index in
+/// the batch: what one backend running the items in order gives, although the members run the
+/// largest items first and index their own chunks.
+fn assert_first_bad_item_named(sharded: &Sharded, who: &str) {
+    let config = DispatchConfig::default();
+    for bad in [
+        vec![(40, 6), (250, 30)],
+        vec![(0, 2)],
+        vec![(177, 6)],
+        vec![(299, 6), (3, 10)],
+    ] {
+        let items = items_with_bad(300, &bad);
+        let first = bad.iter().map(|&(k, _)| k).min().unwrap();
+        let bytes = bad.iter().find(|&&(k, _)| k == first).unwrap().1;
+        let err = sharded
+            .dispatch_batch(&batch_program(), &items, &config)
+            .unwrap_err();
+        let text = err.to_string();
+        assert_eq!(err.kind_name(), "InputMismatch", "{who}: {text}");
+        assert!(
+            text.starts_with(&format!("work item {first}: "))
+                && text.contains(&format!("{bytes} bytes")),
+            "{who}: bad items {bad:?} gave: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_batch_names_its_lowest_failing_item_over_reference_members() {
+    let members: Vec<Box<dyn VyreBackend>> = (0..2)
+        .map(|_| Box::new(ReferenceBackend::new()) as Box<dyn VyreBackend>)
+        .collect();
+    assert_first_bad_item_named(&Sharded::new(members).unwrap(), "reference members");
+}
+
+#[test]
+fn a_failing_batch_names_its_lowest_failing_item_over_wgpu_members() {
+    let Some(devices) =
+        two_devices("a_failing_batch_names_its_lowest_failing_item_over_wgpu_members")
+    else {
+        return;
+    };
+    assert_first_bad_item_named(&Sharded::new(boxed(devices)).unwrap(), "wgpu members");
+}
+
 #[test]
 fn batches_over_reference_members_come_back_in_order() {
     let members: Vec<Box<dyn VyreBackend>> = (0..3)

@@ -10,7 +10,10 @@
 //!
 //! A chunk delivers all of its results or none: a chunk that fails with a lost device goes back to
 //! the queue whole and runs again (on the recovered member or on another), so no item is lost or
-//! delivered twice.
+//! delivered twice. Any other error stops the run; the error returned is then the lowest failing
+//! item's, as one backend running the items in order would give, named by its index in the batch
+//! (`work item k: `): the items not delivered, up to the failed chunk's last, are searched by
+//! halves on the member that failed.
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -40,8 +43,16 @@ struct Schedule {
     retry: Vec<Vec<usize>>,
     /// Chunks being run now.
     in_flight: usize,
-    /// The first non-loss error, with the lowest item index of its chunk.
-    error: Option<(usize, BackendError)>,
+    /// The first non-loss error: its chunk's lowest and highest item index, and its member.
+    error: Option<Failure>,
+}
+
+/// A chunk that failed with an error other than a device loss.
+struct Failure {
+    first: usize,
+    last: usize,
+    member: usize,
+    error: BackendError,
 }
 
 /// What every member's thread shares.
@@ -104,12 +115,21 @@ impl Sharded {
             }
         });
         let schedule = run.schedule.into_inner().map_err(|_| poisoned())?;
-        if let Some((_, error)) = schedule.error {
-            return Err(error);
+        let results = run.results.into_inner().map_err(|_| poisoned())?;
+        if let Some(failure) = schedule.error {
+            // A member's error names the item by its place in that member's chunk, and the run
+            // stopped with lower items not run yet: find the lowest failing item among those not
+            // delivered (every delivered item succeeded).
+            let undelivered: Vec<usize> = (0..=failure.last)
+                .filter(|&k| results[k].is_none())
+                .collect();
+            let member = &self.members[failure.member].backend;
+            return Err(
+                first_failure(&**member, program, items, config, &undelivered)
+                    .unwrap_or(failure.error),
+            );
         }
-        run.results
-            .into_inner()
-            .map_err(|_| poisoned())?
+        results
             .into_iter()
             .map(|r| r.ok_or_else(|| self.none_left()))
             .collect()
@@ -172,8 +192,14 @@ impl Sharded {
                 }
                 Err(error) => {
                     let first = chunk.iter().copied().min().unwrap_or(0);
-                    if schedule.error.as_ref().is_none_or(|(at, _)| first < *at) {
-                        schedule.error = Some((first, error));
+                    let last = chunk.iter().copied().max().unwrap_or(0);
+                    if schedule.error.as_ref().is_none_or(|f| first < f.first) {
+                        schedule.error = Some(Failure {
+                            first,
+                            last,
+                            member: m,
+                            error,
+                        });
                     }
                     false
                 }
@@ -242,6 +268,34 @@ impl Sharded {
             *probed = true;
             guided.min(run.total / (16 * alive.len().max(1) as u64))
         }
+    }
+}
+
+/// The lowest of `candidates` (ascending item indices) that fails on `backend`, and its error named
+/// by its index in the caller's batch: halves are run as batches, the lower half first, down to one
+/// item, which runs alone. `None` when that finds no failure (an error that does not come back), or
+/// a device is lost on the way.
+fn first_failure(
+    backend: &dyn VyreBackend,
+    program: &Program,
+    items: &[Vec<Vec<u8>>],
+    config: &DispatchConfig,
+    candidates: &[usize],
+) -> Option<BackendError> {
+    let mut candidates = candidates;
+    while candidates.len() > 1 {
+        let (low, high) = candidates.split_at(candidates.len() / 2);
+        let inputs: Vec<Vec<Vec<u8>>> = low.iter().map(|&k| items[k].clone()).collect();
+        match backend.dispatch_batch(program, &inputs, config) {
+            Ok(_) => candidates = high,
+            Err(e) if e.is_device_lost() => return None,
+            Err(_) => candidates = low,
+        }
+    }
+    let &k = candidates.first()?;
+    match backend.dispatch(program, &items[k], config) {
+        Err(e) if !e.is_device_lost() => Some(e.in_item(k)),
+        _ => None,
     }
 }
 
