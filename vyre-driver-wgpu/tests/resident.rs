@@ -327,3 +327,54 @@ fn a_repeated_sequence_makes_only_its_program_buffer_groups() {
         .collect();
     assert_eq!(words, vec![15; 64], "four steps of x * 2 + 1 from 0");
 }
+
+#[test]
+fn one_wgpu_buffer_imported_twice_is_not_bound_writable_twice() {
+    let Some(backend) = backend_or_skip("one buffer imported twice") else {
+        return;
+    };
+    let mine = backend.create_buffer(16).expect("create");
+    let raw = backend.wgpu_buffer(&mine).expect("mine");
+    let first = backend.import_buffer(raw.clone()).expect("import");
+    let second = backend.import_buffer(raw).expect("import again");
+    let error = backend
+        .dispatch_resident(&add_one(4), &[&first, &second], &DispatchConfig::default())
+        .expect_err("one wgpu buffer as the input and the output");
+    assert_eq!(error.kind_name(), "InvalidConfig", "{error}");
+    assert!(
+        error.to_string().contains("imported twice") && error.to_string().contains("Fix:"),
+        "{error}"
+    );
+    // Read twice is sound, as for one DeviceBuffer passed twice.
+    let both_read = Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(4),
+            BufferDecl::read("b", 1, DataType::U32).with_count(4),
+            BufferDecl::output("y", 2, DataType::U32).with_count(4),
+        ],
+        [64, 1, 1],
+        vec![Node::store(
+            "y",
+            Expr::gid_x(),
+            Expr::add(
+                Expr::load("a", Expr::gid_x()),
+                Expr::load("b", Expr::gid_x()),
+            ),
+        )],
+    );
+    backend
+        .write_buffer(&first, 0, &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])
+        .expect("write");
+    let out = backend.create_buffer(16).expect("create");
+    backend
+        .dispatch_resident(
+            &both_read,
+            &[&first, &second, &out],
+            &DispatchConfig::default(),
+        )
+        .expect("dispatch");
+    assert_eq!(
+        words(&backend.read_buffer(&out, 0..16).expect("read")),
+        [2, 4, 6, 8]
+    );
+}

@@ -216,6 +216,9 @@ impl WgpuBackend {
         };
         let compiled = self.compiled_known(state, &known, Some(&step.program), form.options)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
+        // Two imports of one wgpu buffer are two `DeviceBuffer`s, which `plan_resident`'s check of
+        // one buffer bound writable twice cannot tell apart: the device buffers can.
+        let mut seen: Vec<(&wgpu::Buffer, &str, bool)> = Vec::new();
         for b in &compiled.bindings {
             let decl = &program.buffers[b.buffer_index];
             let resolved = plan.buffers[b.buffer_index];
@@ -226,6 +229,17 @@ impl WgpuBackend {
             };
             let buffer = step.buffers[k];
             let held = self.resident(buffer, state)?;
+            let writable = decl.access.is_writable();
+            if let Some((_, other, _)) = seen
+                .iter()
+                .find(|(seen, _, w)| *seen == &held.buffer && (*w || writable))
+            {
+                return Err(BackendError::invalid_config(format!(
+                    "`{other}` and `{}` are passed DeviceBuffers over one wgpu buffer (imported twice), and the program may write one of them. Fix: pass distinct buffers (copy the data with read_buffer and write_buffer if both need it).",
+                    decl.name
+                )));
+            }
+            seen.push((&held.buffer, &decl.name, writable));
             let bytes = binding_bytes(b, resolved.element_count)
                 .ok_or_else(|| launch::size_overflow(&format!("buffer `{}`", decl.name)))?;
             let max = match b.kind {

@@ -319,7 +319,9 @@ fn overwrite<const N: usize>(payload: &mut Vec<u8>, result: &[u8; N]) {
 /// # Errors
 ///
 /// [`BackendError`] when the program is invalid or has another shape, a payload does not fit the input
-/// buffer, a limit is exceeded, or the device is lost and cannot be recovered.
+/// buffer, a limit is exceeded, or the device is lost and cannot be recovered. A program with an
+/// `f16`, `u64` or `i64` buffer is `Unsupported` (coalesced launches lay items out in 32-bit words):
+/// run such items with `VyreBackend::dispatch_batch`, which dispatches them one by one.
 ///
 /// ```
 /// use vyre_driver::DispatchConfig;
