@@ -28,6 +28,10 @@ pub(crate) struct FuzzArgs {
     /// The backend compared with the reference (reference, wgpu).
     #[arg(long, value_name = "NAME", default_value = "wgpu")]
     pub(crate) backend: String,
+    /// Shrink (and print, and save) this many mismatches, then stop at the end of the batch; 0
+    /// shrinks none and stops at the end of the first batch with a mismatch.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub(crate) max_mismatches: usize,
     /// Save every shrunk mismatch as a regression case under DIR.
     #[arg(long, value_name = "DIR")]
     pub(crate) save: Option<PathBuf>,
@@ -86,6 +90,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         seed: args.seed,
         regressions_dir: args.save.clone(),
         time_limit,
+        max_mismatches: args.max_mismatches,
         ..FuzzOptions::default()
     };
     let meter = Meter::new("fuzz", args.cases, "programs", args.quiet);
@@ -128,7 +133,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         eprintln!("vyre-conform fuzz: {message}");
         return ExitCode::from(2);
     }
-    if !summary.mismatches.is_empty() {
+    if summary.mismatched > 0 {
         return ExitCode::from(1);
     }
     if summary.programs > 0 && summary.compared() == 0 {
@@ -180,9 +185,15 @@ fn print_summary(seed: u64, summary: &FuzzSummary) {
         summary.ops_executed,
         summary.skipped,
         summary.indeterminate,
-        summary.mismatches.len(),
+        summary.mismatched,
         summary.elapsed.as_secs_f64()
     );
+    if summary.mismatched > summary.mismatches.len() as u64 {
+        say!(
+            "the first {} mismatches follow, shrunk; the others were not shrunk (raise --max-mismatches to see more)",
+            summary.mismatches.len()
+        );
+    }
     for m in &summary.mismatches {
         // The whole report: the minimal program with its inputs' lengths, grid and saved file, and
         // the program as generated; with the seed above, enough to run the case again.
@@ -209,6 +220,7 @@ fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
         "seed": seed,
         "programs": summary.programs,
         "compared": summary.compared(),
+        "mismatched": summary.mismatched,
         "ops_executed": summary.ops_executed,
         "skipped": summary.skipped,
         "indeterminate": summary.indeterminate,

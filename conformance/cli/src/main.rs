@@ -33,7 +33,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 const EXIT_CODES: &str = "\
 Exit codes:
   0  everything asked for ran and passed (for list-adapters: the listing was printed)
-  1  a case failed (check), or a mismatch was found or no program was compared (fuzz)
+  1  a case failed (check), or a mismatch was found, or programs ran but none was compared (fuzz)
   2  a usage error, or a backend that was asked for (--backend, VYRE_BACKEND, or wgpu under
      VYRE_REQUIRE_GPU=1) is unavailable, or a report could not be written
 

@@ -54,7 +54,8 @@ pub struct FuzzOptions {
     pub config: GenConfig,
     /// Where to save minimal failing cases; `None` saves nothing.
     pub regressions_dir: Option<PathBuf>,
-    /// Stop after this many mismatches (each one is shrunk, which takes a while).
+    /// Shrink this many mismatches, then stop at the end of the batch (shrinking takes a while); `0`
+    /// shrinks none and stops at the end of the first batch with a mismatch.
     pub max_mismatches: usize,
     /// The most recipe-shrinking steps per mismatch.
     pub shrink_steps: usize,
@@ -129,14 +130,31 @@ impl FuzzMismatch {
     /// the program as generated.
     #[must_use]
     pub fn report(&self) -> String {
-        let inputs: Vec<usize> = self.minimal.inputs.iter().map(Vec::len).collect();
+        let names = self
+            .minimal
+            .program
+            .input_buffers()
+            .map(|b| b.name.as_str());
+        let inputs: String = self
+            .minimal
+            .inputs
+            .iter()
+            .zip(names.chain(std::iter::repeat("?")))
+            .map(|(bytes, name)| {
+                format!(
+                    "\ninput `{name}` ({} bytes): {}",
+                    bytes.len(),
+                    input_hex(bytes)
+                )
+            })
+            .collect();
         let saved = self
             .saved
             .as_ref()
             .map(|p| format!("\nsaved as {}", p.display()))
             .or_else(|| self.save_error.as_ref().map(|e| format!("\n{e}")));
         format!(
-            "case {}: {}\n{}\ninput byte lengths {inputs:?}, grid {:?}{}\nas generated (grid {:?}):\n{}",
+            "case {}: {}\n{}{inputs}\ngrid {:?}{}\nas generated (grid {:?}):\n{}",
             self.case_index,
             self.detail,
             self.minimal.program,
@@ -148,6 +166,21 @@ impl FuzzMismatch {
     }
 }
 
+/// An input's bytes as hex, in memory order, four bytes to a group; past 256 bytes cut short (the
+/// saved regression holds them all).
+fn input_hex(bytes: &[u8]) -> String {
+    const SHOWN: usize = 256;
+    let groups: Vec<String> = bytes[..bytes.len().min(SHOWN)]
+        .chunks(4)
+        .map(|g| g.iter().map(|b| format!("{b:02x}")).collect())
+        .collect();
+    let mut text = groups.join(" ");
+    if bytes.len() > SHOWN {
+        text.push_str(&format!(" … ({} more bytes)", bytes.len() - SHOWN));
+    }
+    text
+}
+
 /// What a run found.
 #[derive(Clone, Debug, Default)]
 pub struct FuzzSummary {
@@ -155,8 +188,10 @@ pub struct FuzzSummary {
     pub programs: u64,
     /// IR operations the reference executed in all.
     pub ops_executed: u64,
-    /// Disagreements, shrunk.
+    /// Disagreements, shrunk: the first [`FuzzOptions::max_mismatches`] of them.
     pub mismatches: Vec<FuzzMismatch>,
+    /// Programs that disagreed, shrunk or not: at least `mismatches.len()`.
+    pub mismatched: u64,
     /// Programs not compared.
     pub skipped: u64,
     /// Of those, how many because the reference marked them indeterminate.
@@ -166,19 +201,23 @@ pub struct FuzzSummary {
 }
 
 impl FuzzSummary {
-    /// Programs both sides ran and compared: neither skipped nor a mismatch. A run that compared
+    /// Programs both sides ran and agreed on: neither skipped nor mismatched. A run that compared
     /// nothing checked nothing, whatever its mismatch count (a backend that refuses every program
     /// has no mismatch), and `vyre-conform fuzz` fails it.
     ///
     /// ```
-    /// let summary = vyre_conformance::fuzz::FuzzSummary { programs: 10, skipped: 10, ..Default::default() };
-    /// assert_eq!(summary.compared(), 0);
+    /// use vyre_conformance::fuzz::FuzzSummary;
+    ///
+    /// let refused = FuzzSummary { programs: 10, skipped: 10, ..Default::default() };
+    /// assert_eq!(refused.compared(), 0);
+    /// let wrong = FuzzSummary { programs: 10, skipped: 1, mismatched: 9, ..Default::default() };
+    /// assert_eq!(wrong.compared(), 0);
     /// ```
     #[must_use]
     pub fn compared(&self) -> u64 {
         self.programs
             .saturating_sub(self.skipped)
-            .saturating_sub(self.mismatches.len() as u64)
+            .saturating_sub(self.mismatched)
     }
 }
 
@@ -412,12 +451,14 @@ pub fn run(
                     summary.skipped += 1;
                     summary.indeterminate += u64::from(reason == SkipReason::Indeterminate);
                 }
-                Verdict::Mismatch(_) if summary.mismatches.len() < options.max_mismatches => {
-                    if let Some(case) = case {
+                Verdict::Mismatch(_) => {
+                    summary.mismatched += 1;
+                    if let Some(case) = case
+                        && summary.mismatches.len() < options.max_mismatches
+                    {
                         summary.mismatches.push(harness.shrink(i, case));
                     }
                 }
-                Verdict::Mismatch(_) => {}
             }
         }
         next = end;
@@ -425,13 +466,16 @@ pub fn run(
         progress(&FuzzProgress {
             done: summary.programs,
             total: options.cases,
-            mismatches: summary.mismatches.len(),
+            mismatches: usize::try_from(summary.mismatched).unwrap_or(usize::MAX),
             skipped: summary.skipped,
             ops_executed: summary.ops_executed,
             elapsed: summary.elapsed,
         });
         let out_of_time = options.time_limit.is_some_and(|t| summary.elapsed >= t);
-        if out_of_time || summary.mismatches.len() >= options.max_mismatches {
+        // `max_mismatches: 0` shrinks none and stops after the first batch that has one.
+        let enough = summary.mismatched > 0
+            && summary.mismatched >= u64::try_from(options.max_mismatches).unwrap_or(u64::MAX);
+        if out_of_time || enough {
             break;
         }
     }
