@@ -40,7 +40,7 @@ impl Ctx {
         }
     }
 
-    fn can_load(&self, info: &BufInfo) -> bool {
+    pub(crate) fn can_load(&self, info: &BufInfo) -> bool {
         if !self.config.comparable {
             return true;
         }

@@ -216,7 +216,20 @@ fn decode_buffer(
     let runtime = (word >> 5) & 1 == 1;
     let short = ((word >> 6) & 1) * ((word >> 16) % 3);
     match word % 6 {
-        1 => own_storage(&format!("out{i}"), BufferAccess::Output, elem, shape, short),
+        1 => {
+            let mut info =
+                own_storage(&format!("out{i}"), BufferAccess::Output, elem, shape, short);
+            // A quarter of the extra outputs come back as a byte range of the buffer: any bytes,
+            // element or word boundaries or not, possibly none.
+            let mix = word.wrapping_mul(0x9e37_79b9).rotate_left(11);
+            if mix.is_multiple_of(4) {
+                let bytes = info.decl.count as usize * elem.size_bytes();
+                let start = (mix >> 2) as usize % (bytes + 1);
+                let end = start + (mix >> 14) as usize % (bytes - start + 1);
+                info.decl = info.decl.with_output_byte_range(start..end);
+            }
+            info
+        }
         2 => {
             let mut info = own_storage(
                 &format!("rw{i}"),
