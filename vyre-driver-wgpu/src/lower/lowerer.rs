@@ -280,9 +280,19 @@ impl Lowerer<'_, '_> {
             BinOp::Ge => simple(&mut self.fb, block, B::GreaterEqual),
             BinOp::Div | BinOp::Rem => self.division(block, op, l, r, ty),
             BinOp::Shl | BinOp::Shr => {
-                // The shift amount is taken mod the width, 32 or 64 (SEMANTICS.md section 4).
-                let mask = self.fb.u32(block, ty.bits() - 1);
-                let amount = self.fb.binary(block, B::And, r, mask);
+                // The shift amount is taken mod the width, 32 or 64 (SEMANTICS.md section 4). A
+                // literal amount is reduced here, which also keeps lavapipe (Mesa 22.3) from
+                // shifting a 64-bit value by `K & 63` wrongly when the constant `K` has its top bit
+                // set (`1u64 << (4294967264u & 63u)` gave 1 there, where 96u was right).
+                let amount = match self.fb.function.expressions[r] {
+                    Expression::Literal(NagaLiteral::U32(k)) => {
+                        self.fb.u32(block, k & (ty.bits() - 1))
+                    }
+                    _ => {
+                        let mask = self.fb.u32(block, ty.bits() - 1);
+                        self.fb.binary(block, B::And, r, mask)
+                    }
+                };
                 let naga_op = if op == BinOp::Shl {
                     B::ShiftLeft
                 } else {

@@ -24,11 +24,11 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
         let _e31 = n;
         if ((_e31 & 1u) == 0u) {
             let _e36 = n;
-            n = (_e36 >> (1u & 31u));
+            n = (_e36 >> 1u);
             continue;
         } else {
-            let _e41 = n;
-            n = ((_e41 * 3u) + 1u);
+            let _e39 = n;
+            n = ((_e39 * 3u) + 1u);
         }
     }
     loop {
@@ -37,9 +37,9 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
         }
         break;
     }
-    let _e48 = count;
-    let _e49 = (_e6 < 64u);
-    if _e49 {
-        steps[select(0u, _e6, _e49)] = _e48;
+    let _e46 = count;
+    let _e47 = (_e6 < 64u);
+    if _e47 {
+        steps[select(0u, _e6, _e47)] = _e46;
     }
 }
