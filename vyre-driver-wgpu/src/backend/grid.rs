@@ -46,7 +46,7 @@ pub(crate) fn fold_grid(
     let physical = x.checked_mul(y).and_then(|xy| xy.checked_mul(z));
     if z > max || physical.is_none_or(|p| p > 1 << 32) {
         return Err(BackendError::limit_exceeded(format!(
-            "{total} workgroups cannot be folded into this device's grid limits. Fix: use fewer workgroups."
+            "{total} workgroups cannot be folded into this device's grid limits within 2^32 workgroups (vyre numbers them with a u32; 65535^2 always fold, SEMANTICS.md section 1). Fix: use fewer workgroups."
         )));
     }
     // Each of x, y and z is at most `max`, which came from a u32.
@@ -76,6 +76,25 @@ mod tests {
                 other => panic!("{grid:?} x {items}: {other:?}"),
             }
         }
+    }
+
+    /// SEMANTICS.md section 1: every grid of at most 65535^2 workgroups in all runs, on a device
+    /// with the smallest per-axis limit WebGPU allows.
+    #[test]
+    fn every_launch_of_at_most_65535_squared_workgroups_folds() {
+        let most = 65_535u64 * 65_535;
+        let mut total = 1u64;
+        while total <= most {
+            for t in [total, most + 1 - total] {
+                let ([x, y, z], _) = fold_grid([1, 1, 1], t, 65535)
+                    .unwrap_or_else(|e| panic!("{t} workgroups: {e}"));
+                let n = u64::from(x) * u64::from(y) * u64::from(z);
+                assert!(n >= t && n <= 1 << 32, "{t}: {x}x{y}x{z}");
+            }
+            total = total * 3 + 1;
+        }
+        assert!(fold_grid([65_535, 65_535, 1], 1, 65535).is_ok());
+        assert!(fold_grid([1, 65_535, 65_535], 1, 65535).is_ok());
     }
 
     #[test]
