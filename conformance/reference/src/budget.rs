@@ -59,7 +59,7 @@ impl Budget {
             && total > fuel
         {
             return Err(self.fail(BackendError::timeout(format!(
-                "the dispatch needed more than its fuel of {fuel} IR operations. Fix: raise `DispatchConfig::fuel`, or bound the program's loops."
+                "the dispatch needed more than its fuel of {fuel} IR operations. Fix: raise `DispatchConfig::fuel`, or run fewer invocations (a smaller grid) or fewer loop iterations."
             ))));
         }
         if let Some(deadline) = self.deadline
@@ -67,7 +67,7 @@ impl Budget {
         {
             let timeout = self.timeout.unwrap_or_default();
             return Err(self.fail(BackendError::timeout(format!(
-                "the dispatch ran past its timeout of {timeout:?} after {total} IR operations. Fix: raise `DispatchConfig::timeout`, or bound the program's loops."
+                "the dispatch ran past its timeout of {timeout:?} after {total} IR operations. Fix: raise `DispatchConfig::timeout`, or run fewer invocations (a smaller grid) or fewer loop iterations."
             ))));
         }
         Ok(())
