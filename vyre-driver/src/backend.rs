@@ -311,8 +311,9 @@ pub trait VyreBackend: Send + Sync {
     ///
     /// # Errors
     ///
-    /// As [`VyreBackend::dispatch`]: the first failing item's error (the provided method runs the
-    /// items in order, so that is the failing item with the lowest index).
+    /// As [`VyreBackend::dispatch`]: the first failing item's error, its message starting `work item
+    /// k: ` ([`BackendError::in_item`]; the provided method runs the items in order, so that is the
+    /// failing item with the lowest index).
     ///
     /// ```
     /// use vyre_driver::{DispatchConfig, VyreBackend};
@@ -332,6 +333,9 @@ pub trait VyreBackend: Send + Sync {
     /// let outputs = backend.dispatch_batch(&increment, &items, &DispatchConfig::default())?;
     /// assert_eq!(outputs.len(), 5);
     /// assert_eq!(outputs[4], vec![5u32.to_le_bytes().to_vec()]); // one output set per item
+    /// let bad = vec![items[0].clone(), vec![vec![1, 2]]]; // item 1 is not a whole u32
+    /// let err = backend.dispatch_batch(&increment, &bad, &DispatchConfig::default()).unwrap_err();
+    /// assert!(err.to_string().starts_with("work item 1: "), "{err}");
     /// # Ok::<(), vyre_driver::BackendError>(())
     /// ```
     fn dispatch_batch(
@@ -342,7 +346,11 @@ pub trait VyreBackend: Send + Sync {
     ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
         items
             .iter()
-            .map(|inputs| self.dispatch(program, inputs, config))
+            .enumerate()
+            .map(|(k, inputs)| {
+                self.dispatch(program, inputs, config)
+                    .map_err(|e| e.in_item(k))
+            })
             .collect()
     }
 

@@ -229,6 +229,44 @@ impl DeviceBuffer {
     /// assert!(err.to_string().starts_with("writing bytes 12..4"));
     /// ```
     pub fn check_range(&self, range: &Range<u64>, what: &str) -> Result<(), BackendError> {
+        self.check_bytes(range.start, range.end, what)
+    }
+
+    /// Checks that `len` bytes at byte `offset` lie within the buffer: [`DeviceBuffer::check_range`]
+    /// for a write of `len` bytes, whose end may pass `u64`.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidConfig`] for bytes past the buffer's end, or past `u64`.
+    ///
+    /// ```
+    /// use vyre_driver::{DeviceBuffer, InstanceId};
+    ///
+    /// let buffer = DeviceBuffer::new(InstanceId::fresh(), 6, ());
+    /// assert!(buffer.check_span(2, 4, "writing").is_ok());
+    /// let err = buffer.check_span(u64::MAX / 2, 4, "writing").unwrap_err();
+    /// assert!(err.to_string().starts_with("writing 4 bytes at byte 9223372036854775807 of a 6-byte buffer"));
+    /// let err = buffer.check_span(u64::MAX, 4, "writing").unwrap_err();
+    /// assert!(err.to_string().contains("past u64"), "{err}");
+    /// ```
+    pub fn check_span(&self, offset: u64, len: u64, what: &str) -> Result<(), BackendError> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.len => Ok(()),
+            end => Err(BackendError::invalid_config(format!(
+                "{what} {len} bytes at byte {offset} of a {}-byte buffer: {}. Fix: keep the bytes within 0..{}.",
+                self.len,
+                if end.is_none() {
+                    "their end is past u64"
+                } else {
+                    "outside it"
+                },
+                self.len
+            ))),
+        }
+    }
+
+    fn check_bytes(&self, start: u64, end: u64, what: &str) -> Result<(), BackendError> {
+        let range = start..end;
         if range.start <= range.end && range.end <= self.len {
             Ok(())
         } else {

@@ -52,7 +52,19 @@ pub trait VyreBackendExt {
     ///
     /// # Errors
     ///
-    /// As [`VyreBackend::write_buffer`].
+    /// As [`VyreBackend::write_buffer`]: [`BackendError::InvalidConfig`] for elements past the
+    /// buffer's end, however far past.
+    ///
+    /// ```
+    /// use vyre::{ReferenceBackend, VyreBackendExt};
+    ///
+    /// let backend = ReferenceBackend::new();
+    /// let buffer = backend.create_buffer_from(&[1u16, 2, 3])?;
+    /// let err = backend.write_buffer_from(&buffer, u64::MAX / 2, &[7u32]).unwrap_err();
+    /// assert_eq!(err.kind_name(), "InvalidConfig");
+    /// assert!(err.to_string().contains("past u64"), "{err}");
+    /// # Ok::<(), vyre::BackendError>(())
+    /// ```
     fn write_buffer_from<T: Pod>(
         &self,
         buffer: &DeviceBuffer,
@@ -120,7 +132,13 @@ impl<B: VyreBackend + ?Sized> VyreBackendExt for B {
         first: u64,
         data: &[T],
     ) -> Result<(), BackendError> {
-        let offset = first.saturating_mul(std::mem::size_of::<T>() as u64);
+        let size = std::mem::size_of::<T>() as u64;
+        let Some(offset) = first.checked_mul(size) else {
+            return Err(BackendError::invalid_config(format!(
+                "writing from element {first} of {size}-byte elements: its byte offset is past u64. Fix: keep the first element within the buffer's {} bytes.",
+                buffer.len()
+            )));
+        };
         self.write_buffer(buffer, offset, bytemuck::cast_slice(data))
     }
 

@@ -72,8 +72,7 @@ impl Resident {
         data: &[u8],
     ) -> Result<(), BackendError> {
         let host = self.host(buffer)?;
-        let end = offset.saturating_add(data.len() as u64);
-        buffer.check_range(&(offset..end), "writing")?;
+        buffer.check_span(offset, data.len() as u64, "writing")?;
         let _order = self.order.lock().map_err(|_| poisoned())?;
         let mut bytes = host.bytes.lock().map_err(|_| poisoned())?;
         // Inside the buffer's length, which is the vector's: both fit a usize.

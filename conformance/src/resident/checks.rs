@@ -114,6 +114,14 @@ pub fn check_buffers(backend: &dyn VyreBackend) {
         backend.write_buffer(&b, u64::MAX, &[1]),
         "InvalidConfig",
     );
+    // The message names the write asked for, not a range cut short at u64::MAX.
+    let past = backend.write_buffer(&b, u64::MAX / 2, &[1, 2, 3, 4]);
+    let text = past.map_or_else(|e| e.to_string(), |()| String::new());
+    assert!(
+        text.starts_with("writing 4 bytes at byte 9223372036854775807 "),
+        "{}: {text}",
+        backend.id()
+    );
     let empty = ok(backend, "create_buffer(0)", backend.create_buffer(0));
     assert!(empty.is_empty());
     assert!(

@@ -59,8 +59,9 @@ impl WgpuBackend {
     ) -> Result<(), BackendError> {
         let state = self.state()?;
         let held = self.resident(buffer, &state)?;
-        let end = offset.saturating_add(data.len() as u64);
-        buffer.check_range(&(offset..end), "writing")?;
+        buffer.check_span(offset, data.len() as u64, "writing")?;
+        // Checked above: the end fits a u64.
+        let end = offset + data.len() as u64;
         needs(held, wgpu::BufferUsages::COPY_DST, "written")?;
         // wgpu writes whole words: the parts of words at the ends must lie inside the buffer.
         let stop = end.next_multiple_of(4);

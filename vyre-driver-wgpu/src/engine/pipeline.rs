@@ -157,7 +157,11 @@ impl WgpuBackend {
         if program.buffers.iter().any(|b| !b.element.is_word()) {
             return items
                 .iter()
-                .map(|inputs| self.dispatch(program, inputs, config))
+                .enumerate()
+                .map(|(k, inputs)| {
+                    self.dispatch(program, inputs, config)
+                        .map_err(|e| e.in_item(k))
+                })
                 .collect();
         }
         self.compile_persistent(program, config)?
