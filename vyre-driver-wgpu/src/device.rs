@@ -46,7 +46,7 @@ pub(crate) struct DeviceState {
     /// The device's pipeline cache and its file (see `disk`).
     pub(crate) disk: DiskCache,
     /// The pipeline that edits parts of words (see `launch::patch`), made when first needed.
-    pub(crate) patcher: crate::launch::PatcherSlot,
+    pub(crate) patcher: std::sync::OnceLock<Patcher>,
     /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
@@ -505,7 +505,7 @@ fn install(
         generation,
         owned,
         disk,
-        patcher: crate::launch::PatcherSlot::new(),
+        patcher: std::sync::OnceLock::new(),
         teardown: TeardownTurn::default(),
     }
 }
@@ -520,6 +520,11 @@ impl DeviceState {
         }
         // Polling is what runs wgpu's device-lost callback; the flag is the callback's to set.
         let _ = self.confirm_lost();
+    }
+
+    /// The device's patch pipeline, made on first use.
+    pub(crate) fn patcher(&self) -> &Patcher {
+        self.patcher.get_or_init(|| Patcher::new(&self.device))
     }
 
     pub(crate) fn is_lost(&self) -> bool {
@@ -558,5 +563,66 @@ impl DeviceState {
             "the device {} was lost ({what}). Fix: call `try_recover()` (dispatches recover automatically once), and check the driver if it keeps happening.",
             describe(&self.info)
         ))
+    }
+}
+
+/// The pipeline that edits part of a word on the queue's timeline (`launch::patch`, which says
+/// why), made the first time a patch is needed.
+pub(crate) struct Patcher {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+impl std::fmt::Debug for Patcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Patcher")
+    }
+}
+
+const PATCH_SHADER: &str = "
+@group(0) @binding(0) var<storage, read_write> words: array<u32>;
+// x: the word's index in the binding, y: the bits kept, z: the new bits.
+@group(0) @binding(1) var<storage, read> edit: vec4<u32>;
+
+@compute @workgroup_size(1)
+fn main() {
+    words[edit.x] = (words[edit.x] & edit.y) | edit.z;
+}
+";
+
+impl Patcher {
+    fn new(device: &wgpu::Device) -> Self {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("vyre patch"),
+            entries: &[storage(0, false), storage(1, true)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("vyre patch"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("vyre patch"),
+            source: wgpu::ShaderSource::Wgsl(PATCH_SHADER.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("vyre patch"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        Patcher { pipeline, layout }
     }
 }

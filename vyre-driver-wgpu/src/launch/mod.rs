@@ -36,7 +36,6 @@ pub(crate) use fault::Faults;
 pub(crate) use job::{
     BufferSpec, Init, Job, Piece, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
 };
-pub(crate) use patch::PatcherSlot;
 pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
     run_sequence, write,

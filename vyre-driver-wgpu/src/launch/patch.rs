@@ -8,8 +8,6 @@
 //! each undo the other's bytes, and so could a dispatch storing into the word between the read and
 //! the write.
 
-use std::sync::OnceLock;
-
 use wgpu::util::DeviceExt;
 
 use crate::device::DeviceState;
@@ -64,66 +62,6 @@ impl Patch {
     }
 }
 
-/// The patch pipeline of one device, made the first time a patch is needed.
-pub(crate) struct Patcher {
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
-}
-
-impl std::fmt::Debug for Patcher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Patcher")
-    }
-}
-
-const SHADER: &str = "
-@group(0) @binding(0) var<storage, read_write> words: array<u32>;
-// x: the word's index in the binding, y: the bits kept, z: the new bits.
-@group(0) @binding(1) var<storage, read> edit: vec4<u32>;
-
-@compute @workgroup_size(1)
-fn main() {
-    words[edit.x] = (words[edit.x] & edit.y) | edit.z;
-}
-";
-
-impl Patcher {
-    fn new(device: &wgpu::Device) -> Self {
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("vyre patch"),
-            entries: &[storage(0, false), storage(1, true)],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("vyre patch"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("vyre patch"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("vyre patch"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
-        Patcher { pipeline, layout }
-    }
-}
-
 /// Records `patches` of `buffer` into `encoder`, one pass each, in order. Each binds only a small
 /// window around its word, so the buffer may be larger than a binding may be.
 pub(crate) fn encode(
@@ -135,7 +73,7 @@ pub(crate) fn encode(
     if patches.is_empty() {
         return;
     }
-    let patcher = state.patcher.get_or_init(|| Patcher::new(&state.device));
+    let patcher = state.patcher();
     let align = u64::from(state.limits.min_storage_buffer_offset_alignment).max(4);
     for patch in patches {
         let window = patch.at / align * align;
@@ -174,9 +112,6 @@ pub(crate) fn encode(
         pass.dispatch_workgroups(1, 1, 1);
     }
 }
-
-/// The slot a device state keeps its patcher in.
-pub(crate) type PatcherSlot = OnceLock<Patcher>;
 
 #[cfg(test)]
 mod tests {
