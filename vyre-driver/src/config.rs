@@ -20,7 +20,11 @@ use std::time::Duration;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct DispatchConfig {
-    /// The number of workgroups along x, y and z. `None` derives it (see [`crate::derive_grid`]).
+    /// The number of workgroups along x, y and z. `None` derives it (see [`crate::derive_grid`]):
+    /// enough workgroups along x for one invocation per element of the largest bound buffer, which
+    /// suits elementwise programs. Set it for any other shape: a program that gives each workgroup
+    /// a row, a tile or a reduction (one using `wid`, `nwg` or workgroup memory) runs as many
+    /// workgroups as the derived grid says, silently, unless told.
     pub grid: Option<[u32; 3]>,
     /// A label for debugging tools and error messages.
     pub label: Option<String>,

@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+use vyre::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 use vyre::{Choice, DispatchConfig, VyreBackendExt};
 
 const N: u32 = 65_536;
@@ -35,14 +35,12 @@ fn run() -> Result<(), String> {
         [128, 1, 1],
         vec![Node::if_then(
             Expr::lt(Expr::gid_x(), Expr::u32(N)),
-            // The old value an atomic yields is not needed here; binding it discards it.
-            vec![Node::let_bind(
-                "old",
-                Expr::atomic_add(
-                    "bins",
-                    Expr::rem(Expr::load("data", Expr::gid_x()), Expr::u32(BINS)),
-                    Expr::u32(1),
-                ),
+            // An atomic statement: the old value is not needed here.
+            vec![Node::atomic(
+                AtomicOp::Add,
+                "bins",
+                Expr::rem(Expr::load("data", Expr::gid_x()), Expr::u32(BINS)),
+                Expr::u32(1),
             )],
         )],
     );

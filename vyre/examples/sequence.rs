@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+use vyre::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 use vyre::{Choice, DispatchConfig, Step, VyreBackendExt};
 
 const N: u32 = 10_000;
@@ -54,13 +54,11 @@ fn histogram() -> Program {
         [256, 1, 1],
         vec![Node::if_then(
             Expr::lt(Expr::gid_x(), Expr::u32(N)),
-            vec![Node::let_bind(
-                "old",
-                Expr::atomic_add(
-                    "bins",
-                    Expr::rem(Expr::load("scaled", Expr::gid_x()), Expr::u32(BINS)),
-                    Expr::u32(1),
-                ),
+            vec![Node::atomic(
+                AtomicOp::Add,
+                "bins",
+                Expr::rem(Expr::load("scaled", Expr::gid_x()), Expr::u32(BINS)),
+                Expr::u32(1),
             )],
         )],
     )

@@ -106,12 +106,25 @@ fn reference(reason: String) -> Selected {
 fn automatic() -> Selected {
     match acquire_wgpu() {
         Ok((backend, device)) => Selected {
-            reason: format!("took wgpu on {device}, the best adapter found"),
+            reason: format!(
+                "took wgpu on {device}, the best adapter found{}",
+                caveat(&device)
+            ),
             backend,
         },
         Err(why) => reference(format!(
             "took the reference backend (a CPU interpreter) because no wgpu adapter is usable: {why}"
         )),
+    }
+}
+
+/// What a user of `device` must know that its name does not say: Mesa's llvmpipe ends long loops
+/// without an error.
+fn caveat(device: &str) -> &'static str {
+    if device.contains("llvmpipe") {
+        "; note: llvmpipe (lavapipe) silently ends every loop after 65 535 iterations per group of invocations (SEMANTICS.md section 2), where a GPU runs them all"
+    } else {
+        ""
     }
 }
 
@@ -121,7 +134,7 @@ fn wgpu_named(why: &str) -> Result<Selected, BackendError> {
     let backend = vyre_driver_wgpu::WgpuBackend::acquire()?;
     let device = backend.adapter_name();
     Ok(Selected {
-        reason: format!("took wgpu on {device} ({why})"),
+        reason: format!("took wgpu on {device} ({why}){}", caveat(&device)),
         backend: Box::new(backend),
     })
 }

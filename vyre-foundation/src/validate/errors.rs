@@ -410,7 +410,7 @@ impl ValidationErrorKind {
                 "build atomics with `Expr::atomic_*` or `Expr::atomic_compare_exchange`.".into()
             }
             K::NonUniformBarrier { .. } => {
-                "move the barrier out of the branch or loop, or make its condition depend only on uniform values (literals, workgroup ids, uniform buffers).".into()
+                "move the barrier out of the branch or loop, or make its condition depend only on uniform values (literals, `wid`, `nwg`, `buf_len`, loads of `read` or `uniform` buffers at uniform indices, and variables only given such values); instead of an early `return` before it, put the work after the return in an `if`, so every invocation reaches the barrier.".into()
             }
             K::ExitOutsideLoop { .. } => {
                 "put it inside a `loop_for` or `loop_while` body, or use `Node::return_` to end the invocation.".into()
