@@ -50,6 +50,35 @@ pub enum ParseErrorKind {
 ///
 /// The message reads `line L, column C: ... Fix: ...`; lines and columns count from 1, columns in
 /// characters.
+///
+/// The text form is what [`Program`](crate::ir::Program)'s `Display` prints, and
+/// `text.parse::<Program>()` reads it back. Whitespace is free and `//` starts a comment to the end of
+/// the line. Its grammar:
+///
+/// ```text
+/// program   = "program" "@workgroup_size" "(" N "," N "," N ")" "{" buffer* stmt* "}"
+/// buffer    = "buffer" name ":" access type "[" N? "]" ("@binding" "(" N ")")?
+///             ("@readback" "(" N ".." N ")")? ";"
+/// stmt      = "let" name "=" expr ";" | name "=" expr ";" | name "[" expr "]" "=" expr ";"
+///           | "if" expr block ("else" block)? | "for" name "in" expr ".." expr block
+///           | "while" expr block | block | "barrier" ";" | "return" ";" | "break" ";"
+///           | "continue" ";" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")" ";"
+/// block     = "{" stmt* "}"
+/// expr      = literal | name | name "[" expr "]" | builtin | "(" expr binop expr ")" | "(" expr ")"
+///           | unop expr | "-" "(" literal ")" | "len" "(" name ")" | type "(" expr ")"
+///           | "bitcast" "<" type ">" "(" expr ")" | "select" "(" expr "," expr "," expr ")"
+///           | "fma" "(" expr "," expr "," expr ")" | binop_name "(" expr "," expr ")"
+///           | unop_name "(" expr ")" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")"
+///           | "subgroup_size" "(" ")" | "subgroup_invocation_id" "(" ")"
+///           | subgroup_op_name "(" expr ")" | "subgroup_shuffle" "(" expr "," expr ")"
+/// literal   = "true" | "false" | digits "u" | "-"? digits "i" | digits "u64" | "-"? digits "i64"
+///           | float "f" | float "h" | "f32_bits" "(" 0xHEX ")" | "f16_bits" "(" 0xHEX ")"
+/// builtin   = ("gid" | "lid" | "wid" | "nwg") "." ("x" | "y" | "z")
+/// name      = identifier, not a keyword | '"' characters and escapes '"'
+/// ```
+///
+/// `N` is unsigned digits without a suffix. `@binding` may be left out only on a workgroup buffer
+/// (its binding is then 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     line: usize,
@@ -87,7 +116,7 @@ impl ParseError {
     fn fix(&self) -> &'static str {
         match *self.kind {
             ParseErrorKind::Expected { .. } => {
-                "write the program as `Display` prints it (see vyre-foundation's ir/display.rs)"
+                "write the program as `Display` prints it (the grammar is in `ParseError`'s documentation)"
             }
             ParseErrorKind::Keyword { .. } => {
                 "quote a name that is a keyword, as `Display` does: `\"let\"`"

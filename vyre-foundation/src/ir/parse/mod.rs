@@ -4,30 +4,7 @@
 //! `program.to_string().parse() == Ok(program)` for every program within the validator's depth
 //! limits, valid or not. Whitespace is free and `//` starts a comment to the end of the line.
 //!
-//! ```text
-//! program   = "program" "@workgroup_size" "(" N "," N "," N ")" "{" buffer* stmt* "}"
-//! buffer    = "buffer" name ":" access type "[" N? "]" ("@binding" "(" N ")")?
-//!             ("@readback" "(" N ".." N ")")? ";"
-//! stmt      = "let" name "=" expr ";" | name "=" expr ";" | name "[" expr "]" "=" expr ";"
-//!           | "if" expr block ("else" block)? | "for" name "in" expr ".." expr block
-//!           | "while" expr block | block | "barrier" ";" | "return" ";" | "break" ";"
-//!           | "continue" ";" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")" ";"
-//! block     = "{" stmt* "}"
-//! expr      = literal | name | name "[" expr "]" | builtin | "(" expr binop expr ")" | "(" expr ")"
-//!           | unop expr | "-" "(" literal ")" | "len" "(" name ")" | type "(" expr ")"
-//!           | "bitcast" "<" type ">" "(" expr ")" | "select" "(" expr "," expr "," expr ")"
-//!           | "fma" "(" expr "," expr "," expr ")" | binop_name "(" expr "," expr ")"
-//!           | unop_name "(" expr ")" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")"
-//!           | "subgroup_size" "(" ")" | "subgroup_invocation_id" "(" ")"
-//!           | subgroup_op_name "(" expr ")" | "subgroup_shuffle" "(" expr "," expr ")"
-//! literal   = "true" | "false" | digits "u" | "-"? digits "i" | digits "u64" | "-"? digits "i64"
-//!           | float "f" | float "h" | "f32_bits" "(" 0xHEX ")" | "f16_bits" "(" 0xHEX ")"
-//! builtin   = ("gid" | "lid" | "wid" | "nwg") "." ("x" | "y" | "z")
-//! name      = identifier, not a keyword | '"' characters and escapes '"'
-//! ```
-//!
-//! `N` is unsigned digits without a suffix. `@binding` may be left out only on a workgroup buffer
-//! (its binding is then 0). Hostile text gives a [`ParseError`], never a panic: the lexer is a loop
+//! The grammar is in [`ParseError`]'s documentation, where users see it. Hostile text gives a [`ParseError`], never a panic: the lexer is a loop
 //! and the parser refuses nesting past [`crate::validate::MAX_EXPR_DEPTH`] and
 //! [`crate::validate::MAX_NODE_DEPTH`], as the validator would.
 
