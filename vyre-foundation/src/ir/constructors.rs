@@ -375,3 +375,61 @@ atomic_constructors! {
     /// Atomic exchange; yields the old value.
     atomic_exchange => Exchange,
 }
+
+// Rust's operators, as the named constructors (documented on `Expr`).
+macro_rules! operator_impls {
+    ($($trait:ident :: $method:ident => $op:ident),* $(,)?) => {
+        $(
+            impl<R: Into<Expr>> std::ops::$trait<R> for Expr {
+                type Output = Expr;
+
+                fn $method(self, rhs: R) -> Expr {
+                    Expr::binary(BinOp::$op, self, rhs.into())
+                }
+            }
+        )*
+    };
+}
+
+operator_impls! {
+    Add::add => Add,
+    Sub::sub => Sub,
+    Mul::mul => Mul,
+    Div::div => Div,
+    Rem::rem => Rem,
+    BitAnd::bitand => BitAnd,
+    BitOr::bitor => BitOr,
+    BitXor::bitxor => BitXor,
+    Shl::shl => Shl,
+    Shr::shr => Shr,
+}
+
+impl std::ops::Neg for Expr {
+    type Output = Expr;
+
+    fn neg(self) -> Expr {
+        Expr::unary(UnOp::Neg, self)
+    }
+}
+
+macro_rules! literal_from {
+    ($($ty:ty => $constructor:ident),* $(,)?) => {
+        $(
+            impl From<$ty> for Expr {
+                /// The literal of this value and type.
+                fn from(value: $ty) -> Expr {
+                    Expr::$constructor(value)
+                }
+            }
+        )*
+    };
+}
+
+literal_from! {
+    bool => bool,
+    u32 => u32,
+    i32 => i32,
+    f32 => f32,
+    u64 => u64,
+    i64 => i64,
+}

@@ -8,6 +8,22 @@
 use crate::ir::{AtomicOp, BinOp, Builtin, DataType, Literal, SubgroupOp, UnOp};
 
 /// A pure expression (atomics excepted, see the module docs).
+///
+/// Rust's arithmetic and bit operators build the same IR as the named constructors (`a + b` is
+/// `Expr::add(a, b)`), and a Rust number on the right is a literal of its own type. They build IR;
+/// they compute nothing, and the validator checks the types as for the constructors.
+///
+/// ```
+/// use vyre_foundation::ir::Expr;
+///
+/// let i = Expr::gid_x();
+/// assert_eq!(
+///     i.clone() * 4u32 + 1u32,
+///     Expr::add(Expr::mul(i.clone(), Expr::u32(4)), Expr::u32(1))
+/// );
+/// assert_eq!((i.clone() << 2u32) ^ i.clone(), Expr::bit_xor(Expr::shl(i.clone(), Expr::u32(2)), i));
+/// assert_eq!(-Expr::f32(1.5), Expr::neg(Expr::f32(1.5)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Expr {
