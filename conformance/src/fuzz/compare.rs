@@ -77,18 +77,43 @@ pub fn first_difference(
                 got.len()
             ));
         }
+        // The bytes are the buffer's from its byte range's start, which may cut an element: the
+        // whole elements are compared as values, the parts of cut ones at either end bit for bit.
         let size = decl.element.size_bytes();
-        let elements = want.chunks_exact(size).zip(got.chunks_exact(size));
+        let start = decl.output_byte_range.as_ref().map_or(0, |r| r.start);
+        let lead = ((size - start % size) % size).min(want.len());
+        let whole = (want.len() - lead) / size * size;
+        let first = (start + lead) / size;
+        let cut = |at: std::ops::Range<usize>| {
+            (want[at.clone()] != got[at.clone()]).then(|| {
+                format!(
+                    "output `{}` bytes {at:?} of its readback (part of an element): reference {:02x?} but the other backend {:02x?}",
+                    decl.name,
+                    &want[at.clone()],
+                    &got[at.clone()]
+                )
+            })
+        };
+        if let Some(diff) = cut(0..lead) {
+            return Some(diff);
+        }
+        let elements = want[lead..lead + whole]
+            .chunks_exact(size)
+            .zip(got[lead..lead + whole].chunks_exact(size));
         for (i, (w, g)) in elements.enumerate() {
             let (w, g) = (bits(w), bits(g));
             if !element_agrees(decl.element, w, g) {
                 return Some(format!(
-                    "output `{}` element {i}: reference {} but the other backend {}",
+                    "output `{}` element {}: reference {} but the other backend {}",
                     decl.name,
+                    first + i,
                     show(decl.element, w),
                     show(decl.element, g)
                 ));
             }
+        }
+        if let Some(diff) = cut(lead + whole..want.len()) {
+            return Some(diff);
         }
     }
     None
@@ -121,5 +146,67 @@ fn show(element: DataType, bits: u64) -> String {
         DataType::U64 => format!("{bits}u64"),
         DataType::Bool => format!("{bits} (bool word)"),
         _ => format!("{bits}u"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_foundation::ir::{BufferDecl, DataType, Program};
+
+    use super::first_difference;
+
+    fn one_output(element: DataType, count: u32, range: std::ops::Range<usize>) -> Program {
+        Program::new(
+            vec![
+                BufferDecl::output("o", 0, element)
+                    .with_count(count)
+                    .with_output_byte_range(range),
+            ],
+            [1, 1, 1],
+            vec![],
+        )
+    }
+
+    #[test]
+    fn every_byte_of_a_range_that_cuts_elements_is_compared() {
+        // Found in review: bytes past the last whole element of the returned bytes were dropped.
+        let p = one_output(DataType::U32, 2, 0..3);
+        assert!(first_difference(&p, &[vec![1, 2, 3]], &[vec![9, 9, 9]]).is_some());
+        let p = one_output(DataType::U32, 2, 0..7);
+        let want = vec![1, 0, 0, 0, 5, 6, 7];
+        let mut got = want.clone();
+        got[6] = 8;
+        assert!(first_difference(&p, std::slice::from_ref(&want), &[got]).is_some());
+        assert!(
+            first_difference(&p, std::slice::from_ref(&want), std::slice::from_ref(&want))
+                .is_none()
+        );
+        let p = one_output(DataType::U64, 2, 3..13);
+        let want: Vec<u8> = (0..10).collect();
+        let mut got = want.clone();
+        got[0] ^= 1;
+        let diff = first_difference(&p, &[want], &[got]).unwrap_or_default();
+        assert!(diff.contains("bytes 0..5"), "{diff}");
+    }
+
+    #[test]
+    fn floats_of_a_range_are_compared_as_the_elements_they_are() {
+        let ulp_apart = |a: u32, b: u32| (a.to_le_bytes(), b.to_le_bytes());
+        let (a, b) = ulp_apart(0x3fc0_003f, 0x3fc0_0040);
+        // An element-aligned range: element 1 one ULP apart agrees, far apart does not.
+        let p = one_output(DataType::F32, 3, 4..8);
+        assert!(first_difference(&p, &[a.to_vec()], &[b.to_vec()]).is_none());
+        let far = 2.5f32.to_bits().to_le_bytes();
+        let diff = first_difference(&p, &[a.to_vec()], &[far.to_vec()]).unwrap_or_default();
+        assert!(diff.contains("element 1:"), "{diff}");
+        // A range cutting elements: the whole element inside is a value, not bytes of two.
+        let p = one_output(DataType::F32, 3, 1..9);
+        let mut want = vec![7, 7, 7];
+        want.extend(a);
+        want.push(7);
+        let mut got = vec![7, 7, 7];
+        got.extend(b);
+        got.push(7);
+        assert!(first_difference(&p, &[want], &[got]).is_none());
     }
 }

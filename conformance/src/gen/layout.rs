@@ -219,14 +219,20 @@ fn decode_buffer(
         1 => {
             let mut info =
                 own_storage(&format!("out{i}"), BufferAccess::Output, elem, shape, short);
-            // A quarter of the extra outputs come back as a byte range of the buffer: any bytes,
-            // element or word boundaries or not, possibly none.
+            // A quarter of the extra outputs come back as a byte range of the buffer, possibly
+            // empty: any bytes of integers and bools, whole elements of floats (whose parts could
+            // differ between two right answers, and are compared bit for bit).
             let mix = word.wrapping_mul(0x9e37_79b9).rotate_left(11);
             if mix.is_multiple_of(4) {
-                let bytes = info.decl.count as usize * elem.size_bytes();
-                let start = (mix >> 2) as usize % (bytes + 1);
-                let end = start + (mix >> 14) as usize % (bytes - start + 1);
-                info.decl = info.decl.with_output_byte_range(start..end);
+                let unit = if elem.is_float() {
+                    elem.size_bytes()
+                } else {
+                    1
+                };
+                let units = info.decl.count as usize * elem.size_bytes() / unit;
+                let start = (mix >> 2) as usize % (units + 1);
+                let end = start + (mix >> 14) as usize % (units - start + 1);
+                info.decl = info.decl.with_output_byte_range(start * unit..end * unit);
             }
             info
         }
