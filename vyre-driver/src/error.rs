@@ -221,7 +221,15 @@ impl BackendError {
         self.prefixed(&format!("work item {index}: "))
     }
 
-    fn prefixed(self, prefix: &str) -> Self {
+    /// The same error, its message prefixed with `prefix` (an invalid program's errors stay as they
+    /// are): context added by a layer that wraps a backend. The variant never changes.
+    ///
+    /// ```
+    /// let e = vyre_driver::BackendError::timeout("too slow. Fix: raise the timeout.");
+    /// assert_eq!(e.prefixed("member 1: ").to_string(), "member 1: too slow. Fix: raise the timeout.");
+    /// ```
+    #[must_use]
+    pub fn prefixed(self, prefix: &str) -> Self {
         let prefix = |m: String| format!("{prefix}{m}");
         match self {
             BackendError::InvalidProgram(e) => BackendError::InvalidProgram(e),

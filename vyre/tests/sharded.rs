@@ -295,6 +295,108 @@ fn a_failing_batch_names_its_lowest_failing_item_over_wgpu_members() {
     assert_first_bad_item_named(&Sharded::new(boxed(devices)).unwrap(), "wgpu members");
 }
 
+/// The reference, failing any dispatch whose first input starts with the word `0xbad`, and any
+/// batch of more than `batch_limit` items: failures only running finds.
+struct Picky {
+    inner: ReferenceBackend,
+    batch_limit: usize,
+}
+
+impl VyreBackend for Picky {
+    fn id(&self) -> &str {
+        "picky"
+    }
+
+    fn capabilities(&self) -> vyre::Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn dispatch(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<u8>>, vyre::BackendError> {
+        if inputs
+            .first()
+            .is_some_and(|x| x.starts_with(&0xbadu32.to_le_bytes()))
+        {
+            return Err(vyre::BackendError::new(
+                "a bad word. Fix: none, it is a test.",
+            ));
+        }
+        self.inner.dispatch(program, inputs, config)
+    }
+
+    fn dispatch_batch(
+        &self,
+        program: &Program,
+        items: &[Vec<Vec<u8>>],
+        config: &DispatchConfig,
+    ) -> Result<Vec<Vec<Vec<u8>>>, vyre::BackendError> {
+        if items.len() > self.batch_limit {
+            return Err(vyre::BackendError::out_of_memory(
+                "too many items. Fix: none, it is a test.",
+            ));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(k, inputs)| {
+                self.dispatch(program, inputs, config)
+                    .map_err(|e| e.in_item(k))
+            })
+            .collect()
+    }
+}
+
+fn picky(batch_limit: usize) -> Sharded {
+    let members: Vec<Box<dyn VyreBackend>> = (0..2)
+        .map(|_| {
+            Box::new(Picky {
+                inner: ReferenceBackend::new(),
+                batch_limit,
+            }) as Box<dyn VyreBackend>
+        })
+        .collect();
+    Sharded::new(members).unwrap()
+}
+
+#[test]
+fn a_batch_failing_only_when_run_names_its_lowest_failing_item() {
+    let sharded = picky(usize::MAX);
+    for bad in [vec![40, 250], vec![0], vec![299, 3]] {
+        let mut items = batch_items(300);
+        for &k in &bad {
+            items[k][0][..4].copy_from_slice(&0xbadu32.to_le_bytes());
+        }
+        let err = sharded
+            .dispatch_batch(&batch_program(), &items, &DispatchConfig::default())
+            .unwrap_err();
+        let first = bad.iter().min().unwrap();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("work item {first}: a bad word")),
+            "bad items {bad:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_failure_of_no_one_item_names_the_chunk_it_came_from() {
+    // Every batch of more than one item fails, but each item alone runs: no item is to blame.
+    let sharded = picky(1);
+    let err = sharded
+        .dispatch_batch(
+            &batch_program(),
+            &batch_items(300),
+            &DispatchConfig::default(),
+        )
+        .unwrap_err();
+    assert_eq!(err.kind_name(), "OutOfMemory", "{err}");
+    assert!(err.to_string().contains("failed a chunk of items"), "{err}");
+}
+
 #[test]
 fn batches_over_reference_members_come_back_in_order() {
     let members: Vec<Box<dyn VyreBackend>> = (0..3)

@@ -12,8 +12,8 @@
 //! the queue whole and runs again (on the recovered member or on another), so no item is lost or
 //! delivered twice. Any other error stops the run; the error returned is then the lowest failing
 //! item's, as one backend running the items in order would give, named by its index in the batch
-//! (`work item k: `): the items not delivered, up to the failed chunk's last, are searched by
-//! halves on the member that failed.
+//! (`work item k: `): the items not delivered, up to the failed chunk's last, are checked on the
+//! host and then searched on the member that failed (`first_failure`).
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -125,8 +125,14 @@ impl Sharded {
                 .collect();
             let member = &self.members[failure.member].backend;
             return Err(
-                first_failure(&**member, program, items, config, &undelivered)
-                    .unwrap_or(failure.error),
+                first_failure(&**member, program, items, config, &undelivered).unwrap_or_else(
+                    || {
+                        failure.error.prefixed(&format!(
+                            "member {} failed a chunk of items {}..={} (any item number below counts within that chunk): ",
+                            failure.member, failure.first, failure.last
+                        ))
+                    },
+                ),
             );
         }
         results
@@ -272,9 +278,14 @@ impl Sharded {
 }
 
 /// The lowest of `candidates` (ascending item indices) that fails on `backend`, and its error named
-/// by its index in the caller's batch: halves are run as batches, the lower half first, down to one
-/// item, which runs alone. `None` when that finds no failure (an error that does not come back), or
-/// a device is lost on the way.
+/// by its index in the caller's batch; `None` when none is found (the failure was not one item's,
+/// or a device was lost on the way).
+///
+/// Inputs that do not fit the program are found on the host first, without running anything (the
+/// usual failure; a lower item failing only when run is then not looked for). Otherwise batches of
+/// 1, 2, 4, ... candidates run from the lowest, so the cost follows the failing item's place, not
+/// the batch's size; the first batch that fails is halved down to its failing item, which runs
+/// alone.
 fn first_failure(
     backend: &dyn VyreBackend,
     program: &Program,
@@ -282,17 +293,38 @@ fn first_failure(
     config: &DispatchConfig,
     candidates: &[usize],
 ) -> Option<BackendError> {
-    let mut candidates = candidates;
-    while candidates.len() > 1 {
-        let (low, high) = candidates.split_at(candidates.len() / 2);
-        let inputs: Vec<Vec<Vec<u8>>> = low.iter().map(|&k| items[k].clone()).collect();
-        match backend.dispatch_batch(program, &inputs, config) {
-            Ok(_) => candidates = high,
-            Err(e) if e.is_device_lost() => return None,
-            Err(_) => candidates = low,
+    for &k in candidates {
+        let lens: Vec<usize> = items[k].iter().map(Vec::len).collect();
+        if let Err(e) = vyre_driver::plan_dispatch(program, &lens, config) {
+            return Some(e.in_item(k));
         }
     }
-    let &k = candidates.first()?;
+    // Ok(true): the batch of `ks` failed; Err(()): a device was lost.
+    let fails = |ks: &[usize]| {
+        let inputs: Vec<Vec<Vec<u8>>> = ks.iter().map(|&k| items[k].clone()).collect();
+        match backend.dispatch_batch(program, &inputs, config) {
+            Ok(_) => Ok(false),
+            Err(e) if e.is_device_lost() => Err(()),
+            Err(_) => Ok(true),
+        }
+    };
+    let (mut start, mut width) = (0, 1);
+    let mut window = None;
+    while start < candidates.len() {
+        let end = (start + width).min(candidates.len());
+        if fails(&candidates[start..end]).ok()? {
+            window = Some(&candidates[start..end]);
+            break;
+        }
+        start = end;
+        width *= 2;
+    }
+    let mut window = window?;
+    while window.len() > 1 {
+        let (low, high) = window.split_at(window.len() / 2);
+        window = if fails(low).ok()? { low } else { high };
+    }
+    let &k = window.first()?;
     match backend.dispatch(program, &items[k], config) {
         Err(e) if !e.is_device_lost() => Some(e.in_item(k)),
         _ => None,
