@@ -522,9 +522,26 @@ impl DeviceState {
         let _ = self.confirm_lost();
     }
 
-    /// The device's patch pipeline, made on first use.
-    pub(crate) fn patcher(&self) -> &Patcher {
-        self.patcher.get_or_init(|| Patcher::new(&self.device))
+    /// The device's patch pipeline, made on first use, in error scopes of its own: one that failed
+    /// to be made (out of memory, a device being lost) is not kept.
+    pub(crate) fn patcher(&self) -> Result<&Patcher, BackendError> {
+        if let Some(made) = self.patcher.get() {
+            return Ok(made);
+        }
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let made = Patcher::new(&self.device);
+        let oom = pollster::block_on(oom.pop());
+        let validation = pollster::block_on(validation.pop());
+        if let Some(e) = oom.or(validation) {
+            if self.confirm_lost() {
+                return Err(self.lost_error("making the patch pipeline"));
+            }
+            return Err(BackendError::out_of_memory(format!(
+                "making the pipeline that writes part of a word failed: {e}. Fix: free device memory, or write whole 4-byte words."
+            )));
+        }
+        Ok(self.patcher.get_or_init(|| made))
     }
 
     pub(crate) fn is_lost(&self) -> bool {

@@ -8,6 +8,7 @@
 //! each undo the other's bytes, and so could a dispatch storing into the word between the read and
 //! the write.
 
+use vyre_driver::BackendError;
 use wgpu::util::DeviceExt;
 
 use crate::device::DeviceState;
@@ -69,11 +70,11 @@ pub(crate) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     buffer: &wgpu::Buffer,
     patches: &[Patch],
-) {
+) -> Result<(), BackendError> {
     if patches.is_empty() {
-        return;
+        return Ok(());
     }
-    let patcher = state.patcher();
+    let patcher = state.patcher()?;
     let align = u64::from(state.limits.min_storage_buffer_offset_alignment).max(4);
     for patch in patches {
         let window = patch.at / align * align;
@@ -111,6 +112,7 @@ pub(crate) fn encode(
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
+    Ok(())
 }
 
 #[cfg(test)]

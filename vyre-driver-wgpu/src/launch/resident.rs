@@ -99,7 +99,7 @@ pub(crate) fn write(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre write"),
         });
-    patch::encode(state, &mut encoder, buffer, &patches);
+    patch::encode(state, &mut encoder, buffer, &patches)?;
     submit::submit(ctx, scopes, encoder.finish()).map(drop)
 }
 
@@ -207,7 +207,7 @@ pub(crate) fn run_sequence(
                 let part = (bytes - whole) as usize;
                 if part > 0 {
                     let zero = Patch::bytes(whole, 0, &[0; 4][..part]);
-                    patch::encode(state, &mut encoder, bound.buffer, &[zero]);
+                    patch::encode(state, &mut encoder, bound.buffer, &[zero])?;
                 }
             }
         }
