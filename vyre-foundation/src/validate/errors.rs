@@ -395,7 +395,7 @@ impl ValidationErrorKind {
                 "convert the value with `Expr::cast` or `Expr::bitcast`.".into()
             }
             K::BinaryOperandTypes { .. } | K::UnaryOperandType { .. } | K::FmaOperandType { .. } => {
-                "see SEMANTICS.md for the types each operator takes, and convert with `Expr::cast`.".into()
+                "see SEMANTICS.md for the types each operator takes, and convert with `Expr::cast` (a Rust number without a suffix after an operator, as in `x * 4`, is an `i32` literal: write `4u32`).".into()
             }
             K::ConditionNotBool { .. } => "compare the value, e.g. `Expr::ne(x, Expr::u32(0))`.".into(),
             K::SelectArmsDiffer { .. } => "convert one arm so both have the same type.".into(),
