@@ -518,7 +518,11 @@ impl DeviceState {
             let _turn = Turn::take();
             self.device.destroy();
         }
-        // Polling is what runs wgpu's device-lost callback; the flag is the callback's to set.
+        // A destroyed device is lost, whatever wgpu says yet: its device-lost callback runs from a
+        // poll only once the queue has drained, and with work queued on other threads that took
+        // past `confirm_lost`'s 50 ms, so the loss read as "invalid buffer" errors (vyre bugs) and
+        // recovery found nothing to recover. Polling still lets the callback run.
+        self.lost.store(true, Ordering::SeqCst);
         let _ = self.confirm_lost();
     }
 

@@ -51,9 +51,14 @@ fn a_buffer_from_before_a_device_loss_reports_its_contents_lost_and_new_buffers_
     );
 
     backend.force_device_lost().expect("lose the device");
+    // Set by vyre itself, not left to wgpu's callback (which waits for the queue to drain).
+    assert!(backend.device_lost());
     for (what, result) in [
         ("read", backend.read_buffer(&out, 0..16).map(drop)),
         ("write", backend.write_buffer(&a, 0, &[0; 4])),
+        // A part-word write once made its patch buffer with wgpu's `create_buffer_init`, which
+        // panics on a lost device.
+        ("unaligned write", backend.write_buffer(&a, 1, &[1, 2])),
         (
             "dispatch",
             backend.dispatch_resident(&program, &[&a, &out], &config),

@@ -66,10 +66,14 @@ impl Ctx {
     /// memory reached an output across a barrier in about one program in 10 000, and a backend that
     /// made workgroup memory private to each invocation went unnoticed.)
     fn barrier(&mut self, ch: &mut Choices<'_>) {
+        // Integers and bools only: a float passed this way is as exact as what computed it, and an
+        // inexact `f16` quotient folded into `out0` next to a larger term lost its tolerance there
+        // (-9.76h + 9h is off by 16 of its ULPs when the quotient is off by one of its own; NVIDIA
+        // H100, fuzz seed 29210).
         let exchange = if self.phase == Phase::Write {
-            self.buffers
-                .iter()
-                .position(|b| b.role == Role::OwnWorkgroup && self.can_load(b))
+            self.buffers.iter().position(|b| {
+                b.role == Role::OwnWorkgroup && !b.decl.element.is_float() && self.can_load(b)
+            })
         } else {
             None
         };

@@ -136,6 +136,11 @@ fn launch(
         timeout: config.timeout,
     };
     let state = backend.state()?;
+    if compiled.generation != state.generation {
+        // Another thread replaced the device since this run took its pipeline: a loss, retried by
+        // `with_recovery` with the new device's pipeline.
+        return Err(state.lost_error("the device was replaced during this run"));
+    }
     let counters = backend.counters();
     counters.lap(Phase::Prepare, started);
     let whole = backend.launch(&state, compiled, job)?;

@@ -9,7 +9,6 @@
 //! the write.
 
 use vyre_driver::BackendError;
-use wgpu::util::DeviceExt;
 
 use crate::device::DeviceState;
 
@@ -79,13 +78,18 @@ pub(crate) fn encode(
     for patch in patches {
         let window = patch.at / align * align;
         let index = u32::try_from((patch.at - window) / 4).unwrap_or(0);
-        let edit = state
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("vyre patch edit"),
-                contents: bytemuck::cast_slice(&[index, patch.keep, patch.value, 0]),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
+        // Filled through a mapping whose failure (a lost device) is an error: wgpu's
+        // `create_buffer_init` unwraps it and panics.
+        let edit = state.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vyre patch edit"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: true,
+        });
+        edit.get_mapped_range_mut(..)
+            .map_err(|e| state.lost_error(&format!("mapping vyre's patch buffer failed: {e}")))?
+            .copy_from_slice(bytemuck::cast_slice(&[index, patch.keep, patch.value, 0]));
+        edit.unmap();
         let group = state.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("vyre patch"),
             layout: &patcher.layout,

@@ -84,16 +84,19 @@ pub(crate) fn write(
     offset: u64,
     data: &[u8],
 ) -> Result<(), BackendError> {
-    let (patches, at, middle) = Patch::split(offset, data);
-    write_aligned(ctx, buffer, at, middle)?;
-    if patches.is_empty() {
-        return Ok(());
-    }
     let state = ctx.state;
     if state.is_lost() {
         return Err(state.lost_error("before the write"));
     }
+    // Scoped here, on this thread: an unscoped `queue.write_buffer` error (a buffer destroyed by
+    // its application, a lost device) went to the uncaptured-error slot, and whichever dispatch
+    // waited next, on any thread, reported it as its own.
     let scopes = submit::Scopes::push(&state.device);
+    let (patches, at, middle) = Patch::split(offset, data);
+    write_aligned(ctx, buffer, at, middle)?;
+    if patches.is_empty() {
+        return submit::check(state, scopes);
+    }
     let mut encoder = state
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {

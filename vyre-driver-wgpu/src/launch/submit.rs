@@ -39,6 +39,13 @@ pub(super) fn submit(
     let state = ctx.state;
     let submission = state.queue.submit(Some(commands));
     bump(&ctx.counters.submits, 1);
+    check(state, scopes)?;
+    Ok(submission)
+}
+
+/// Classifies any error the scopes caught since they were pushed (writes queued with
+/// `queue.write_buffer`, encoding, a submit): a loss, running out of memory, or a vyre bug.
+pub(super) fn check(state: &DeviceState, scopes: Scopes) -> Result<(), BackendError> {
     // The scopes nest: the inner (out of memory) one is popped first.
     let oom_error = pollster::block_on(scopes.oom.pop());
     let validation_error = pollster::block_on(scopes.validation.pop());
@@ -57,7 +64,7 @@ pub(super) fn submit(
             "wgpu rejected the dispatch: {e}. Fix: this is a vyre bug unless a device limit was exceeded; report it with the program text."
         )));
     }
-    Ok(submission)
+    Ok(())
 }
 
 /// Waits for `submission` (if any) and every staging map, then reports a loss or an uncaptured
