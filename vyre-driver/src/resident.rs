@@ -55,7 +55,10 @@ impl InstanceId {
 ///
 /// A shared handle: cloning is cheap, every clone names the same memory, and the memory is freed
 /// when the last clone drops. `Send + Sync`, so threads may share buffers (the backend orders the
-/// work that touches them).
+/// work that touches them: each call takes effect whole, in some order, except that a backend may
+/// split a large `write_buffer` or `read_buffer` into several steps, between which another
+/// thread's conflicting write or dispatch can land; the wgpu backend does past 16 MiB written or
+/// 192 MiB read, so order such work between threads yourself).
 ///
 /// Backend authors build one with [`DeviceBuffer::new`] around their own storage and get it back with
 /// [`DeviceBuffer::storage`]; users only ever see [`DeviceBuffer::len`].
