@@ -613,19 +613,9 @@ fn main() {
 
 impl Patcher {
     fn new(device: &wgpu::Device) -> Self {
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre patch"),
-            entries: &[storage(0, false), storage(1, true)],
+            entries: &[storage_entry(0, false), storage_entry(1, true)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("vyre patch"),
@@ -645,5 +635,19 @@ impl Patcher {
             cache: None,
         });
         Patcher { pipeline, layout }
+    }
+}
+
+/// A compute-visible storage buffer entry of a bind group layout.
+pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }

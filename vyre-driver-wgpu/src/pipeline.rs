@@ -8,7 +8,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
-use crate::device::DeviceState;
+use crate::device::{DeviceState, storage_entry};
 use crate::groups::LaunchGroups;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
@@ -171,19 +171,6 @@ impl std::fmt::Debug for Compiled {
             .field("coalesced", &self.options.coalesced)
             .field("generation", &self.generation)
             .finish_non_exhaustive()
-    }
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }
 
