@@ -7,8 +7,8 @@
 //! so that one run on a device says which pattern the driver gets wrong. All agree on lavapipe; on
 //! NVIDIA the first fails until a workaround lands.
 
-use vyre_conformance::ReferenceBackend;
-use vyre_driver::{DispatchConfig, VyreBackend};
+mod common;
+
 use vyre_driver_wgpu::testing::backend_or_skip;
 use vyre_foundation::ir::Program;
 
@@ -62,29 +62,11 @@ fn a_negated_loop_counter_inside_max_is_exact_on_every_device() {
     else {
         return;
     };
-    let reference = ReferenceBackend::new();
-    let config = DispatchConfig::default();
-    let mut wrong = Vec::new();
-    for (name, body) in PROBES {
-        let program = program(body);
-        let want = reference
-            .dispatch(&program, &[], &config)
-            .expect("the reference runs the probe");
-        let got = wgpu
-            .dispatch(&program, &[], &config)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let word =
-            |out: &[Vec<u8>]| i32::from_le_bytes([out[0][0], out[0][1], out[0][2], out[0][3]]);
-        eprintln!(
-            "{name}: {} gives {}, the reference {}",
-            wgpu.adapter_name(),
-            word(&got),
-            word(&want)
-        );
-        if got != want {
-            wrong.push(*name);
-        }
-    }
+    let probes: Vec<_> = PROBES
+        .iter()
+        .map(|&(name, body)| (name, program(body)))
+        .collect();
+    let wrong = common::probe(&wgpu, &probes, &[]);
     assert!(
         wrong.is_empty(),
         "wrong on {}: {wrong:?}",

@@ -9,8 +9,9 @@
 //! H200 too (2026-12-05), so these small forms do not reproduce the miscompile, which needs more of
 //! the original program's context; they stay as a regression check.
 
-use vyre_conformance::ReferenceBackend;
-use vyre_driver::{DispatchConfig, VyreBackend};
+mod common;
+
+use vyre_driver::VyreBackend;
 use vyre_driver_wgpu::testing::backend_or_skip;
 use vyre_foundation::ir::Program;
 
@@ -81,30 +82,12 @@ fn the_i64_operand_of_an_atomic_is_exact_on_every_device() {
         );
         return;
     }
-    let reference = ReferenceBackend::new();
     let input = vec![603_405_719i64.to_le_bytes().to_vec()];
-    let config = DispatchConfig::default();
-    let mut wrong = Vec::new();
-    for (name, probe) in PROBES {
-        let program = program(probe);
-        let want = reference
-            .dispatch(&program, &input, &config)
-            .expect("the reference runs the probe");
-        let got = wgpu
-            .dispatch(&program, &input, &config)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let word =
-            |out: &[Vec<u8>]| i32::from_le_bytes([out[0][0], out[0][1], out[0][2], out[0][3]]);
-        eprintln!(
-            "{name}: {} gives {}, the reference {}",
-            wgpu.adapter_name(),
-            word(&got),
-            word(&want)
-        );
-        if got != want {
-            wrong.push(*name);
-        }
-    }
+    let probes: Vec<_> = PROBES
+        .iter()
+        .map(|&(name, probe)| (name, program(probe)))
+        .collect();
+    let wrong = common::probe(&wgpu, &probes, &input);
     assert!(
         wrong.is_empty(),
         "wrong on {}: {wrong:?}",
