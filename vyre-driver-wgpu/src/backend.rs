@@ -143,7 +143,7 @@ impl WgpuBackend {
         let _turn = Turn::take();
         let instance = device::shared_instance();
         let adapter = device::pick_adapter(&instance, options)?;
-        let state = device::open(adapter, 0, &options.pipeline_cache)?;
+        let state = device::open(adapter, 0, options)?;
         Ok(Self::with_state(instance, options.clone(), state))
     }
 
@@ -196,7 +196,7 @@ impl WgpuBackend {
         device::usable_adapters(&instance, options)?
             .into_iter()
             .map(|adapter| {
-                let state = device::open(adapter, 0, &options.pipeline_cache)?;
+                let state = device::open(adapter, 0, options)?;
                 Ok(Self::with_state(instance.clone(), options.clone(), state))
             })
             .collect()
@@ -236,7 +236,7 @@ impl WgpuBackend {
         let adapter = device::pick_adapter(&instance, options)?;
         (0..count)
             .map(|_| {
-                let state = device::open(adapter.clone(), 0, &options.pipeline_cache)?;
+                let state = device::open(adapter.clone(), 0, options)?;
                 Ok(Self::with_state(instance.clone(), options.clone(), state))
             })
             .collect()
@@ -281,7 +281,7 @@ impl WgpuBackend {
         }
         let _turn = Turn::take();
         let instance = device::shared_instance();
-        let state = device::adopt(adapter, device, queue);
+        let state = device::adopt(adapter, device, queue)?;
         Ok(Self::with_state(instance, AdapterOptions::default(), state))
     }
 
@@ -355,6 +355,22 @@ impl WgpuBackend {
         self.state()
             .map(|s| device::describe(&s.info))
             .unwrap_or_default()
+    }
+
+    /// The driver workarounds the current device lowers its modules with (see
+    /// [`crate::workarounds`]): those the adapter's entries in [`crate::workarounds::DRIVER_BUGS`]
+    /// prescribe, unless [`AdapterOptions::with_workarounds`] or `VYRE_WORKAROUNDS` chose others.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{WgpuBackend, Workarounds};
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return };
+    /// println!("{}: workarounds {}", backend.adapter_name(), backend.workarounds());
+    /// # let _: Workarounds = backend.workarounds();
+    /// ```
+    #[must_use]
+    pub fn workarounds(&self) -> crate::workarounds::Workarounds {
+        self.state().map(|s| s.workarounds).unwrap_or_default()
     }
 
     /// The wgpu device dispatches run on now, to create buffers for [`WgpuBackend::import_buffer`]
@@ -618,6 +634,7 @@ impl WgpuBackend {
         let key = PipelineKey {
             fingerprint: known.fingerprint,
             options,
+            workarounds: state.workarounds,
             generation: state.generation,
         };
         if let Some(hit) = self.cached(&key, &known.program)? {
@@ -661,19 +678,21 @@ impl WgpuBackend {
         program: &Program,
         options: LowerOptions,
     ) -> Result<Option<Arc<Compiled>>, BackendError> {
-        let generation = self.state()?.generation;
+        let state = self.state()?;
+        let (generation, workarounds) = (state.generation, state.workarounds);
         let key = match self.shared.known.find(program)? {
             // A known program validated, so it is not too deep, and its fingerprint is kept.
             Some(known) => PipelineKey {
                 fingerprint: known.fingerprint,
                 options,
+                workarounds,
                 generation,
             },
             None => {
                 // Hashing recurses once per nesting level: a program too deep for the validator
                 // must be rejected before it is fingerprinted, or it overflows the stack.
                 vyre_foundation::validate::validate_depth(program)?;
-                PipelineKey::new(program, options, generation)
+                PipelineKey::new(program, options, workarounds, generation)
             }
         };
         self.cached(&key, program)
@@ -787,6 +806,7 @@ impl VyreBackend for WgpuBackend {
             caps.f16 = state.features.contains(Features::F16);
             caps.int64 = state.features.contains(Features::INT64);
             caps.int64_atomics = state.features.contains(Features::INT64_ATOMICS);
+            caps.workarounds = state.workarounds.names();
         }
         caps
     }

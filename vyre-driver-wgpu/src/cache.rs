@@ -10,23 +10,32 @@ use vyre_foundation::ir::{Fingerprint, Program};
 use crate::lower::LowerOptions;
 use crate::pipeline::Compiled;
 use crate::stats::CacheCounts;
+use crate::workarounds::Workarounds;
 
 /// The most pipelines the cache keeps.
 pub(crate) const CACHE_LIMIT: usize = 256;
 
-/// The cache key: the program's structure, the shader-changing options, and the device generation.
+/// The cache key: the program's structure, the shader-changing options, the driver workarounds
+/// the module is lowered with, and the device generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) fingerprint: Fingerprint,
     pub(crate) options: LowerOptions,
+    pub(crate) workarounds: Workarounds,
     pub(crate) generation: u64,
 }
 
 impl PipelineKey {
-    pub(crate) fn new(program: &Program, options: LowerOptions, generation: u64) -> Self {
+    pub(crate) fn new(
+        program: &Program,
+        options: LowerOptions,
+        workarounds: Workarounds,
+        generation: u64,
+    ) -> Self {
         Self {
             fingerprint: program.fingerprint(),
             options,
+            workarounds,
             generation,
         }
     }
@@ -120,6 +129,7 @@ mod tests {
 
     use super::{PipelineCache, PipelineKey};
     use crate::lower::LowerOptions;
+    use crate::workarounds::Workarounds;
 
     fn key(n: u32, generation: u64) -> PipelineKey {
         let program = Program::new(
@@ -127,7 +137,12 @@ mod tests {
             [1, 1, 1],
             vec![],
         );
-        PipelineKey::new(&program, LowerOptions::default(), generation)
+        PipelineKey::new(
+            &program,
+            LowerOptions::default(),
+            Workarounds::NONE,
+            generation,
+        )
     }
 
     #[test]

@@ -9,6 +9,7 @@ use vyre_foundation::ir::Features;
 
 use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
+use crate::workarounds::{self, Workarounds};
 
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
 ///
@@ -35,6 +36,8 @@ pub(crate) struct DeviceState {
     pub(crate) limits: wgpu::Limits,
     /// The optional vyre features the device was opened with.
     pub(crate) features: Features,
+    /// The driver workarounds its modules are lowered with (see `workarounds`).
+    pub(crate) workarounds: Workarounds,
     /// Set by the device-lost callback (never by vyre itself).
     pub(crate) lost: Arc<AtomicBool>,
     /// The last uncaptured error, kept instead of wgpu's default panic.
@@ -113,6 +116,9 @@ pub struct AdapterOptions {
     /// Where the disk pipeline cache lives (Vulkan only): by default `VYRE_CACHE_DIR`, else the
     /// user's cache directory; see [`PipelineCacheDir`].
     pub pipeline_cache: PipelineCacheDir,
+    /// The driver workarounds to lower modules with: `None` (the default) reads `VYRE_WORKAROUNDS`,
+    /// else takes those the table prescribes for the adapter ([`Workarounds::for_adapter`]).
+    pub workarounds: Option<Workarounds>,
 }
 
 impl AdapterOptions {
@@ -179,6 +185,23 @@ impl AdapterOptions {
     #[must_use]
     pub fn with_pipeline_cache(mut self, dir: PipelineCacheDir) -> Self {
         self.pipeline_cache = dir;
+        self
+    }
+
+    /// Lowers every module with exactly the driver workarounds `set`, whatever the adapter and
+    /// `VYRE_WORKAROUNDS` say: [`Workarounds::ALL`] to prove the rewrites exact on a driver that
+    /// does not need them, [`Workarounds::NONE`] to see a driver's bugs.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend, Workarounds};
+    ///
+    /// let options = AdapterOptions::new().with_workarounds(Workarounds::ALL);
+    /// let Ok(backend) = WgpuBackend::acquire_with(&options) else { return };
+    /// assert_eq!(backend.workarounds(), Workarounds::ALL);
+    /// ```
+    #[must_use]
+    pub fn with_workarounds(mut self, set: Workarounds) -> Self {
+        self.workarounds = Some(set);
         self
     }
 }
@@ -337,6 +360,10 @@ pub struct AdapterEntry {
     /// The optional vyre features (subgroups, f16, 64-bit integers) the adapter offers; a device
     /// vyre opens on it has exactly these.
     pub features: Features,
+    /// The driver workarounds a device vyre opens on it lowers its modules with (the options'
+    /// set, else `VYRE_WORKAROUNDS`, else the table's for this adapter), or why they cannot be
+    /// chosen (a `VYRE_WORKAROUNDS` naming no workaround).
+    pub workarounds: Result<Workarounds, String>,
 }
 
 /// Every adapter wgpu sees on this machine, best first, marking the one
@@ -377,12 +404,17 @@ pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
                 }
                 (None, false) => "a candidate, ranked below the chosen one".to_string(),
             };
+            let info = adapter.get_info();
+            let workarounds = workarounds::in_force(&info, options.workarounds)
+                .map(|(set, _)| set)
+                .map_err(|e| e.to_string());
             AdapterEntry {
-                info: adapter.get_info(),
+                info,
                 excluded,
                 chosen,
                 reason,
                 features: vyre_features(adapter.features()),
+                workarounds,
             }
         })
         .collect()
@@ -432,15 +464,17 @@ pub(crate) fn vyre_features(device: wgpu::Features) -> Features {
     features
 }
 
-/// Opens a device on `adapter` with its full limits and vyre's handlers, and its disk pipeline cache
-/// in `cache_dir` (loaded from disk anew for every device, recovered ones too). A refusal is
-/// [`BackendError::NoDevice`]; recovery, which replaces a device that existed, reports it as a loss.
+/// Opens a device on `adapter` with its full limits and vyre's handlers, its driver workarounds
+/// and its disk pipeline cache as `options` say (the cache loaded from disk anew for every device,
+/// recovered ones too). A refusal is [`BackendError::NoDevice`]; recovery, which replaces a device
+/// that existed, reports it as a loss.
 pub(crate) fn open(
     adapter: wgpu::Adapter,
     generation: u64,
-    cache_dir: &PipelineCacheDir,
+    options: &AdapterOptions,
 ) -> Result<DeviceState, BackendError> {
     let info = adapter.get_info();
+    let (workarounds, _) = workarounds::in_force(&info, options.workarounds)?;
     let limits = adapter.limits();
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE | OPTIONAL;
     let desc = wgpu::DeviceDescriptor {
@@ -457,30 +491,68 @@ pub(crate) fn open(
             describe(&info)
         ))
     })?;
-    Ok(install(adapter, device, queue, generation, true, cache_dir))
+    Ok(install(
+        adapter,
+        device,
+        queue,
+        Install {
+            generation,
+            owned: true,
+            cache_dir: &options.pipeline_cache,
+            workarounds,
+        },
+    ))
 }
 
 /// Takes over a device the application opened: vyre's loss and error handlers replace the ones it
 /// had; vyre never replaces the device itself. It has a disk pipeline cache when the application
-/// enabled `Features::PIPELINE_CACHE` on it.
+/// enabled `Features::PIPELINE_CACHE` on it, and the driver workarounds `VYRE_WORKAROUNDS` or the
+/// table give its adapter.
+///
+/// # Errors
+///
+/// [`BackendError::InvalidConfig`] when `VYRE_WORKAROUNDS` names no workaround.
 pub(crate) fn adopt(
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
-) -> DeviceState {
-    install(adapter, device, queue, 0, false, &PipelineCacheDir::FromEnv)
+) -> Result<DeviceState, BackendError> {
+    let (workarounds, _) = workarounds::in_force(&adapter.get_info(), None)?;
+    Ok(install(
+        adapter,
+        device,
+        queue,
+        Install {
+            generation: 0,
+            owned: false,
+            cache_dir: &PipelineCacheDir::FromEnv,
+            workarounds,
+        },
+    ))
+}
+
+/// How [`install`] sets a device up.
+struct Install<'a> {
+    generation: u64,
+    owned: bool,
+    cache_dir: &'a PipelineCacheDir,
+    workarounds: Workarounds,
 }
 
 fn install(
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
-    generation: u64,
-    owned: bool,
-    cache_dir: &PipelineCacheDir,
+    how: Install<'_>,
 ) -> DeviceState {
+    let Install {
+        generation,
+        owned,
+        cache_dir,
+        workarounds,
+    } = how;
     let info = adapter.get_info();
-    let disk = DiskCache::open(&device, &info, cache_dir);
+    let disk = DiskCache::open(&device, &info, cache_dir, workarounds);
     let limits = device.limits();
     let features = vyre_features(device.features());
     let lost = Arc::new(AtomicBool::new(false));
@@ -500,6 +572,7 @@ fn install(
         info,
         limits,
         features,
+        workarounds,
         lost,
         uncaptured,
         generation,

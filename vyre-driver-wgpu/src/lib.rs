@@ -32,7 +32,7 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
+// the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
 mod backend;
 mod cache;
@@ -47,6 +47,7 @@ mod pipeline;
 mod pool;
 mod stats;
 pub mod testing;
+pub mod workarounds;
 
 pub use backend::WgpuBackend;
 pub use device::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
@@ -62,6 +63,7 @@ pub use lower::plant_miscompile;
 pub use stats::{PhaseTimes, WgpuStats};
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;
+pub use workarounds::{WORKAROUNDS_ENV, Workaround, Workarounds};
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
@@ -89,7 +91,11 @@ use vyre_foundation::ir::Program;
 /// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
-    let lowered = lower::lower(&evidence, &lower::LowerOptions::default())?;
+    let lowered = lower::lower(
+        &evidence,
+        &lower::LowerOptions::default(),
+        Workarounds::NONE,
+    )?;
     lower::to_wgsl(&lowered)
 }
 
@@ -133,6 +139,40 @@ pub enum LaunchForm {
 /// never run `program` packed, because that module would not mean what the program means.
 #[doc(hidden)]
 pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, BackendError> {
+    emit_wgsl_with(program, form, Workarounds::NONE)
+}
+
+/// [`emit_wgsl_as`] with the driver workarounds `workarounds` applied, as a device that has them in
+/// force lowers the program: for reading what a workaround emits (DRIVER_BUGS.md, snapshots).
+///
+/// # Errors
+///
+/// As [`emit_wgsl_as`].
+///
+/// ```
+/// use vyre_driver_wgpu::{LaunchForm, Workaround, Workarounds, emit_wgsl_with};
+/// use vyre_foundation::ir::Program;
+///
+/// let program: Program = "program @workgroup_size(1, 1, 1) {
+///   buffer out: output i32[1] @binding(0);
+///   out[0u] = min(bitcast<i32>(gid.x), 3i);
+/// }"
+/// .parse()?;
+/// let plain = emit_wgsl_with(&program, LaunchForm::Folded, Workarounds::NONE)?;
+/// let rewritten = emit_wgsl_with(
+///     &program,
+///     LaunchForm::Folded,
+///     Workarounds::NONE.with(Workaround::IntMinMax),
+/// )?;
+/// assert!(plain.contains("min(") && !rewritten.contains("min("));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[doc(hidden)]
+pub fn emit_wgsl_with(
+    program: &Program,
+    form: LaunchForm,
+    workarounds: Workarounds,
+) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     if form == LaunchForm::Packed && lower::packed_stores(&evidence).is_none() {
         return Err(BackendError::unsupported(
@@ -167,7 +207,7 @@ pub fn emit_wgsl_as(program: &Program, form: LaunchForm) -> Result<String, Backe
             LaunchForm::Direct | LaunchForm::Vectorised | LaunchForm::VectorisedFolded
         ) && lower::row_buffers(&evidence).is_some(),
     };
-    let lowered = lower::lower(&evidence, &options)?;
+    let lowered = lower::lower(&evidence, &options, workarounds)?;
     lower::to_wgsl(&lowered)
 }
 
@@ -227,7 +267,7 @@ pub fn emit_launch(
     };
     let facts = backend::form::FormFacts::of(&evidence);
     let form = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
-    let lowered = lower::lower(&evidence, &form.options)?;
+    let lowered = lower::lower(&evidence, &form.options, Workarounds::NONE)?;
     let dispatches = form
         .dispatches
         .iter()

@@ -263,7 +263,7 @@ pub(crate) fn compile(
     counters: &Counters,
 ) -> Result<Compiled, BackendError> {
     let program = evidence.program();
-    let lowered = lower::lower(evidence, &options)?;
+    let lowered = lower::lower(evidence, &options, state.workarounds)?;
     check_limits(program, &lowered, &state.limits)?;
     let has_tail = lowered
         .module

@@ -62,6 +62,10 @@ pub struct Capabilities {
     pub int64: bool,
     /// True when the device has atomics on 64-bit integers.
     pub int64_atomics: bool,
+    /// The driver workarounds the backend applies on this device, by name (empty when none): rewrites
+    /// that avoid known bugs of its driver's compiler without changing any result (the wgpu
+    /// backend's `vyre_driver_wgpu::workarounds`).
+    pub workarounds: Vec<String>,
 }
 
 impl Capabilities {
@@ -91,6 +95,7 @@ impl Capabilities {
             f16: false,
             int64: false,
             int64_atomics: false,
+            workarounds: Vec::new(),
         }
     }
 

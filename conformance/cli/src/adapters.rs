@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use vyre::wgpu::{ADAPTER_ENV, AdapterEntry, AdapterOptions, list_adapters};
+use vyre::wgpu::{ADAPTER_ENV, AdapterEntry, AdapterOptions, WORKAROUNDS_ENV, list_adapters};
 use vyre::{BACKEND_ENV_VAR, Choice, select};
 
 /// Options of `list-adapters`.
@@ -41,7 +41,7 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     for entry in entries {
         let info = &entry.info;
         say!(
-            "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}",
+            "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}\n    driver workarounds: {}",
             if entry.chosen { "*" } else { "-" },
             info.name,
             info.backend,
@@ -50,10 +50,13 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
             info.driver_info,
             entry.reason,
             entry.features,
-            subgroup_sizes(entry)
+            subgroup_sizes(entry),
+            workarounds(entry)
         );
     }
-    for (name, value) in [ADAPTER_ENV, BACKEND_ENV_VAR].map(|n| (n, std::env::var(n).ok())) {
+    for (name, value) in
+        [ADAPTER_ENV, BACKEND_ENV_VAR, WORKAROUNDS_ENV].map(|n| (n, std::env::var(n).ok()))
+    {
         if let Some(value) = value {
             say!("{name}={value} is set");
         }
@@ -61,6 +64,15 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     match auto {
         Ok((_, reason)) => say!("Choice::Auto {reason}"),
         Err(e) => say!("Choice::Auto fails here: {e}"),
+    }
+}
+
+/// The driver workarounds a device on the adapter would lower its modules with, and why.
+fn workarounds(entry: &AdapterEntry) -> String {
+    match &entry.workarounds {
+        Ok(set) if set.is_empty() => "none".to_string(),
+        Ok(set) => set.iter().map(|w| w.name()).collect::<Vec<_>>().join(", "),
+        Err(e) => format!("cannot be chosen: {e}"),
     }
 }
 
@@ -91,6 +103,10 @@ fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> se
                 "reason": e.reason,
                 "features": e.features.names().collect::<Vec<_>>(),
                 "subgroup_sizes": [e.info.subgroup_min_size, e.info.subgroup_max_size],
+                "workarounds": match &e.workarounds {
+                    Ok(set) => serde_json::json!(set.names()),
+                    Err(error) => serde_json::json!({ "error": error }),
+                },
             })
         })
         .collect();
@@ -102,6 +118,7 @@ fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> se
         "adapters": adapters,
         ADAPTER_ENV: std::env::var(ADAPTER_ENV).ok(),
         BACKEND_ENV_VAR: std::env::var(BACKEND_ENV_VAR).ok(),
+        WORKAROUNDS_ENV: std::env::var(WORKAROUNDS_ENV).ok(),
         "auto": auto,
     })
 }

@@ -119,10 +119,11 @@ fn print_reports(reports: &[ConformanceReport], unchecked: &[String], failures: 
     }
     for report in reports {
         say!(
-            "{}: {} on {}, {}/{} cases passed ({} not supported on this device) in {} dispatches, {} ms",
+            "{}: {} on {}{}, {}/{} cases passed ({} not supported on this device) in {} dispatches, {} ms",
             report.backend,
             if report.all_passed() { "PASS" } else { "FAIL" },
             report.device,
+            workarounds(report),
             report.passed(),
             report.total(),
             report.unsupported(),
@@ -134,6 +135,15 @@ fn print_reports(reports: &[ConformanceReport], unchecked: &[String], failures: 
         for case in report.failures().take(failures) {
             say!("\n{}", render_failure(&report.backend, case));
         }
+    }
+}
+
+/// ` with driver workarounds a, b`, or nothing when the backend applied none.
+fn workarounds(report: &ConformanceReport) -> String {
+    if report.workarounds.is_empty() {
+        String::new()
+    } else {
+        format!(" with driver workarounds {}", report.workarounds.join(", "))
     }
 }
 

@@ -40,7 +40,9 @@ Exit codes:
 Environment:
   VYRE_BACKEND=NAME        check only this backend when --backend is absent
   VYRE_WGPU_ADAPTER=TEXT   use the wgpu adapter whose name contains TEXT (see list-adapters)
-  VYRE_REQUIRE_GPU=1       a missing wgpu adapter fails the run instead of being NOT CHECKED";
+  VYRE_REQUIRE_GPU=1       a missing wgpu adapter fails the run instead of being NOT CHECKED
+  VYRE_WORKAROUNDS=SET     the wgpu driver workarounds to apply: all, none, or names separated
+                           by commas (list-adapters shows those in force)";
 
 /// Runs the vyre conformance catalogue on every backend available here: the reference backend
 /// always, wgpu when an adapter exists (a missing one is listed as NOT CHECKED under the table).

@@ -119,6 +119,7 @@ pub fn check_with_reference(
     ConformanceReport {
         backend: backend.id().to_string(),
         device: caps.device_name,
+        workarounds: caps.workarounds,
         dispatches: dispatched.into_inner(),
         elapsed_ms: start.elapsed().as_millis(),
         cases: per_batch.into_iter().flatten().collect(),

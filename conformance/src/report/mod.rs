@@ -102,6 +102,10 @@ pub struct ConformanceReport {
     pub backend: String,
     /// The backend's device name (`Capabilities::device_name`).
     pub device: String,
+    /// The driver workarounds the backend applied on that device (`Capabilities::workarounds`):
+    /// the report holds for the device *with* these rewrites.
+    #[serde(default)]
+    pub workarounds: Vec<String>,
     /// How many programs were dispatched on the backend under test.
     pub dispatches: usize,
     /// Wall-clock time of the whole check, in milliseconds.

@@ -51,11 +51,11 @@ impl WgpuBackend {
         let fresh = {
             let _turn = Turn::take();
             // A device existed and is gone: failing to replace it is still a loss, not `NoDevice`.
-            let cache_dir = &shared.options.pipeline_cache;
-            device::open(old.adapter.clone(), old.generation + 1, cache_dir)
+            let options = &shared.options;
+            device::open(old.adapter.clone(), old.generation + 1, options)
                 .or_else(|_| {
-                    let adapter = device::pick_adapter(&shared.instance, &shared.options)?;
-                    device::open(adapter, old.generation + 1, cache_dir)
+                    let adapter = device::pick_adapter(&shared.instance, options)?;
+                    device::open(adapter, old.generation + 1, options)
                 })
                 .map_err(|e| old.lost_error(&format!("no replacement device: {e}")))?
         };

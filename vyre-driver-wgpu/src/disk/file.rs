@@ -5,8 +5,9 @@
 //! 0       8     magic, b"VYREPLC\0"
 //! 8       4     header layout version (u32 LE, `LAYOUT`)
 //! 12      4     lowering version (u32 LE, `lower::LOWERING_VERSION`)
-//! 16      ...   six strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
-//!               the adapter key (`wgpu::util::pipeline_cache_key`), the driver, the driver info
+//! 16      ...   seven strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
+//!               the adapter key (`wgpu::util::pipeline_cache_key`), the driver, the driver info, and
+//!               the driver workarounds in force (`Workarounds`' text, e.g. `none`)
 //! h       8     blob length (u64 LE)
 //! h+8     8     XXH3-64 of the blob (u64 LE)
 //! h+16    n     the blob
@@ -21,7 +22,7 @@ use xxhash_rust::xxh3::xxh3_64;
 const MAGIC: &[u8; 8] = b"VYREPLC\0";
 
 /// The version of this layout; bumped when a field is added, removed or reordered.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 /// The wgpu this crate is built against (`tests/disk_cache.rs` checks it against `Cargo.lock`).
 pub(crate) const WGPU_VERSION: &str = "30.0.2";
@@ -39,11 +40,19 @@ pub(crate) struct CacheKey {
     pub(crate) adapter: String,
     pub(crate) driver: String,
     pub(crate) driver_info: String,
+    /// The driver workarounds the modules were lowered with: a pipeline of another set is another
+    /// module.
+    pub(crate) workarounds: String,
 }
 
 impl CacheKey {
     /// The key of this build of vyre on the adapter `info`, whose `pipeline_cache_key` is `adapter`.
-    pub(crate) fn new(adapter: String, info: &wgpu::AdapterInfo, lowering: u32) -> Self {
+    pub(crate) fn new(
+        adapter: String,
+        info: &wgpu::AdapterInfo,
+        lowering: u32,
+        workarounds: crate::workarounds::Workarounds,
+    ) -> Self {
         Self {
             lowering,
             vyre: env!("CARGO_PKG_VERSION").to_string(),
@@ -52,6 +61,7 @@ impl CacheKey {
             adapter,
             driver: info.driver.clone(),
             driver_info: info.driver_info.clone(),
+            workarounds: workarounds.to_string(),
         }
     }
 
@@ -68,6 +78,7 @@ impl CacheKey {
             &self.adapter,
             &self.driver,
             &self.driver_info,
+            &self.workarounds,
         ] {
             // A field longer than u16 (no real driver string is) is cut: the key stays deterministic.
             let bytes = &field.as_bytes()[..field.len().min(usize::from(u16::MAX))];
@@ -100,9 +111,9 @@ pub(crate) fn decode<'f>(key: &CacheKey, file: &'f [u8]) -> Result<&'f [u8], Str
     let prefix = key.prefix();
     let Some(rest) = file.strip_prefix(prefix.as_slice()) else {
         return Err(if file.len() < prefix.len() {
-            "the header is truncated or was written for another adapter, driver or version of vyre, wgpu, naga or the lowering"
+            "the header is truncated or was written for another adapter, driver, set of driver workarounds or version of vyre, wgpu, naga or the lowering"
         } else {
-            "the header was written for another adapter, driver or version of vyre, wgpu, naga or the lowering"
+            "the header was written for another adapter, driver, set of driver workarounds or version of vyre, wgpu, naga or the lowering"
         }
         .to_string());
     };
@@ -141,6 +152,7 @@ mod tests {
             adapter: "wgpu_pipeline_cache_vulkan_65541_0".into(),
             driver: "llvmpipe".into(),
             driver_info: "Mesa 22.3.6".into(),
+            workarounds: "none".into(),
         }
     }
 
@@ -206,6 +218,10 @@ mod tests {
             },
             CacheKey {
                 driver_info: "Mesa 23.0".into(),
+                ..key()
+            },
+            CacheKey {
+                workarounds: "int_min_max".into(),
                 ..key()
             },
         ];

@@ -3,7 +3,8 @@
 //! again.
 //!
 //! Only Vulkan adapters with `Features::PIPELINE_CACHE` have one. The file (`file.rs`) is vyre's header
-//! (a magic, the key: vyre, wgpu, naga and lowering versions, adapter and driver; the blob's length and
+//! (a magic, the key: vyre, wgpu, naga and lowering versions, adapter and driver, the driver
+//! workarounds in force; the blob's length and
 //! XXH3-64 checksum) followed by the blob `get_data()` returned. A file is trusted, and its blob handed
 //! to the driver, only when its header matches this build and adapter exactly and its checksum
 //! verifies; any other file, an unreadable one, or an unwritable directory is ignored with a logged
@@ -29,6 +30,7 @@ pub use dir::{CACHE_DIR_ENV, PipelineCacheDir};
 use file::CacheKey;
 
 use crate::lower::LOWERING_VERSION;
+use crate::workarounds::Workarounds;
 
 /// The least time between two saves triggered by compiles (saves on drop are not limited).
 pub(crate) const SAVE_INTERVAL: Duration = Duration::from_secs(2);
@@ -163,6 +165,7 @@ impl DiskCache {
         device: &wgpu::Device,
         info: &wgpu::AdapterInfo,
         choice: &PipelineCacheDir,
+        workarounds: Workarounds,
     ) -> Self {
         let dir = match dir::resolve(choice, |name| std::env::var_os(name)) {
             Ok(dir) => dir,
@@ -183,7 +186,7 @@ impl DiskCache {
             )));
         };
         let path = dir.join(format!("{name}.vyre-cache"));
-        let key = CacheKey::new(name, info, LOWERING_VERSION);
+        let key = CacheKey::new(name, info, LOWERING_VERSION, workarounds);
         let ignored = |why: String| {
             log::warn!(
                 "vyre: ignoring the pipeline cache file {}: {why}; pipelines compile from scratch and the file will be rewritten",

@@ -37,6 +37,8 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) row_loads: super::rows::RowLoads,
     /// The subgroup builtins, present when the program uses subgroup operations.
     pub(crate) subgroup: Option<super::subgroup::SubgroupIds>,
+    /// The driver workarounds in force (see `workaround`).
+    pub(crate) workarounds: crate::workarounds::Workarounds,
 }
 
 /// A lowered value and its IR type.
@@ -127,7 +129,7 @@ impl Lowerer<'_, '_> {
             Expr::Binary { op, lhs, rhs } => {
                 let l = self.expr(block, lhs)?;
                 let r = self.expr(block, rhs)?;
-                self.binary(block, *op, l, r)
+                self.binary(block, *op, l, r)?
             }
             Expr::Unary { op, arg } => {
                 let a = self.expr(block, arg)?;
@@ -145,7 +147,7 @@ impl Lowerer<'_, '_> {
             }
             Expr::Cast { to, arg } => {
                 let a = self.expr(block, arg)?;
-                self.cast(block, a, *to)
+                self.cast(block, a, *to)?
             }
             Expr::Bitcast { to, arg } => {
                 let (a, from) = self.expr(block, arg)?;
@@ -259,11 +261,11 @@ impl Lowerer<'_, '_> {
         op: BinOp,
         (l, ty): Value,
         (r, _): Value,
-    ) -> Handle<Expression> {
+    ) -> Result<Handle<Expression>, BackendError> {
         let simple = |fb: &mut FunctionBuilder, block: &mut Block, naga_op: B| {
             fb.binary(block, naga_op, l, r)
         };
-        match op {
+        Ok(match op {
             BinOp::Add => simple(&mut self.fb, block, B::Add),
             BinOp::Sub => simple(&mut self.fb, block, B::Subtract),
             BinOp::Mul => simple(&mut self.fb, block, B::Multiply),
@@ -300,9 +302,8 @@ impl Lowerer<'_, '_> {
                 };
                 self.fb.binary(block, naga_op, l, amount)
             }
-            BinOp::Min => self.fb.math(block, M::Min, &[l, r]),
-            BinOp::Max => self.fb.math(block, M::Max, &[l, r]),
-        }
+            BinOp::Min | BinOp::Max => return self.min_max(block, op, l, r, ty),
+        })
     }
 
     /// Integer division and remainder with the divisor replaced by 1 where WGSL's rules would be
@@ -444,11 +445,28 @@ impl Lowerer<'_, '_> {
     }
 
     /// Value conversion (SEMANTICS.md section 6).
-    fn cast(&mut self, block: &mut Block, (a, from): Value, to: DataType) -> Handle<Expression> {
+    fn cast(
+        &mut self,
+        block: &mut Block,
+        (a, from): Value,
+        to: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
         if from == to {
-            return a;
+            return Ok(a);
         }
-        match (from, to) {
+        if super::workaround::is_widening(from, to)
+            && let Some(wide) = self.opaque_widening(block, a, from, to)?
+        {
+            return Ok(wide);
+        }
+        if to == DataType::F16
+            && from != DataType::Bool
+            && let Some(rounded) = self.f16_rounded(block, a, from)
+        {
+            // Exactly an f16 value already: the conversion cannot round it (or fail to).
+            return Ok(self.convert(block, rounded, to));
+        }
+        Ok(match (from, to) {
             (DataType::Bool, _) => {
                 let one = self.one(block, to);
                 let zero = self.zero(block, to);
@@ -530,11 +548,11 @@ impl Lowerer<'_, '_> {
             }
             // Integer to float, float to float, and integers of one width.
             _ => self.convert(block, a, to),
-        }
+        })
     }
 
     /// `a`, of kind `from`, reinterpreted as the integer kind `kind` of its width.
-    fn reinterpret(
+    pub(crate) fn reinterpret(
         &mut self,
         block: &mut Block,
         a: Handle<Expression>,
@@ -554,7 +572,7 @@ impl Lowerer<'_, '_> {
         )
     }
 
-    fn convert(
+    pub(crate) fn convert(
         &mut self,
         block: &mut Block,
         a: Handle<Expression>,

@@ -30,12 +30,15 @@ mod prologue;
 mod rows;
 mod subgroup;
 mod vector;
+mod workaround;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Features;
 use vyre_foundation::validate::Validated;
+
+use crate::workarounds::Workarounds;
 
 pub(crate) use coverage::{covers, fully_written_outputs};
 pub(crate) use elementwise::elementwise;
@@ -51,7 +54,7 @@ pub(crate) use vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 6;
+pub(crate) const LOWERING_VERSION: u32 = 7;
 
 /// How to lower a program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -118,6 +121,7 @@ pub(crate) const TAIL_ENTRY: &str = "vyre_tail";
 pub(crate) fn lower(
     evidence: &Validated<'_>,
     options: &LowerOptions,
+    workarounds: Workarounds,
 ) -> Result<Lowered, BackendError> {
     let program = evidence.program();
     if options.split && (options.direct || options.coalesced) {
@@ -191,6 +195,8 @@ pub(crate) fn lower(
         items,
         types,
         rows: row_buffers,
+        workarounds,
+        opaque_zero: workaround::needs_opaque_zero(evidence, workarounds),
     };
     for &(name, part) in parts {
         let entry = entry_point(
@@ -241,6 +247,9 @@ struct Globals {
     items: Option<naga::Handle<naga::GlobalVariable>>,
     types: globals::Types,
     rows: Vec<bool>,
+    /// The driver workarounds in force, and whether they need the opaque zero.
+    workarounds: Workarounds,
+    opaque_zero: bool,
 }
 
 /// The entry point `name`, running `part` of the program.
@@ -294,6 +303,7 @@ fn entry_point(
         options,
         params: shared.params,
         items: shared.items,
+        opaque_zero: shared.opaque_zero,
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
     let subgroup_size =
@@ -325,6 +335,7 @@ fn entry_point(
         lanes: None,
         row_loads: rows::RowLoads::new(shared.rows.clone()),
         subgroup: None,
+        workarounds: shared.workarounds,
     };
     if let Some(size) = subgroup_size {
         lowerer.subgroup = Some(lowerer.subgroup_ids_from(&mut body, size));

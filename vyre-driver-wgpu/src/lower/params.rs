@@ -4,7 +4,9 @@
 //! `params` is a read-only `array<u32>`: the virtual grid at `[0..3]`, the item count at `[3]`, the
 //! invocations each packed item runs at `[4]`, and each program buffer's element count at `[8 + j]`.
 //! A piece of a split launch has its first workgroup along x at `[5]` and the whole grid's x at `[6]`
-//! (its own grid at `[0..3]` is the piece's). Word 7 is reserved and zero, as are 5 and 6 elsewhere.
+//! (its own grid at `[0..3]` is the piece's). Word 7 is always zero: the *opaque zero* that driver
+//! workarounds read where a compiler must not know a value (see `workaround`). Words 5 and 6 are
+//! zero outside split launches.
 
 use vyre_driver::{BackendError, DispatchPlan};
 
@@ -18,6 +20,8 @@ pub(crate) const PARAM_ACTIVE: u32 = 4;
 pub(crate) const PARAM_SPLIT_BASE: u32 = 5;
 /// Split launches: the whole grid's x (what `num_workgroups.x` is in every piece).
 pub(crate) const PARAM_WHOLE_GRID_X: u32 = 6;
+/// Always zero, and unknown to any compiler: the opaque zero of the driver workarounds.
+pub(crate) const PARAM_ZERO: u32 = 7;
 /// Program buffer `j`'s element count is at `PARAM_LENGTHS + j`.
 pub(crate) const PARAM_LENGTHS: u32 = 8;
 
@@ -113,7 +117,7 @@ fn too_large(what: &str) -> BackendError {
 mod tests {
     use vyre_driver::BackendError;
 
-    use super::{PARAM_ACTIVE, PARAM_ITEMS, PARAM_LENGTHS, Params, params_words};
+    use super::{PARAM_ACTIVE, PARAM_ITEMS, PARAM_LENGTHS, PARAM_ZERO, Params, params_words};
 
     fn params(lengths: &[u64], items: usize) -> Params<'_> {
         Params {
@@ -130,6 +134,7 @@ mod tests {
         assert_eq!(&words[..3], &[2, 3, 4]);
         assert_eq!(words[PARAM_ITEMS as usize], 6);
         assert_eq!(words[PARAM_ACTIVE as usize], 5);
+        assert_eq!(words[PARAM_ZERO as usize], 0, "the opaque zero");
         assert_eq!(&words[PARAM_LENGTHS as usize..], &[7, 9]);
     }
 

@@ -38,11 +38,17 @@ pub enum Miscompile {
     /// A packed module takes `gid.x` to be below the *shortest* stored buffer's count rather than
     /// the longest, and drops the guards that wrongly proves.
     PackedBoundFromShortestStore,
+    /// The `IntMinMax` workaround compares signed operands as unsigned ones.
+    WorkaroundMinMaxUnsigned,
+    /// The `OpaqueWidening` workaround shifts back logically, so a signed source is zero-extended.
+    WorkaroundWideningLogical,
+    /// The `F16Rounding` workaround rounds ties away from zero instead of to even.
+    WorkaroundF16TiesAway,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 8] = [
+    pub const ALL: [Miscompile; 11] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -51,7 +57,22 @@ impl Miscompile {
         Miscompile::AssignedLetAsValue,
         Miscompile::TailLaunchShort,
         Miscompile::PackedBoundFromShortestStore,
+        Miscompile::WorkaroundMinMaxUnsigned,
+        Miscompile::WorkaroundWideningLogical,
+        Miscompile::WorkaroundF16TiesAway,
     ];
+
+    /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
+    /// workaround is in force.
+    #[must_use]
+    pub const fn in_workaround(self) -> bool {
+        matches!(
+            self,
+            Miscompile::WorkaroundMinMaxUnsigned
+                | Miscompile::WorkaroundWideningLogical
+                | Miscompile::WorkaroundF16TiesAway
+        )
+    }
 
     #[cfg(feature = "planted-miscompiles")]
     fn code(self) -> u8 {
@@ -65,6 +86,9 @@ impl Miscompile {
             Miscompile::AssignedLetAsValue => 6,
             Miscompile::TailLaunchShort => 7,
             Miscompile::PackedBoundFromShortestStore => 8,
+            Miscompile::WorkaroundMinMaxUnsigned => 9,
+            Miscompile::WorkaroundWideningLogical => 10,
+            Miscompile::WorkaroundF16TiesAway => 11,
         }
     }
 }

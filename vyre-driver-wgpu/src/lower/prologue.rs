@@ -10,7 +10,7 @@ use super::LowerOptions;
 use super::func::FunctionBuilder;
 use super::params::{
     ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS, PARAM_SPLIT_BASE,
-    PARAM_WHOLE_GRID_X,
+    PARAM_WHOLE_GRID_X, PARAM_ZERO,
 };
 use vyre_foundation::ir::{BufferAccess, Program};
 
@@ -31,6 +31,9 @@ pub(crate) struct Prologue {
     /// Vectorised modules: the invocation's row `c` (it runs virtual invocations `4c .. 4c + 3`
     /// along x, whose builtins `vector` derives lane by lane).
     pub(crate) row: Option<Handle<Expression>>,
+    /// `params[7]`, a zero no compiler can know, loaded once here when a driver workaround needs
+    /// it (see `workaround`).
+    pub(crate) opaque_zero: Option<Handle<Expression>>,
 }
 
 pub(crate) struct PrologueInputs<'a> {
@@ -38,6 +41,8 @@ pub(crate) struct PrologueInputs<'a> {
     pub(crate) options: &'a LowerOptions,
     pub(crate) params: Handle<naga::GlobalVariable>,
     pub(crate) items: Option<Handle<naga::GlobalVariable>>,
+    /// Load the opaque zero (a workaround in force needs it).
+    pub(crate) opaque_zero: bool,
 }
 
 fn lanes(
@@ -193,6 +198,9 @@ pub(crate) fn emit(
         }
     }
     fb.flush(block);
+    let opaque_zero = inputs
+        .opaque_zero
+        .then(|| param(fb, block, params, PARAM_ZERO));
     Prologue {
         builtins: [gid, lid, wid, nwg],
         lengths,
@@ -200,6 +208,7 @@ pub(crate) fn emit(
         fixed: fixed_lengths,
         rebase,
         row,
+        opaque_zero,
     }
 }
 

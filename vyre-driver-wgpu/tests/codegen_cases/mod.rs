@@ -63,7 +63,7 @@ pub fn resident_disagreement(
             let input = decl.access.takes_input().then(|| inputs.next()).flatten();
             let bytes = match (decl.count, input) {
                 (0, Some(input)) => input.len() as u64,
-                (count, _) => u64::from(count) * 4,
+                (count, _) => u64::from(count) * decl.element.size_bytes() as u64,
             };
             let buffer = backend.create_buffer(bytes).map_err(|e| e.to_string())?;
             if let Some(input) = input {
@@ -581,7 +581,73 @@ pub fn cases() -> Vec<Case> {
     all.extend(vector_cases());
     all.extend(row_cases());
     all.extend(variable_cases());
+    all.extend(workaround_cases());
     all
+}
+
+/// The shapes the driver workarounds rewrite (`vyre_driver_wgpu::workarounds`), at the values that
+/// tell a wrong rewrite from a right one: integer `min`/`max` of mixed signs and widths, widenings
+/// of negative values followed by shifts, and conversions to `f16` at rounding ties (both ways),
+/// in the subnormal range and near the largest finite value.
+fn workaround_cases() -> Vec<Case> {
+    let signed: Vec<i32> = vec![i32::MIN, -7, -1, 0, 1, 7, i32::MAX, -2];
+    let i32_bytes: Vec<u8> = signed.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let halves: Vec<f32> = vec![
+        1.0 + f32::powi(2.0, -11),
+        1.0 + 3.0 * f32::powi(2.0, -11),
+        -(1.0 + 3.0 * f32::powi(2.0, -11)),
+        3.0 * f32::powi(2.0, -25),
+        f32::powi(2.0, -25),
+        65519.0,
+        2049.0,
+        1.0 / 3.0,
+    ];
+    let f32_bytes: Vec<u8> = halves.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let text = |body: &str, input: &str, output: &str| -> Program {
+        format!(
+            "program @workgroup_size(8, 1, 1) {{\n  buffer a: read {input}[8] @binding(0);\n  buffer out: output {output}[8] @binding(1);\n  {body}\n}}"
+        )
+        .parse()
+        .unwrap_or_else(|e| panic!("workaround case does not parse: {e}"))
+    };
+    vec![
+        case(
+            "workaround_min_max_i32_mixed_signs",
+            text(
+                "out[gid.x] = (min(a[gid.x], -(a[(7u - gid.x)])) ^ max(a[gid.x], 3i));",
+                "i32",
+                "i32",
+            ),
+            vec![i32_bytes.clone()],
+            [1, 1, 1],
+        ),
+        case(
+            "workaround_min_max_i64_mixed_signs",
+            text(
+                "out[gid.x] = max(min((i64(a[gid.x]) << 32u), -9223372036836883621i64), i64(a[(7u - gid.x)]));",
+                "i32",
+                "i64",
+            ),
+            vec![i32_bytes.clone()],
+            [1, 1, 1],
+        ),
+        case(
+            "workaround_widening_negative_then_shift",
+            text(
+                "out[gid.x] = ((u64(a[gid.x]) << 31u) ^ bitcast<u64>((i64(a[gid.x]) >> 1u)));",
+                "i32",
+                "u64",
+            ),
+            vec![i32_bytes],
+            [1, 1, 1],
+        ),
+        case(
+            "workaround_f16_rounding_ties",
+            text("out[gid.x] = f32(f16(a[gid.x]));", "f32", "f32"),
+            vec![f32_bytes],
+            [1, 1, 1],
+        ),
+    ]
 }
 
 /// Variables: a `let` never assigned is an SSA value, an assigned one a local whose assignments in

@@ -436,6 +436,14 @@ impl VyreBackend for Sharded {
         caps.f16 = !all.is_empty() && all.iter().all(|c| c.f16);
         caps.int64 = !all.is_empty() && all.iter().all(|c| c.int64);
         caps.int64_atomics = !all.is_empty() && all.iter().all(|c| c.int64_atomics);
+        // Every workaround some member applies, each named once: results hold with these.
+        for c in &all {
+            for w in &c.workarounds {
+                if !caps.workarounds.contains(w) {
+                    caps.workarounds.push(w.clone());
+                }
+            }
+        }
         if caps.subgroups {
             // Any size some member may use.
             caps.subgroup_sizes = [

@@ -1,0 +1,410 @@
+//! The probes of the driver bugs in `vyre_driver_wgpu::workarounds::DRIVER_BUGS`: one test per bug,
+//! each running the bug's minimal program and the variants that tell its parts apart (a literal, a
+//! loop counter, a load, a negation written another way, another width), with the bug's workaround
+//! in force and without it, printing both and the law's value for every variant before anything is
+//! judged. So one run on a device says which variants its driver gets wrong and whether the
+//! workaround mends them (`bash .ci/device-tests run 'vyre-driver-wgpu--driver_probes*'`).
+//!
+//! Every device must pass with the workaround in force; without it, NVIDIA's driver 580.159.04 got
+//! the first variant of each wrong (DRIVER_BUGS.md), lavapipe none. Each test also checks, with no
+//! device, that the workaround's module no longer has the shape the driver miscompiles, so the
+//! test is not vacuous on a driver without the bug.
+
+mod common;
+
+use common::{Probe, probe_workaround};
+use vyre_driver_wgpu::{LaunchForm, Workaround, Workarounds, emit_wgsl_with};
+
+/// A program of one `out` buffer of `ty[n]` and `body`, one invocation per element.
+fn program(ty: &str, n: u32, body: &str) -> String {
+    format!(
+        "program @workgroup_size(1, 1, 1) {{\n  buffer out: output {ty}[{n}] @binding(0);\n  {body}\n}}"
+    )
+}
+
+/// A program with an input buffer `a` of `in_ty[n]` as well.
+fn program_with_input(in_ty: &str, ty: &str, n: u32, body: &str) -> String {
+    format!(
+        "program @workgroup_size(1, 1, 1) {{\n  buffer a: read {in_ty}[{n}] @binding(0);\n  buffer out: output {ty}[{n}] @binding(1);\n  {body}\n}}"
+    )
+}
+
+fn words_i32(values: &[i32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn words_f32(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Runs the probes and fails naming the variants wrong with `workaround` in force; then checks
+/// that every probe's module with the workaround has none of `shape` (the emitted WGSL text).
+fn check(test: &str, workaround: Workaround, probes: &[Probe], shape: &[&str]) {
+    let only = Workarounds::NONE.with(workaround);
+    for probe in probes {
+        let wgsl = emit_wgsl_with(&probe.program, LaunchForm::Folded, only)
+            .unwrap_or_else(|e| panic!("{}: {e}", probe.name));
+        for pattern in shape {
+            assert!(
+                !wgsl.contains(pattern),
+                "{}: with {workaround} the module still has `{pattern}`:\n{wgsl}",
+                probe.name
+            );
+        }
+    }
+    let Some(wrong) = probe_workaround(test, workaround, probes) else {
+        return;
+    };
+    assert!(wrong.is_empty(), "wrong with {workaround}: {wrong:?}");
+}
+
+/// `nvidia-max-negated-loop-counter` (fuzz seed 29210): `max(i2, -i1)` of two one-trip loop counters
+/// inside `max(out[0], ...)`. On the H100 only the first form was wrong.
+#[test]
+fn max_of_a_negated_loop_counter() {
+    let bodies = [
+        (
+            "shrunk: max(out, max(i2, -i1)) in two one-trip loops",
+            "for i1 in 72237995i..(72237995i + 1i) { for i2 in 12541355i..(12541355i + 1i) { out[0u] = max(out[0u], max(i2, -i1)); } }",
+        ),
+        (
+            "no outer max",
+            "for i1 in 72237995i..(72237995i + 1i) { for i2 in 12541355i..(12541355i + 1i) { out[0u] = max(i2, -i1); } }",
+        ),
+        (
+            "one loop, a literal for i2",
+            "for i1 in 72237995i..(72237995i + 1i) { out[0u] = max(12541355i, -i1); }",
+        ),
+        (
+            "0i - i1 for -i1",
+            "for i1 in 72237995i..(72237995i + 1i) { out[0u] = max(12541355i, (0i - i1)); }",
+        ),
+        (
+            "min of the mirrored values",
+            "for i1 in 72237995i..(72237995i + 1i) { out[0u] = min(-12541355i, i1); }",
+        ),
+        (
+            "small numbers",
+            "for i1 in 5i..(5i + 1i) { out[0u] = max(out[0u], max(3i, -i1)); }",
+        ),
+        (
+            "a negated value not from a loop",
+            "let a = -(bitcast<i32>((len(out) + 72237994u))); out[0u] = max(out[0u], max(12541355i, a));",
+        ),
+        (
+            "64-bit counters",
+            "for i1 in 72237995i..(72237995i + 1i) { for i2 in 12541355i..(12541355i + 1i) { out[0u] = i32(max(i64(out[0u]), max(i64(i2), -(i64(i1))))); } }",
+        ),
+    ];
+    let probes: Vec<Probe> = bodies
+        .iter()
+        .map(|(name, body)| Probe::text(name, &program("i32", 1, body)))
+        .collect();
+    check(
+        "max_of_a_negated_loop_counter",
+        Workaround::IntMinMax,
+        &probes,
+        &["min(", "max("],
+    );
+}
+
+/// `nvidia-min-of-negation`: `min(min(v, -v), 0) % 17` of `v = i32(tid)` gave 0 for tid = 1.
+#[test]
+fn min_of_a_value_and_its_negation() {
+    let loaded: Vec<i32> = (0..64).map(|i| i - 3).collect();
+    let probes = vec![
+        Probe::text(
+            "shrunk: min(min(v, -v), 0) % 17 of the invocation id",
+            &program(
+                "f32",
+                64,
+                "let v = i32(gid.x); v = min(min(v, -v), 0i); out[gid.x] = f32((v % 17i));",
+            ),
+        ),
+        Probe::text(
+            "as an i32 result",
+            &program(
+                "i32",
+                64,
+                "let v = i32(gid.x); v = min(min(v, -v), 0i); out[gid.x] = (v % 17i);",
+            ),
+        ),
+        Probe::text(
+            "no outer min",
+            &program(
+                "i32",
+                64,
+                "let v = i32(gid.x); out[gid.x] = (min(v, -v) % 17i);",
+            ),
+        ),
+        Probe::text(
+            "max(max(v, -v), 0)",
+            &program(
+                "i32",
+                64,
+                "let v = i32(gid.x); v = max(max(v, -v), 0i); out[gid.x] = (v % 17i);",
+            ),
+        ),
+        Probe::text(
+            "0 - v for -v",
+            &program(
+                "i32",
+                64,
+                "let v = i32(gid.x); v = min(min(v, (0i - v)), 0i); out[gid.x] = (v % 17i);",
+            ),
+        ),
+        Probe::with_inputs(
+            "v loaded (negative values too)",
+            &program_with_input(
+                "i32",
+                "i32",
+                64,
+                "let v = a[gid.x]; v = min(min(v, -v), 0i); out[gid.x] = (v % 17i);",
+            ),
+            vec![words_i32(&loaded)],
+        ),
+        Probe::text(
+            "64-bit",
+            &program(
+                "i64",
+                64,
+                "let v = i64(i32(gid.x)); v = min(min(v, -v), 0i64); out[gid.x] = (v % 17i64);",
+            ),
+        ),
+        Probe::text(
+            "unsigned",
+            &program(
+                "u32",
+                64,
+                "let v = gid.x; v = min(min(v, (0u - v)), 100u); out[gid.x] = (v % 17u);",
+            ),
+        ),
+    ];
+    check(
+        "min_of_a_value_and_its_negation",
+        Workaround::IntMinMax,
+        &probes,
+        &["min(", "max("],
+    );
+}
+
+/// `nvidia-i64-min-low-word`: `min(-3, i64::MIN + 17892187)` of constants gave -3, as if the low
+/// words (-3 and 17892187) were compared.
+#[test]
+fn min_of_64_bit_constants() {
+    let probes = vec![
+        Probe::text(
+            "shrunk: min(abs(min(5, 3)) * -1, i64::MIN + 17892187)",
+            &program(
+                "i64",
+                1,
+                "let v1 = (abs(min(5i64, 3i64)) * -1i64); out[0u] = min(v1, -9223372036836883621i64);",
+            ),
+        ),
+        Probe::text(
+            "two literals",
+            &program("i64", 1, "out[0u] = min(-3i64, -9223372036836883621i64);"),
+        ),
+        Probe::text(
+            "max of the same",
+            &program("i64", 1, "out[0u] = max(3i64, 9223372036836883621i64);"),
+        ),
+        Probe::text(
+            "low words ordered the other way, unsigned",
+            &program("u64", 1, "out[0u] = min(4294967296u64, 4294967295u64);"),
+        ),
+        Probe::text(
+            "unsigned max",
+            &program("u64", 1, "out[0u] = max(4294967295u64, 4294967296u64);"),
+        ),
+        Probe::text(
+            "a loop counter for -3",
+            &program(
+                "i64",
+                1,
+                "for i in 3i..(3i + 1i) { out[0u] = min(-(i64(i)), -9223372036836883621i64); }",
+            ),
+        ),
+        Probe::text(
+            "a value from the grid",
+            &program(
+                "i64",
+                1,
+                "let v = (i64(gid.x) - 3i64); out[0u] = min(v, -9223372036836883621i64);",
+            ),
+        ),
+    ];
+    check(
+        "min_of_64_bit_constants",
+        Workaround::IntMinMax,
+        &probes,
+        &["min(", "max("],
+    );
+}
+
+/// `nvidia-sign-extension-past-shift`: `u64(i32(tid)) << 31` gave `0xffffffff80000000` for tid = 1.
+#[test]
+fn widening_then_shift() {
+    let loaded: Vec<i32> = (0..64).map(|i| i * 0x0123_4567 - 7).collect();
+    let probes = vec![
+        Probe::text(
+            "shrunk: u64(i32(tid)) << 959816159 (31)",
+            &program("u64", 64, "out[gid.x] = (u64(i32(gid.x)) << 959816159u);"),
+        ),
+        Probe::text(
+            "i64(i32(tid)) << 31",
+            &program("i64", 64, "out[gid.x] = (i64(i32(gid.x)) << 31u);"),
+        ),
+        Probe::text(
+            "u64 of an unsigned value << 31",
+            &program("u64", 64, "out[gid.x] = (u64((gid.x * 3u)) << 31u);"),
+        ),
+        Probe::text(
+            "i64 of a negative value << 33",
+            &program("i64", 64, "out[gid.x] = (i64(-(i32(gid.x))) << 33u);"),
+        ),
+        Probe::text(
+            "i64 of a negative value >> 1",
+            &program("i64", 64, "out[gid.x] = (i64(-(i32(gid.x))) >> 1u);"),
+        ),
+        Probe::text(
+            "i64(i32) % 1000000007",
+            &program(
+                "i64",
+                64,
+                "out[gid.x] = ((i64(-(i32(gid.x))) << 20u) % 1000000007i64);",
+            ),
+        ),
+        Probe::with_inputs(
+            "a loaded value widened and shifted by 31",
+            &program_with_input("i32", "u64", 64, "out[gid.x] = (u64(a[gid.x]) << 31u);"),
+            vec![words_i32(&loaded)],
+        ),
+    ];
+    // The widening's literal `32u` shifts are what the driver could see through.
+    check(
+        "widening_then_shift",
+        Workaround::OpaqueWidening,
+        &probes,
+        &["<< 32u", ">> 32u"],
+    );
+}
+
+/// `nvidia-f16-round-trip`: `f32(f16(1/3))` came back unrounded. The values sit at f16 rounding
+/// boundaries: ties to even both ways, just off a tie, the subnormal range, the largest finite.
+#[test]
+fn f16_round_trip() {
+    let third = f32::from_bits(0x3eaa_aaab);
+    let xs = [
+        third,
+        1.0 + f32::powi(2.0, -11),       // a tie: rounds down to even 1.0
+        1.0 + 3.0 * f32::powi(2.0, -11), // a tie: rounds up to even
+        1.0 + f32::powi(2.0, -11) + f32::powi(2.0, -23), // just past a tie: up
+        3.0 * f32::powi(2.0, -25),       // a subnormal tie: rounds to 2^-23
+        f32::powi(2.0, -25),             // half the least subnormal: 0
+        f32::powi(2.0, -25) + f32::powi(2.0, -40), // just past it: 2^-24
+        65519.0,                         // rounds to 65504
+        -third,
+        2049.0,
+    ];
+    let n = xs.len() as u32;
+    let inputs = vec![words_f32(&xs)];
+    let f16_program = |body: &str| {
+        format!(
+            "program @workgroup_size(1, 1, 1) {{\n  buffer a: read f32[{n}] @binding(0);\n  buffer out: output f32[{n}] @binding(1);\n  buffer h: read_write f16[{n}] @binding(2);\n  {body}\n}}"
+        )
+    };
+    let probes = vec![
+        Probe::text(
+            "shrunk: f32(f16(1/3)) of a literal",
+            &program("f32", 1, "out[0u] = f32(f16(f32_bits(0x3eaaaaab)));"),
+        ),
+        Probe::with_inputs(
+            "f32(f16(x)) of loads at rounding boundaries",
+            &program_with_input("f32", "f32", n, "out[gid.x] = f32(f16(a[gid.x]));"),
+            inputs.clone(),
+        ),
+        Probe::with_inputs(
+            "through a variable",
+            &program_with_input(
+                "f32",
+                "f32",
+                n,
+                "let v = f16(a[gid.x]); out[gid.x] = f32(v);",
+            ),
+            inputs.clone(),
+        ),
+        Probe::with_inputs(
+            "twice round",
+            &program_with_input(
+                "f32",
+                "f32",
+                n,
+                "out[gid.x] = f32(f16(f32(f16(a[gid.x]))));",
+            ),
+            inputs.clone(),
+        ),
+        Probe::with_inputs(
+            "stored to an f16 buffer and read back",
+            &f16_program("h[gid.x] = f16(a[gid.x]); out[gid.x] = f32(h[gid.x]);"),
+            {
+                let mut inputs = inputs.clone();
+                inputs.push(vec![0; 2 * n as usize]);
+                inputs
+            },
+        ),
+        Probe::text(
+            "an integer: f32(f16(2049u))",
+            &program("f32", 1, "out[0u] = f32(f16(2049u));"),
+        ),
+        Probe::text(
+            "an invocation id: f32(f16(2049 + tid))",
+            &program("f32", 8, "out[gid.x] = f32(f16((2049u + gid.x)));"),
+        ),
+    ];
+    // The rewrite rounds with integer arithmetic and scales with `ldexp`; without it the module
+    // converts directly and has no `ldexp`.
+    for probe in &probes {
+        let wgsl = emit_wgsl_with(
+            &probe.program,
+            LaunchForm::Folded,
+            Workarounds::NONE.with(Workaround::F16Rounding),
+        )
+        .expect("lowers");
+        assert!(
+            wgsl.contains("ldexp("),
+            "{}: no rounding:\n{wgsl}",
+            probe.name
+        );
+    }
+    check("f16_round_trip", Workaround::F16Rounding, &probes, &[]);
+}
+
+/// Random programs of the fuzzer agree with the reference with every workaround forced on: the
+/// rewrites stay exact inside arbitrary surrounding code (loops, branches, the other launch
+/// forms' prologues), not only in the probes' shapes.
+#[test]
+fn random_programs_agree_with_every_workaround_forced_on() {
+    use vyre_conformance::fuzz::{self, FuzzOptions};
+    let options = vyre_driver_wgpu::AdapterOptions::new()
+        .with_pipeline_cache(vyre_driver_wgpu::PipelineCacheDir::Off)
+        .with_workarounds(Workarounds::ALL);
+    let Some(wgpu) = vyre_driver_wgpu::testing::backend_with_or_skip(
+        "random_programs_agree_with_every_workaround_forced_on",
+        &options,
+    ) else {
+        return;
+    };
+    let reference = vyre_conformance::report::reference_for(&wgpu);
+    let fuzz_options = FuzzOptions {
+        cases: 1000,
+        seed: 3201,
+        batch: 128,
+        ..FuzzOptions::default()
+    };
+    let summary = fuzz::run(&fuzz_options, &reference, &wgpu, &|_| {});
+    let reports: Vec<String> = summary.mismatches.iter().map(|m| m.report()).collect();
+    assert!(summary.mismatched == 0, "{}", reports.join("\n\n"));
+    assert_eq!(summary.programs, 1000);
+    assert!(summary.compared() > 800, "{summary:?}");
+}
