@@ -173,6 +173,15 @@ pub fn emit_wgsl_with(
     form: LaunchForm,
     workarounds: Workarounds,
 ) -> Result<String, BackendError> {
+    lower::to_wgsl(&lowered_as(program, form, workarounds)?)
+}
+
+/// The module the engine launches for `program` in `form` with `workarounds` (see [`emit_wgsl_as`]).
+fn lowered_as(
+    program: &Program,
+    form: LaunchForm,
+    workarounds: Workarounds,
+) -> Result<lower::Lowered, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     if form == LaunchForm::Packed && lower::packed_stores(&evidence).is_none() {
         return Err(BackendError::unsupported(
@@ -207,8 +216,58 @@ pub fn emit_wgsl_with(
             LaunchForm::Direct | LaunchForm::Vectorised | LaunchForm::VectorisedFolded
         ) && lower::row_buffers(&evidence).is_some(),
     };
-    let lowered = lower::lower(&evidence, &options, workarounds)?;
-    lower::to_wgsl(&lowered)
+    lower::lower(&evidence, &options, workarounds)
+}
+
+/// The SPIR-V words naga writes for `program` in `form` with `workarounds`, with the options wgpu 30
+/// uses on a Vulkan 1.3 device with `robustBufferAccess2` (SPIR-V 1.6, index clamping, unchecked
+/// buffers, bounded loops): near enough to what a driver compiles to report a driver bug with it
+/// (`spirv-dis` disassembles it; DRIVER_BUGS.md). wgpu itself compiles the naga module, not these
+/// words, and its options follow the device.
+///
+/// # Errors
+///
+/// As [`emit_wgsl_as`]; [`BackendError::Compile`] when naga cannot write SPIR-V.
+///
+/// ```
+/// use vyre_driver_wgpu::{LaunchForm, Workarounds, emit_spirv_with};
+/// use vyre_foundation::ir::Program;
+///
+/// let program: Program = "program @workgroup_size(1, 1, 1) {
+///   buffer out: output u32[1] @binding(0);
+///   out[0u] = 7u;
+/// }"
+/// .parse()?;
+/// let words = emit_spirv_with(&program, LaunchForm::Direct, Workarounds::NONE)?;
+/// assert_eq!(words[0], 0x0723_0203); // the SPIR-V magic number
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[doc(hidden)]
+pub fn emit_spirv_with(
+    program: &Program,
+    form: LaunchForm,
+    workarounds: Workarounds,
+) -> Result<Vec<u32>, BackendError> {
+    use naga::back::spv;
+    let lowered = lowered_as(program, form, workarounds)?;
+    let info = lower::validate_module(&lowered.module)?;
+    let options = spv::Options {
+        lang_version: (1, 6),
+        flags: spv::WriterFlags::LABEL_VARYINGS | spv::WriterFlags::FORCE_POINT_SIZE,
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            buffer: naga::proc::BoundsCheckPolicy::Unchecked,
+            image_load: naga::proc::BoundsCheckPolicy::Unchecked,
+            binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
+        },
+        force_loop_bounding: true,
+        ..spv::Options::default()
+    };
+    spv::write_vec(&lowered.module, &info, &options, None).map_err(|e| {
+        BackendError::compile(format!(
+            "naga could not write SPIR-V: {e}. Fix: this is a vyre lowering bug; report it with the program text."
+        ))
+    })
 }
 
 /// What a plain dispatch runs, as [`emit_launch`] writes it.

@@ -327,8 +327,10 @@ pub struct DriverBug {
     /// A short stable name, e.g. `nvidia-max-negated-loop-counter`; DRIVER_BUGS.md has a section
     /// of this name.
     pub id: &'static str,
-    /// What goes wrong, with the minimal program in vyre's text form.
+    /// What goes wrong.
     pub summary: &'static str,
+    /// The minimal program, in vyre's text form (one invocation per element of `out`).
+    pub program: &'static str,
     /// The devices and drivers it was seen on.
     pub seen: &'static str,
     /// Which adapters have it.
@@ -357,7 +359,8 @@ const SEEN_NVIDIA: &str =
 pub const DRIVER_BUGS: &[DriverBug] = &[
     DriverBug {
         id: "nvidia-max-negated-loop-counter",
-        summary: "`for i1 in 72237995i..(72237995i + 1i) { for i2 in 12541355i..(12541355i + 1i) { out[0u] = max(out[0u], max(i2, -i1)); } }` stores 72237995 (i1 itself) where the law gives 12541355 (fuzz seed 29210)",
+        summary: "`max(out[0], max(i2, -i1))` of two one-trip loop counters (i1 = 72237995, i2 = 12541355) stores 72237995 (i1 itself) where the law gives 12541355 (fuzz seed 29210)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output i32[1] @binding(0);\n  for i1 in 72237995i..(72237995i + 1i) {\n    for i2 in 12541355i..(12541355i + 1i) {\n      out[0u] = max(out[0u], max(i2, -i1));\n    }\n  }\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
         workaround: Workaround::IntMinMax,
@@ -365,7 +368,8 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
     },
     DriverBug {
         id: "nvidia-min-of-negation",
-        summary: "`let v = i32(tid); v = min(min(v, -v), 0i); out[tid] = f32(v % 17i);` stores 0.0 for tid = 1 where the law gives -1.0",
+        summary: "`min(min(v, -v), 0i) % 17i` of `v = i32(gid.x)` stores 0.0 for gid.x = 1 where the law gives -1.0",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output f32[2] @binding(0);\n  let v = i32(gid.x);\n  v = min(min(v, -v), 0i);\n  out[gid.x] = f32((v % 17i));\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
         workaround: Workaround::IntMinMax,
@@ -373,7 +377,8 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
     },
     DriverBug {
         id: "nvidia-i64-min-low-word",
-        summary: "`let v1 = abs(min(5i64, 3i64)) * -1i64; out[0] = min(v1, -9223372036836883621i64);` stores -3: the 64-bit min of two constants is ordered by their low words",
+        summary: "`min(-3, -9223372036836883621)` of values the driver can fold stores -3: the 64-bit min is ordered by the low words (-3 and 17892187)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output i64[1] @binding(0);\n  let v1 = (abs(min(5i64, 3i64)) * -1i64);\n  out[0u] = min(v1, -9223372036836883621i64);\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
         workaround: Workaround::IntMinMax,
@@ -381,7 +386,8 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
     },
     DriverBug {
         id: "nvidia-sign-extension-past-shift",
-        summary: "`out[tid] = u64(i32(tid)) << 959816159u;` (a shift by 31) stores 0xffffffff80000000 for tid = 1 where the law gives 0x80000000: the sign extension is applied after a 32-bit shift",
+        summary: "`u64(i32(gid.x)) << 959816159u` (a shift by 31) stores 0xffffffff80000000 for gid.x = 1 where the law gives 0x80000000: the sign extension is applied after a 32-bit shift",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output u64[2] @binding(0);\n  out[gid.x] = (u64(i32(gid.x)) << 959816159u);\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
         workaround: Workaround::OpaqueWidening,
@@ -389,7 +395,8 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
     },
     DriverBug {
         id: "nvidia-f16-round-trip",
-        summary: "`out[0] = f32(f16(x))` with x = f32(1/3) stores 0.33333334 where the law gives 0.33325195: the conversion to f16 is dropped, not rounded",
+        summary: "`f32(f16(x))` with x = f32(1/3) stores 0.33333334 where the law gives 0.33325195: the conversion to f16 is dropped, not rounded",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output f32[1] @binding(0);\n  out[0u] = f32(f16(f32_bits(0x3eaaaaab)));\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
         workaround: Workaround::F16Rounding,
@@ -466,6 +473,14 @@ mod tests {
                 "{}: {file} has no test `{test}`",
                 bug.id
             );
+        }
+        for bug in DRIVER_BUGS {
+            let program: vyre_foundation::ir::Program = bug
+                .program
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: the program does not parse: {e}", bug.id));
+            vyre_foundation::validate(&program)
+                .unwrap_or_else(|e| panic!("{}: the program is invalid: {e}", bug.id));
         }
         let ids: std::collections::HashSet<_> = DRIVER_BUGS.iter().map(|b| b.id).collect();
         assert_eq!(ids.len(), DRIVER_BUGS.len(), "duplicate ids");

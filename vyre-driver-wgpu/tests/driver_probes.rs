@@ -13,6 +13,7 @@
 mod common;
 
 use common::{Probe, probe_workaround};
+use vyre_driver_wgpu::workarounds::DRIVER_BUGS;
 use vyre_driver_wgpu::{LaunchForm, Workaround, Workarounds, emit_wgsl_with};
 
 /// A program of one `out` buffer of `ty[n]` and `body`, one invocation per element.
@@ -37,11 +38,27 @@ fn words_f32(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// Runs the probes and fails naming the variants wrong with `workaround` in force; then checks
-/// that every probe's module with the workaround has none of `shape` (the emitted WGSL text).
-fn check(test: &str, workaround: Workaround, probes: &[Probe], shape: &[&str]) {
+/// Runs the table's minimal program of the bug `id` and the probes, and fails naming the variants
+/// wrong with `workaround` in force; then checks that every probe's module with the workaround has
+/// none of `shape` (the emitted WGSL text).
+fn check(test: &str, id: &str, probes: &[Probe], shape: &[&str]) {
+    let bug = DRIVER_BUGS
+        .iter()
+        .find(|b| b.id == id)
+        .unwrap_or_else(|| panic!("no driver bug `{id}` in the table"));
+    let workaround = bug.workaround;
+    let mut all = vec![Probe::text(
+        &format!("{id}: the table's minimal program"),
+        bug.program,
+    )];
+    all.extend(probes.iter().map(|p| Probe {
+        name: p.name.clone(),
+        program: p.program.clone(),
+        inputs: p.inputs.clone(),
+    }));
+    let probes = all;
     let only = Workarounds::NONE.with(workaround);
-    for probe in probes {
+    for probe in &probes {
         let wgsl = emit_wgsl_with(&probe.program, LaunchForm::Folded, only)
             .unwrap_or_else(|e| panic!("{}: {e}", probe.name));
         for pattern in shape {
@@ -52,7 +69,7 @@ fn check(test: &str, workaround: Workaround, probes: &[Probe], shape: &[&str]) {
             );
         }
     }
-    let Some(wrong) = probe_workaround(test, workaround, probes) else {
+    let Some(wrong) = probe_workaround(test, workaround, &probes) else {
         return;
     };
     assert!(wrong.is_empty(), "wrong with {workaround}: {wrong:?}");
@@ -102,7 +119,7 @@ fn max_of_a_negated_loop_counter() {
         .collect();
     check(
         "max_of_a_negated_loop_counter",
-        Workaround::IntMinMax,
+        "nvidia-max-negated-loop-counter",
         &probes,
         &["min(", "max("],
     );
@@ -182,7 +199,7 @@ fn min_of_a_value_and_its_negation() {
     ];
     check(
         "min_of_a_value_and_its_negation",
-        Workaround::IntMinMax,
+        "nvidia-min-of-negation",
         &probes,
         &["min(", "max("],
     );
@@ -236,7 +253,7 @@ fn min_of_64_bit_constants() {
     ];
     check(
         "min_of_64_bit_constants",
-        Workaround::IntMinMax,
+        "nvidia-i64-min-low-word",
         &probes,
         &["min(", "max("],
     );
@@ -284,7 +301,7 @@ fn widening_then_shift() {
     // The widening's literal `32u` shifts are what the driver could see through.
     check(
         "widening_then_shift",
-        Workaround::OpaqueWidening,
+        "nvidia-sign-extension-past-shift",
         &probes,
         &["<< 32u", ">> 32u"],
     );
@@ -377,7 +394,7 @@ fn f16_round_trip() {
             probe.name
         );
     }
-    check("f16_round_trip", Workaround::F16Rounding, &probes, &[]);
+    check("f16_round_trip", "nvidia-f16-round-trip", &probes, &[]);
 }
 
 /// Random programs of the fuzzer agree with the reference with every workaround forced on: the
@@ -407,4 +424,35 @@ fn random_programs_agree_with_every_workaround_forced_on() {
     assert!(summary.mismatched == 0, "{}", reports.join("\n\n"));
     assert_eq!(summary.programs, 1000);
     assert!(summary.compared() > 800, "{summary:?}");
+}
+
+/// DRIVER_BUGS.md has a section for every entry of the table, holding the entry's minimal program
+/// as the table has it, so the document and the table cannot drift apart.
+#[test]
+fn driver_bugs_md_has_every_entry_with_its_program() {
+    let root = std::env::var_os(vyre_conformance::fuzz::REPO_ENV).map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        std::path::PathBuf::from,
+    );
+    let path = root.join("DRIVER_BUGS.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for bug in DRIVER_BUGS {
+        let heading = format!("\n## {}\n", bug.id);
+        let at = text
+            .find(&heading)
+            .unwrap_or_else(|| panic!("DRIVER_BUGS.md has no section `## {}`", bug.id));
+        let section = &text[at + heading.len()..];
+        let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+        let program: vyre_foundation::ir::Program = bug.program.parse().expect("parses");
+        assert!(
+            section.contains(program.to_string().trim_end()),
+            "the section `{}` of DRIVER_BUGS.md does not show the table's program:\n{program}",
+            bug.id
+        );
+        assert!(
+            section.contains(bug.workaround.name()),
+            "the section `{}` does not name its workaround",
+            bug.id
+        );
+    }
 }

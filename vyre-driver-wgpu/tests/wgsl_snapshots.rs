@@ -12,7 +12,9 @@
 
 use std::path::PathBuf;
 
-use vyre_driver_wgpu::{LaunchForm, emit_wgsl, emit_wgsl_as};
+use vyre_driver_wgpu::{
+    LaunchForm, Workaround, Workarounds, emit_wgsl, emit_wgsl_as, emit_wgsl_with,
+};
 use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Features, Node, Program};
 
 const UPDATE_ENV: &str = "VYRE_UPDATE_SNAPSHOTS";
@@ -23,9 +25,15 @@ const DIFF_LINES: usize = 40;
 /// Emits `program` in `form`, re-validates the text, and compares it with `tests/snapshots/{name}.wgsl`
 /// (or rewrites that file under `VYRE_UPDATE_SNAPSHOTS=1`).
 fn check(name: &str, form: LaunchForm, program: &Program) {
+    check_with(name, form, program, Workarounds::NONE);
+}
+
+/// [`check`] with the driver workarounds `workarounds` applied.
+fn check_with(name: &str, form: LaunchForm, program: &Program, workarounds: Workarounds) {
     let validated =
         vyre_foundation::validate(program).unwrap_or_else(|e| panic!("`{name}` is invalid: {e}"));
-    let wgsl = emit_wgsl_as(program, form).unwrap_or_else(|e| panic!("`{name}` emits: {e}"));
+    let wgsl = emit_wgsl_with(program, form, workarounds)
+        .unwrap_or_else(|e| panic!("`{name}` emits: {e}"));
     // Each snapshot gets exactly the naga capabilities of the optional features its program uses:
     // a module that used one it does not declare would fail here.
     let features = validated.features();
@@ -1138,4 +1146,28 @@ fn row_loads() {
         LaunchForm::Vectorised,
         &sum_of_four(),
     );
+}
+
+/// Each driver workaround's rewrite (`vyre_driver_wgpu::workarounds`), on a program that has its
+/// shape: integer `min`/`max` as an opaque compare and a select, widenings as shifts by an opaque
+/// amount, and a conversion to `f16` rounded in integer arithmetic first.
+#[test]
+fn driver_workarounds() {
+    let text = "program @workgroup_size(64, 1, 1) {
+  buffer a: read i32[256] @binding(0);
+  buffer out: output i64[256] @binding(1);
+  buffer h: output f16[256] @binding(2);
+  let v = a[gid.x];
+  out[gid.x] = (i64(min(v, -v)) << 31u);
+  h[gid.x] = f16((f32(v) * 0.33333334f));
+}";
+    let program: Program = text.parse().expect("parses");
+    for workaround in Workaround::ALL {
+        check_with(
+            &format!("workaround_{}", workaround.name()),
+            LaunchForm::Direct,
+            &program,
+            Workarounds::NONE.with(workaround),
+        );
+    }
 }
