@@ -306,6 +306,23 @@ pub fn emit_launch(
     counts: &[u64],
     max_groups: u32,
 ) -> Result<EmittedLaunch, BackendError> {
+    emit_launch_with(program, grid, counts, max_groups, Workarounds::NONE)
+}
+
+/// [`emit_launch`] with the driver workarounds `workarounds` applied, as a device that has them in
+/// force lowers the program (`vyre-bench`'s workaround costs).
+///
+/// # Errors
+///
+/// As [`emit_launch`].
+#[doc(hidden)]
+pub fn emit_launch_with(
+    program: &Program,
+    grid: [u32; 3],
+    counts: &[u64],
+    max_groups: u32,
+    workarounds: Workarounds,
+) -> Result<EmittedLaunch, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
     if counts.len() != program.buffers.len() {
         return Err(BackendError::invalid_config(format!(
@@ -326,7 +343,7 @@ pub fn emit_launch(
     };
     let facts = backend::form::FormFacts::of(&evidence);
     let form = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
-    let lowered = lower::lower(&evidence, &form.options, Workarounds::NONE)?;
+    let lowered = lower::lower(&evidence, &form.options, workarounds)?;
     let dispatches = form
         .dispatches
         .iter()

@@ -456,3 +456,64 @@ fn driver_bugs_md_has_every_entry_with_its_program() {
         );
     }
 }
+
+/// A workaround costs nothing where its pattern is absent: for generated programs with no integer
+/// `min`/`max`, no 32-to-64-bit widening and no conversion to `f16`, the module with every
+/// workaround is the module with none (no opaque zero is loaded, nothing is rewritten), and a
+/// program with one of them differs. So `vyre-bench --only workarounds` measures a ratio of 1 on
+/// the pattern-free kernels by construction.
+#[test]
+fn workarounds_leave_programs_without_their_patterns_alone() {
+    use vyre_conformance::r#gen::GenConfig;
+    use vyre_foundation::ir::{BinOp, Expr};
+    let config = GenConfig::differential();
+    let (mut same, mut changed) = (0, 0);
+    for index in 0..400 {
+        let Some((_, case)) = vyre_conformance::fuzz::generate(&config, 77, index) else {
+            continue;
+        };
+        let Ok(evidence) = vyre_foundation::validate(&case.program) else {
+            continue;
+        };
+        let mut pattern = false;
+        vyre_foundation::for_each_expr(&case.program, |e| {
+            pattern |= match e {
+                Expr::Binary {
+                    op: BinOp::Min | BinOp::Max,
+                    lhs,
+                    ..
+                } => evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
+                Expr::Cast { to, arg } => evidence.type_of(arg).is_ok_and(|from| {
+                    (from.is_integer() && to.is_integer() && from.bits() < to.bits())
+                        || (*to == vyre_foundation::ir::DataType::F16
+                            && from != vyre_foundation::ir::DataType::F16
+                            && from != vyre_foundation::ir::DataType::Bool)
+                }),
+                _ => false,
+            };
+        });
+        let emit = |set| emit_wgsl_with(&case.program, LaunchForm::Folded, set);
+        let (Ok(none), Ok(all)) = (emit(Workarounds::NONE), emit(Workarounds::ALL)) else {
+            continue;
+        };
+        if pattern {
+            assert_ne!(
+                none, all,
+                "a program with a pattern was not rewritten:\n{}",
+                case.program
+            );
+            changed += 1;
+        } else {
+            assert_eq!(
+                none, all,
+                "a program without a pattern was rewritten:\n{}",
+                case.program
+            );
+            same += 1;
+        }
+    }
+    assert!(
+        same > 50 && changed > 50,
+        "{same} unchanged, {changed} rewritten"
+    );
+}

@@ -31,6 +31,9 @@ pub(crate) struct Gpu {
     pub(crate) timestamp_period_ns: Option<f64>,
     /// True when the device runs subgroup operations (wgpu's `Features::SUBGROUP`).
     pub(crate) subgroups: bool,
+    /// The device has `f16` and 64-bit integers in shaders (for the workaround costs).
+    pub(crate) f16: bool,
+    pub(crate) int64: bool,
     errors: Arc<Mutex<Vec<String>>>,
 }
 
@@ -73,6 +76,15 @@ impl Gpu {
         if subgroups {
             features |= wgpu::Features::SUBGROUP;
         }
+        // f16 and 64-bit integers when offered, for the kernels of the `workarounds` workload.
+        let f16 = adapter.features().contains(wgpu::Features::SHADER_F16);
+        let int64 = adapter.features().contains(wgpu::Features::SHADER_INT64);
+        if f16 {
+            features |= wgpu::Features::SHADER_F16;
+        }
+        if int64 {
+            features |= wgpu::Features::SHADER_INT64;
+        }
         let limits = adapter.limits();
         let device_desc = wgpu::DeviceDescriptor {
             label: Some("vyre-bench raw"),
@@ -98,6 +110,8 @@ impl Gpu {
             limits,
             timestamp_period_ns,
             subgroups,
+            f16,
+            int64,
             errors,
         })
     }

@@ -75,7 +75,8 @@ pub(crate) struct Options {
     name = "vyre-bench",
     version,
     about = "vyre against hand-written raw wgpu, side by side, on the same device in the same run.",
-    after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache; \
+    after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache, \
+                  workarounds; \
                   and, only with --only, sharded (a 10 000-item queue and a --shard-bytes add over \
                   --devices devices against one device).\n\n\
                   Exit codes:\n  0  the figures were measured and printed\n  1  a measurement or \

@@ -13,7 +13,7 @@ use vyre_driver::DispatchConfig;
 use vyre_driver_wgpu::engine::persistent::{
     PersistentPayloadWorkItem, PersistentQueue, run_persistent_kernel,
 };
-use vyre_driver_wgpu::{WgpuBackend, WgpuStats};
+use vyre_driver_wgpu::{WgpuBackend, WgpuStats, Workarounds};
 use vyre_foundation::ir::Program;
 
 use crate::gpu::{BenchResult, Dispatch, Gpu, Kernel};
@@ -48,10 +48,28 @@ impl EmittedKernel {
         grid: [u32; 3],
         counts: &[u32],
     ) -> BenchResult<Self> {
+        Self::with_workarounds(gpu, program, buffers, grid, counts, Workarounds::NONE)
+    }
+
+    /// [`EmittedKernel::new`] lowered with the driver workarounds `workarounds`, as a device that
+    /// has them in force lowers it.
+    pub(crate) fn with_workarounds(
+        gpu: &Gpu,
+        program: &Program,
+        buffers: &[&wgpu::Buffer],
+        grid: [u32; 3],
+        counts: &[u32],
+        workarounds: Workarounds,
+    ) -> BenchResult<Self> {
         let lengths: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
-        let launch =
-            vyre_driver_wgpu::emit_launch(program, grid, &lengths, gpu.max_groups_per_dim())
-                .map_err(|e| backend_error("emit_launch", &e))?;
+        let launch = vyre_driver_wgpu::emit_launch_with(
+            program,
+            grid,
+            &lengths,
+            gpu.max_groups_per_dim(),
+            workarounds,
+        )
+        .map_err(|e| backend_error("emit_launch", &e))?;
         let mut words = vec![0u32; PARAM_LENGTHS];
         words[..3].copy_from_slice(&grid);
         words[3] = 1;

@@ -33,6 +33,10 @@ pub(crate) enum Workload {
     Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
     DiskCache,
+    /// What each driver workaround costs: device time of vyre's kernel with the workaround against
+    /// the same kernel without it, on kernels full of the workaround's pattern and on the add and
+    /// the 10-op chain (no pattern: the modules must be the same).
+    Workarounds,
     /// `vyre::Sharded` over several devices against one device: a 10 000-item queue and a large
     /// elementwise add (`--shard-bytes`). Not in the default run (it allocates gigabytes); pick it
     /// with `--only sharded`.
@@ -41,7 +45,7 @@ pub(crate) enum Workload {
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 10] = [
+    pub(crate) const ALL: [Workload; 11] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -52,10 +56,11 @@ impl Workload {
         Workload::Chain,
         Workload::Link,
         Workload::DiskCache,
+        Workload::Workarounds,
     ];
 
     /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
-    pub(crate) const NAMED: [Workload; 11] = [
+    pub(crate) const NAMED: [Workload; 12] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -66,6 +71,7 @@ impl Workload {
         Workload::Chain,
         Workload::Link,
         Workload::DiskCache,
+        Workload::Workarounds,
         Workload::Sharded,
     ];
 
@@ -82,6 +88,7 @@ impl Workload {
             Workload::Chain => "chain",
             Workload::Link => "link",
             Workload::DiskCache => "diskcache",
+            Workload::Workarounds => "workarounds",
             Workload::Sharded => "sharded",
         }
     }

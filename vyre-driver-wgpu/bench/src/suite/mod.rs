@@ -25,6 +25,7 @@ mod link;
 mod sharded;
 mod streaming;
 mod subgroup;
+mod workarounds;
 
 /// The rows and notes of one run.
 pub(crate) struct Suite<'g> {
@@ -168,6 +169,7 @@ impl<'g> Suite<'g> {
             Workload::Chain => self.chain(),
             Workload::Link => self.link(),
             Workload::DiskCache => self.disk_cache(),
+            Workload::Workarounds => self.workarounds(),
             Workload::Sharded => self.sharded(),
         }
     }
