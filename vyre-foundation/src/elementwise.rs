@@ -76,7 +76,7 @@ pub fn is_elementwise(evidence: &Validated<'_>) -> bool {
         return false;
     }
     let mut aliases = GidAliases::default();
-    walk(&program.body, &mut |node| aliases.note(evidence, node));
+    crate::for_each_node(&program.body, |node| aliases.note(evidence, node));
     let at_gid = |index: &Expr| aliases.at_gid(evidence, index);
     let shared = |id: Result<BufferId, _>| {
         id.ok()
@@ -84,7 +84,7 @@ pub fn is_elementwise(evidence: &Validated<'_>) -> bool {
             .map(|b| b.access == BufferAccess::Workgroup)
     };
     let mut ok = true;
-    walk(&program.body, &mut |node| {
+    crate::for_each_node(&program.body, |node| {
         if let Node::Store { index, .. } | Node::Atomic { index, .. } = node {
             match shared(evidence.node_buffer(node)) {
                 Some(true) => {}
@@ -378,13 +378,16 @@ impl Rewrite<'_> {
     }
 }
 
-/// Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never assigned.
+/// Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never
+/// assigned. Every analysis that asks whether an access is at the invocation's own element (this
+/// module's, and the wgpu lowering's vectorised, packed and coverage analyses) records them with
+/// [`GidAliases::note`] while walking the program in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct GidAliases(HashSet<VarId>);
+pub struct GidAliases(HashSet<VarId>);
 
 impl GidAliases {
     /// Records `node` when it declares such a variable.
-    fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
+    pub fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
         if let Node::Let { value, .. } = node
             && is_gid_x(value)
             && let Ok(id) = evidence.node_var(node)
@@ -395,25 +398,17 @@ impl GidAliases {
     }
 
     /// True when `index` is `gid.x` itself or a variable recorded so far.
-    fn at_gid(&self, evidence: &Validated<'_>, index: &Expr) -> bool {
-        match index {
-            Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| self.0.contains(&id)),
-            _ => is_gid_x(index),
+    #[must_use]
+    pub fn at_gid(&self, evidence: &Validated<'_>, index: &Expr) -> bool {
+        if let Expr::Var(_) = index {
+            return evidence.var_of(index).is_ok_and(|id| self.0.contains(&id));
         }
+        is_gid_x(index)
     }
 }
 
-fn is_gid_x(expr: &Expr) -> bool {
+/// True when `expr` is exactly `gid.x`.
+#[must_use]
+pub fn is_gid_x(expr: &Expr) -> bool {
     matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
-}
-
-/// Calls `f` on every node, parents before children.
-fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
-    let mut stack: Vec<&Node> = body.iter().rev().collect();
-    while let Some(node) = stack.pop() {
-        f(node);
-        for inner in node.bodies().collect::<Vec<_>>().into_iter().rev() {
-            stack.extend(inner.iter().rev());
-        }
-    }
 }

@@ -72,4 +72,4 @@ pub mod validate;
 mod visit;
 
 pub use validate::validate;
-pub use visit::for_each_expr;
+pub use visit::{for_each_expr, for_each_node, for_each_subexpr};

@@ -1,21 +1,71 @@
-//! Walking every expression of a program.
+//! Walking a program's statements and expressions: the one place the IR's tree is traversed for
+//! whole-program facts, iteratively (a program nested as deep as the validator allows walks without
+//! deep recursion).
 
 use crate::ir::{Expr, Node, Program};
 
 /// Calls `f` once on every expression of `program`, each parent before its children.
 ///
 /// Backends use it for whole-program facts such as "which buffers are used atomically".
-pub fn for_each_expr(program: &Program, mut f: impl FnMut(&Expr)) {
-    let mut nodes: Vec<&Node> = program.body.iter().rev().collect();
-    let mut exprs: Vec<&Expr> = Vec::new();
-    while let Some(node) = nodes.pop() {
-        exprs.extend(node.exprs());
-        while let Some(expr) = exprs.pop() {
-            f(expr);
-            exprs.extend(expr.children());
+///
+/// ```
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+///     [4, 1, 1],
+///     vec![Node::store("out", Expr::gid_x(), Expr::add(Expr::gid_x(), Expr::u32(1)))],
+/// );
+/// let mut count = 0;
+/// vyre_foundation::for_each_expr(&program, |_| count += 1);
+/// assert_eq!(count, 4); // the index, the sum and its two operands
+/// ```
+pub fn for_each_expr<'a>(program: &'a Program, mut f: impl FnMut(&'a Expr)) {
+    for_each_node(&program.body, |node| {
+        for expr in node.exprs() {
+            for_each_subexpr(expr, &mut f);
         }
-        for body in node.bodies().collect::<Vec<_>>().into_iter().rev() {
-            nodes.extend(body.iter().rev());
+    });
+}
+
+/// Calls `f` once on every statement of `body` and of the bodies nested in it, each parent before
+/// its children and siblings in program order.
+///
+/// ```
+/// use vyre_foundation::ir::{Expr, Node};
+///
+/// let body = vec![
+///     Node::if_then(Expr::bool(true), vec![Node::barrier()]),
+///     Node::return_(),
+/// ];
+/// let mut kinds = Vec::new();
+/// vyre_foundation::for_each_node(&body, |node| kinds.push(matches!(node, Node::If { .. })));
+/// assert_eq!(kinds, [true, false, false]); // the `if`, its barrier, the `return`
+/// ```
+pub fn for_each_node<'a>(body: &'a [Node], mut f: impl FnMut(&'a Node)) {
+    let mut stack: Vec<&Node> = body.iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        f(node);
+        for inner in node.bodies().collect::<Vec<_>>().into_iter().rev() {
+            stack.extend(inner.iter().rev());
         }
+    }
+}
+
+/// Calls `f` once on `expr` and on every expression below it, each parent before its children.
+///
+/// ```
+/// use vyre_foundation::ir::Expr;
+///
+/// let sum = Expr::add(Expr::u32(1), Expr::mul(Expr::u32(2), Expr::u32(3)));
+/// let mut literals = 0;
+/// vyre_foundation::for_each_subexpr(&sum, |e| literals += usize::from(matches!(e, Expr::Lit(_))));
+/// assert_eq!(literals, 3);
+/// ```
+pub fn for_each_subexpr<'a>(expr: &'a Expr, mut f: impl FnMut(&'a Expr)) {
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        f(e);
+        stack.extend(e.children());
     }
 }

@@ -14,7 +14,7 @@
 //!
 //! Then invocation `gid.x = i` stores element `i` for every `i` below the count.
 
-use super::packed::GidAliases;
+use vyre_foundation::elementwise::GidAliases;
 
 use vyre_foundation::ir::{BufferAccess, Node};
 use vyre_foundation::validate::Validated;

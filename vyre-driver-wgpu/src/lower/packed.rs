@@ -11,10 +11,9 @@
 //! invocation numbering only stays simple in one dimension; programs outside these rules take the
 //! ordinary coalesced form.
 
-use std::collections::HashSet;
-
-use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Node};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::elementwise::GidAliases;
+use vyre_foundation::ir::{BufferAccess, Node};
+use vyre_foundation::validate::Validated;
 
 /// The indices of the buffers the program stores to, when it can run packed; `None` when it cannot
 /// (or when its evidence does not cover a store, which then keeps the always-correct coalesced form).
@@ -44,7 +43,7 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     let mut aliases = GidAliases::default();
     let mut stored = Vec::new();
     let mut ok = true;
-    walk(&program.body, &mut |node| match node {
+    vyre_foundation::for_each_node(&program.body, |node| match node {
         // Atomics are refused above through the buffer uses; the arm keeps that explicit.
         Node::Barrier | Node::Atomic { .. } => ok = false,
         Node::Let { .. } => aliases.note(evidence, node),
@@ -71,51 +70,10 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     ok.then_some(stored)
 }
 
-/// Variables that only ever hold `gid.x`: declared by a `let` of exactly `gid.x` and never assigned.
-/// Shared by every analysis that asks whether an access is at the invocation's own element.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct GidAliases(HashSet<VarId>);
-
-impl GidAliases {
-    /// Records `node` when it declares such a variable.
-    pub(super) fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
-        if let Node::Let { value, .. } = node
-            && is_gid_x(value)
-            && let Ok(id) = evidence.node_var(node)
-            && evidence.var(id).is_ok_and(|v| !v.assigned)
-        {
-            self.0.insert(id);
-        }
-    }
-
-    /// True when `index` is `gid.x` itself or a variable recorded so far.
-    pub(super) fn at_gid(&self, evidence: &Validated<'_>, index: &Expr) -> bool {
-        match index {
-            Expr::Var(_) => evidence.var_of(index).is_ok_and(|id| self.0.contains(&id)),
-            _ => is_gid_x(index),
-        }
-    }
-}
-
-pub(super) fn is_gid_x(expr: &Expr) -> bool {
-    matches!(expr, Expr::Builtin(Builtin::GlobalId(Axis::X)))
-}
-
-/// Calls `f` on every node, parents before children.
-pub(super) fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
-    let mut stack: Vec<&Node> = body.iter().rev().collect();
-    while let Some(node) = stack.pop() {
-        f(node);
-        for inner in node.bodies().collect::<Vec<_>>().into_iter().rev() {
-            stack.extend(inner.iter().rev());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_foundation::ir::{BufferDecl, DataType, Program};
+    use vyre_foundation::ir::{BufferDecl, DataType, Expr, Program};
 
     fn packed(p: &Program) -> Option<Vec<usize>> {
         match vyre_foundation::validate(p) {

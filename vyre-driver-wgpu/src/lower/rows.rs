@@ -36,7 +36,6 @@ use vyre_driver::BackendError;
 
 use super::lowerer::Lowerer;
 use super::planted::{Miscompile, planted};
-use super::vector::{node_exprs, visit};
 
 /// The multiple of 4 an aligned index starts from.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,10 +140,10 @@ pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
     let mut lanes = vec![0u8; n];
     // Declarations come before their uses in the walk, so every aligned variable is known at its
     // uses.
-    super::packed::walk(&program.body, &mut |node| {
+    vyre_foundation::for_each_node(&program.body, |node| {
         aligned.note(evidence, node);
-        for expr in node_exprs(node) {
-            visit(expr, &mut |e| {
+        for expr in node.exprs() {
+            vyre_foundation::for_each_subexpr(expr, |e| {
                 if let Expr::Load { index, .. } = e
                     && let Ok(b) = evidence.buffer_of(e)
                 {
@@ -170,12 +169,6 @@ pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
         })
         .collect();
     rows.contains(&true).then_some(rows)
-}
-
-fn has_atomic(expr: &Expr) -> bool {
-    let mut found = false;
-    visit(expr, &mut |e| found |= matches!(e, Expr::Atomic { .. }));
-    found
 }
 
 /// The lowering's view of the row buffers of a module.
@@ -229,7 +222,7 @@ impl Lowerer<'_, '_> {
             Base::Literal(v) => Expr::Lit(Literal::U32(v)),
             Base::Expr(e) => e.clone(),
         };
-        let shareable = !has_atomic(&key);
+        let shareable = !key.has_atomic();
         let cached = shareable
             .then(|| {
                 self.row_loads

@@ -49,7 +49,7 @@ use vyre_foundation::ir::{Axis, BufferAccess, Builtin, Expr, Literal, Node};
 use vyre_foundation::validate::Validated;
 
 use super::lowerer::Lowerer;
-use super::packed::GidAliases;
+use vyre_foundation::elementwise::GidAliases;
 use super::planted::{Miscompile, planted};
 
 /// Virtual invocations (elements) per invocation of a vectorised module.
@@ -132,7 +132,7 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
     let mut ok = true;
     let mut uses_ids = false;
     // Declarations come before their uses in the walk, so every alias is known at its uses.
-    walk(&program.body, &mut |node| {
+    vyre_foundation::for_each_node(&program.body, |node| {
         match node {
             // Atomics are refused above through the buffer uses; the arm keeps that explicit.
             // Loops too: the four lanes run one after another in one invocation, so their loops'
@@ -161,8 +161,8 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
             | Node::Break
             | Node::Continue => {}
         }
-        for expr in node_exprs(node) {
-            visit(expr, &mut |e| {
+        for expr in node.exprs() {
+            vyre_foundation::for_each_subexpr(expr, |e| {
                 if matches!(
                     e,
                     Expr::Builtin(Builtin::LocalId(Axis::X) | Builtin::WorkgroupId(Axis::X))
@@ -173,9 +173,9 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
         }
     });
     let mut loaded = vec![false; n];
-    walk(&program.body, &mut |node| {
-        for expr in node_exprs(node) {
-            visit(expr, &mut |e| {
+    vyre_foundation::for_each_node(&program.body, |node| {
+        for expr in node.exprs() {
+            vyre_foundation::for_each_subexpr(expr, |e| {
                 if let Expr::Load { index, .. } = e {
                     match evidence.buffer_of(e) {
                         Ok(b) => {
@@ -243,46 +243,6 @@ fn top_level_stores(
             | Node::Break
             | Node::Continue
             | Node::Atomic { .. } => {}
-        }
-    }
-}
-
-/// The expressions a statement holds directly (not those of nested statements).
-pub(super) fn node_exprs(node: &Node) -> Vec<&Expr> {
-    match node {
-        Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
-        Node::Store { index, value, .. } => vec![index, value],
-        Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
-        Node::Loop { from, to, .. } => vec![from, to],
-        Node::Atomic {
-            index,
-            expected,
-            value,
-            ..
-        } => [Some(index), expected.as_ref(), Some(value)]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => Vec::new(),
-    }
-}
-
-/// Calls `f` on every expression below `expr`, `expr` included.
-pub(super) fn visit<'a>(expr: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
-    let mut stack = vec![expr];
-    while let Some(e) = stack.pop() {
-        f(e);
-        stack.extend(e.children());
-    }
-}
-
-/// Calls `f` on every node, parents before children.
-fn walk<'a>(body: &'a [Node], f: &mut impl FnMut(&'a Node)) {
-    let mut stack: Vec<&Node> = body.iter().rev().collect();
-    while let Some(node) = stack.pop() {
-        f(node);
-        for inner in node.bodies().collect::<Vec<_>>().into_iter().rev() {
-            stack.extend(inner.iter().rev());
         }
     }
 }
