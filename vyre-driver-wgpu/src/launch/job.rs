@@ -108,7 +108,14 @@ pub(crate) fn job_buffers<'a>(
                 })?;
                 Some(0..end)
             }
-            _ => None,
+            // Only outputs are read back.
+            (
+                BufferAccess::Read
+                | BufferAccess::ReadWrite
+                | BufferAccess::Uniform
+                | BufferAccess::Workgroup,
+                _,
+            ) => None,
         };
         buffers.push(JobBuffer {
             bytes,

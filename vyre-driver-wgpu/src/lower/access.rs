@@ -6,7 +6,7 @@ use naga::{BinaryOperator as B, Block, Expression, Handle, Literal, ScalarKind, 
 use vyre_foundation::ir::{AtomicOp, DataType};
 
 use super::globals::Layout;
-use super::lowerer::Lowerer;
+use super::Lowerer;
 
 /// One access: the buffer, the lowered index and its type, and whether it is proven in bounds.
 #[derive(Clone, Copy, Debug)]

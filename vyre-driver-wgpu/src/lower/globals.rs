@@ -10,9 +10,29 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, DataType, Features};
 use vyre_foundation::validate::Validated;
 
-use super::{BindingKind, LowerOptions, LoweredBinding};
+use super::form::LowerOptions;
 
 /// The bind group that holds vyre's own buffers (`params`, `items`); group 0 holds the program's.
+/// How one program buffer is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BindingKind {
+    StorageReadOnly,
+    StorageReadWrite,
+    Uniform,
+}
+
+/// One bound program buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LoweredBinding {
+    pub(crate) buffer_index: usize,
+    pub(crate) binding: u32,
+    pub(crate) kind: BindingKind,
+    /// The bytes of one element: 2 (`f16`), 4 or 8 (`u64`, `i64`).
+    pub(crate) element_bytes: u64,
+    /// Declared as `vec4` rows (a vectorised module): the binding must span whole 16-byte rows.
+    pub(crate) rows: bool,
+}
+
 const INTERNAL_GROUP: u32 = 1;
 
 /// Handles of the types every lowering uses.

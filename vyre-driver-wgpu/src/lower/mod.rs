@@ -15,15 +15,12 @@
 //! of invocations each item runs.
 
 mod access;
-mod barrier;
-mod bounds;
-mod coverage;
-mod elementwise;
+pub(crate) mod analysis;
+mod expr;
+mod form;
 mod func;
 mod globals;
-mod lowerer;
 mod node;
-mod packed;
 mod params;
 mod planted;
 mod prologue;
@@ -33,73 +30,40 @@ mod vector;
 mod workaround;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use naga::{Binding, BuiltIn, EntryPoint, Function, FunctionArgument, ShaderStage};
+use naga::{
+    Binding, BuiltIn, EntryPoint, Expression, Function, FunctionArgument, Handle, ShaderStage,
+};
 use vyre_driver::BackendError;
-use vyre_foundation::ir::Features;
-use vyre_foundation::validate::Validated;
+use vyre_foundation::elementwise::GidAliases;
+use vyre_foundation::ir::{DataType, Expr, Features, Program};
+use vyre_foundation::validate::{Validated, VarId};
+
+use analysis::barrier::BarrierScopes;
+use analysis::bounds::Bounds;
+use analysis::rows::Aligned;
+use func::FunctionBuilder;
+use globals::{BufferGlobal, Types};
+use prologue::Prologue;
 
 use crate::workarounds::Workarounds;
 
-pub(crate) use coverage::{covers, fully_written_outputs};
-pub(crate) use elementwise::elementwise;
-pub(crate) use packed::packed_stores;
+pub(crate) use analysis::coverage::{covers, fully_written_outputs};
+pub(crate) use analysis::elementwise::elementwise;
+pub(crate) use analysis::packed::packed_stores;
+pub(crate) use analysis::rows::row_buffers;
+pub(crate) use analysis::vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
+pub(crate) use form::LowerOptions;
+pub(crate) use globals::{BindingKind, LoweredBinding};
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
 pub(crate) use planted::planted;
-pub(crate) use rows::row_buffers;
-pub(crate) use vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
 
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
 pub(crate) const LOWERING_VERSION: u32 = 7;
-
-/// How to lower a program.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct LowerOptions {
-    /// Many work items in one launch, each with its own slices (see the module docs).
-    pub(crate) coalesced: bool,
-    /// The physical grid is the virtual one: builtins come straight from the hardware.
-    pub(crate) direct: bool,
-    /// Coalesced items of equal lengths, laid end to end invocation by invocation: only each item's
-    /// first `params[4]` invocations run (see `packed`). Needs `coalesced`; no `items` table.
-    pub(crate) packed: bool,
-    /// One piece of an elementwise dispatch split over several launches (see `elementwise`): the
-    /// launch runs workgroups `params[5]..` along x of a grid `params[6]` wide, and every storage
-    /// buffer is bound from element `params[5] * workgroup_size.x` on. Needs neither `direct` nor
-    /// `coalesced`.
-    pub(crate) split: bool,
-    /// Four virtual invocations along x per invocation, with `vec4` rows (see `vector`): a plain
-    /// launch of a one-dimensional grid of a program that qualifies. With `direct`, the physical
-    /// grid is `[ceil(grid.x / 4), 1, 1]`; otherwise those workgroups folded into y and z.
-    pub(crate) vectorised: bool,
-    /// A plain launch (scalar or vectorised, direct or folded) that declares the program's row
-    /// buffers as `vec4` rows and reads four elements with one load (see `rows`): for a program
-    /// with such a buffer, when every row binding can span whole 16-byte rows.
-    pub(crate) rows: bool,
-}
-
-/// How one program buffer is bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BindingKind {
-    StorageReadOnly,
-    StorageReadWrite,
-    Uniform,
-}
-
-/// One bound program buffer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LoweredBinding {
-    pub(crate) buffer_index: usize,
-    pub(crate) binding: u32,
-    pub(crate) kind: BindingKind,
-    /// The bytes of one element: 2 (`f16`), 4 or 8 (`u64`, `i64`).
-    pub(crate) element_bytes: u64,
-    /// Declared as `vec4` rows (a vectorised module): the binding must span whole 16-byte rows.
-    pub(crate) rows: bool,
-}
 
 /// A lowered, validated module.
 pub(crate) struct Lowered {
@@ -116,6 +80,132 @@ pub(crate) const ENTRY: &str = "main";
 /// The second entry point of a vectorised module: the rows the grid or a buffer ends inside (see
 /// `vector`).
 pub(crate) const TAIL_ENTRY: &str = "vyre_tail";
+
+/// Everything the translation of one program needs.
+pub(crate) struct Lowerer<'v, 'p> {
+    /// The program and what validation proved about it: every name is resolved from here.
+    pub(crate) evidence: &'v Validated<'p>,
+    pub(crate) program: &'p Program,
+    pub(crate) module: &'v mut naga::Module,
+    pub(crate) types: Types,
+    pub(crate) fb: FunctionBuilder,
+    pub(crate) globals: Vec<BufferGlobal>,
+    pub(crate) prologue: Prologue,
+    /// Each program variable, by [`vyre_foundation::validate::VarId`], once its declaration is
+    /// lowered: a naga local, or the value itself for a `let` never assigned.
+    pub(crate) locals: Vec<Option<Local>>,
+    /// The memory scope of each barrier (see `barrier`).
+    pub(crate) barriers: BarrierScopes,
+    /// The proofs that let an access go unguarded (see `bounds`).
+    pub(crate) bounds: Bounds,
+    /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
+    pub(crate) lanes: Option<Lanes>,
+    /// The row buffers of a plain module and the rows read in the current statement (see `rows`).
+    pub(crate) row_loads: RowLoads,
+    /// The subgroup builtins, present when the program uses subgroup operations.
+    pub(crate) subgroup: Option<SubgroupIds>,
+    /// The driver workarounds in force (see `workaround`).
+    pub(crate) workarounds: Workarounds,
+}
+
+/// A lowered value and its IR type.
+pub(crate) type Value = (Handle<Expression>, DataType);
+
+/// How a program variable is held in the module.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Local {
+    /// A function-local variable (a pointer expression): variables that are assigned, and loop
+    /// counters.
+    Pointer(Handle<Expression>),
+    /// The value of a `let` that is never assigned, evaluated once where the `let` stands: an SSA
+    /// value, so the module needs no local, store or load for it. Every use is inside the `let`'s
+    /// scope, which the `let`'s block dominates, and naga evaluates an expression (a buffer load
+    /// included) where it is emitted, so every use sees the value the `let` took.
+    Value(Handle<Expression>),
+}
+
+impl Lowerer<'_, '_> {
+    /// How the variable `id` is held, declared earlier in the lowering.
+    pub(crate) fn local(&self, id: VarId) -> Result<Local, BackendError> {
+        self.locals
+            .get(id.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                BackendError::compile(
+                    "the wgpu lowering reached a variable before its declaration. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+                )
+            })
+    }
+
+    /// The naga local of the assigned variable `id`.
+    pub(crate) fn local_pointer(&self, id: VarId) -> Result<Handle<Expression>, BackendError> {
+        match self.local(id)? {
+            Local::Pointer(pointer) => Ok(pointer),
+            Local::Value(_) => Err(BackendError::compile(
+                "the wgpu lowering met an assignment to a variable it held as a value. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+            )),
+        }
+    }
+
+    /// Records how the variable `id` is held.
+    pub(crate) fn bind(&mut self, id: VarId, local: Local) {
+        let i = id.index();
+        if self.locals.len() <= i {
+            self.locals.resize(i + 1, None);
+        }
+        self.locals[i] = Some(local);
+    }
+}
+
+/// The lane the full-row path is lowering, and each vectorised buffer's row.
+#[derive(Clone, Debug)]
+pub(crate) struct Lanes {
+    pub(crate) lane: u32,
+    pub(crate) rows: Vec<Option<Row>>,
+    pub(crate) aliases: GidAliases,
+}
+
+/// One vectorised buffer's row in the full-row path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Row {
+    /// Only loaded: the row's value.
+    Value(Handle<Expression>),
+    /// Stored (and maybe loaded): a local `vec4`, and per lane a `stored` flag when stores are
+    /// conditional.
+    Local {
+        local: Handle<Expression>,
+        flags: Option<[Handle<Expression>; 4]>,
+    },
+}
+
+/// One row read in the current statement: the buffer, its base expression, the base as `u32`
+/// and the row's value.
+#[derive(Clone, Debug)]
+pub(crate) struct CachedRow {
+    pub(crate) buffer: usize,
+    pub(crate) base: Expr,
+    pub(crate) base_u32: Handle<Expression>,
+    pub(crate) row: Handle<Expression>,
+}
+
+/// The lowering's view of the row buffers of a module.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowLoads {
+    /// Per program buffer: declared as rows.
+    pub(crate) rows: Vec<bool>,
+    pub(crate) aligned: Aligned,
+    /// The rows read so far in the current statement.
+    pub(crate) cache: Vec<CachedRow>,
+}
+
+/// The subgroup size (the entry point's argument 3) and the invocation's lane.
+#[derive(Clone, Copy)]
+pub(crate) struct SubgroupIds {
+    pub(crate) size: Handle<Expression>,
+    pub(crate) lane: Handle<Expression>,
+}
+
 
 /// Lowers a validated program: every name comes resolved from its evidence.
 pub(crate) fn lower(
@@ -145,7 +235,7 @@ pub(crate) fn lower(
                 "a vectorised module was asked for a coalesced launch. Fix: this is a vyre bug; report it with the program text (Display).",
             ));
         }
-        Some(vector::plan(evidence).ok_or_else(|| {
+        Some(analysis::vector::plan(evidence).ok_or_else(|| {
             BackendError::compile(
                 "a vectorised module was asked for a program that does not qualify. Fix: this is a vyre bug; report it with the program text (Display).",
             )
@@ -159,7 +249,7 @@ pub(crate) fn lower(
                 "row loads were asked of a coalesced or split module. Fix: this is a vyre bug; report it with the program text (Display).",
             ));
         }
-        rows::row_buffers(evidence).ok_or_else(|| {
+        analysis::rows::row_buffers(evidence).ok_or_else(|| {
             BackendError::compile(
                 "row loads were asked for a program with no row buffer. Fix: this is a vyre bug; report it with the program text (Display).",
             )
@@ -196,7 +286,7 @@ pub(crate) fn lower(
         types,
         rows: row_buffers,
         workarounds,
-        opaque_zero: workaround::needs_opaque_zero(evidence, workarounds),
+        opaque_zero: analysis::workaround::needs_opaque_zero(evidence, workarounds),
     };
     for &(name, part) in parts {
         let entry = entry_point(
@@ -258,7 +348,7 @@ fn entry_point(
     options: &LowerOptions,
     module: &mut naga::Module,
     shared: &Globals,
-    vector: Option<&vector::VectorPlan>,
+    vector: Option<&VectorPlan>,
     name: &str,
     part: Part,
 ) -> Result<EntryPoint, BackendError> {
@@ -310,18 +400,18 @@ fn entry_point(
         subgroups.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
-    let mut bounds = bounds::Bounds::new(
+    let mut bounds = Bounds::new(
         prologue.fixed.clone(),
         !options.coalesced,
         program.workgroup_size,
     );
     if options.packed
-        && let Some(n) = packed::packed_stores(evidence)
-            .and_then(|stored| bounds::packed_gid_bound(program, &stored))
+        && let Some(n) = packed_stores(evidence)
+            .and_then(|stored| analysis::bounds::packed_gid_bound(program, &stored))
     {
         bounds.assume_gid_x_below(n);
     }
-    let mut lowerer = lowerer::Lowerer {
+    let mut lowerer = Lowerer {
         evidence,
         program,
         module,
@@ -330,10 +420,10 @@ fn entry_point(
         globals: shared.buffers.clone(),
         prologue,
         locals: vec![None; evidence.vars().len()],
-        barriers: barrier::BarrierScopes::of(program),
+        barriers: BarrierScopes::of(program),
         bounds,
         lanes: None,
-        row_loads: rows::RowLoads::new(shared.rows.clone()),
+        row_loads: RowLoads::new(shared.rows.clone()),
         subgroup: None,
         workarounds: shared.workarounds,
     };

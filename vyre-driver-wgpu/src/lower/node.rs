@@ -5,7 +5,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{Expr, Node};
 use vyre_foundation::validate::VarId;
 
-use super::lowerer::{Local, Lowerer};
+use super::{Local, Lowerer};
 use super::planted::{Miscompile, planted};
 
 impl Lowerer<'_, '_> {

@@ -6,7 +6,7 @@
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, Statement};
 
-use super::LowerOptions;
+use super::form::LowerOptions;
 use super::func::FunctionBuilder;
 use super::params::{
     ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS, PARAM_SPLIT_BASE,

@@ -16,14 +16,7 @@ use naga::{
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, SubgroupOp};
 
-use super::lowerer::Lowerer;
-
-/// The subgroup size (the entry point's argument 3) and the invocation's lane.
-#[derive(Clone, Copy)]
-pub(crate) struct SubgroupIds {
-    pub(crate) size: Handle<Expression>,
-    pub(crate) lane: Handle<Expression>,
-}
+use super::{Lowerer, SubgroupIds};
 
 impl Lowerer<'_, '_> {
     /// The subgroup ids, emitted at the top of the entry body: the lane is

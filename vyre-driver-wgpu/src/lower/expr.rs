@@ -1,95 +1,16 @@
-//! The lowering context and the translation of expressions.
+//! The translation of expressions.
 
 use naga::{
     BinaryOperator as B, Block, Expression, Handle, Literal as NagaLiteral, MathFunction as M,
     ScalarKind,
 };
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{
-    BinOp, Builtin, DataType, Expr, Literal, Program, UnOp, f16_bits_to_f32,
-};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal, UnOp, f16_bits_to_f32};
 
 use super::func::FunctionBuilder;
-use super::globals::{BufferGlobal, Types};
-use super::prologue::Prologue;
-
-/// Everything the translation of one program needs.
-pub(crate) struct Lowerer<'v, 'p> {
-    /// The program and what validation proved about it: every name is resolved from here.
-    pub(crate) evidence: &'v Validated<'p>,
-    pub(crate) program: &'p Program,
-    pub(crate) module: &'v mut naga::Module,
-    pub(crate) types: Types,
-    pub(crate) fb: FunctionBuilder,
-    pub(crate) globals: Vec<BufferGlobal>,
-    pub(crate) prologue: Prologue,
-    /// Each program variable, by [`vyre_foundation::validate::VarId`], once its declaration is
-    /// lowered: a naga local, or the value itself for a `let` never assigned.
-    pub(crate) locals: Vec<Option<Local>>,
-    /// The memory scope of each barrier (see `barrier`).
-    pub(crate) barriers: super::barrier::BarrierScopes,
-    /// The proofs that let an access go unguarded (see `bounds`).
-    pub(crate) bounds: super::bounds::Bounds,
-    /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
-    pub(crate) lanes: Option<super::vector::Lanes>,
-    /// The row buffers of a plain module and the rows read in the current statement (see `rows`).
-    pub(crate) row_loads: super::rows::RowLoads,
-    /// The subgroup builtins, present when the program uses subgroup operations.
-    pub(crate) subgroup: Option<super::subgroup::SubgroupIds>,
-    /// The driver workarounds in force (see `workaround`).
-    pub(crate) workarounds: crate::workarounds::Workarounds,
-}
-
-/// A lowered value and its IR type.
-pub(crate) type Value = (Handle<Expression>, DataType);
-
-/// How a program variable is held in the module.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Local {
-    /// A function-local variable (a pointer expression): variables that are assigned, and loop
-    /// counters.
-    Pointer(Handle<Expression>),
-    /// The value of a `let` that is never assigned, evaluated once where the `let` stands: an SSA
-    /// value, so the module needs no local, store or load for it. Every use is inside the `let`'s
-    /// scope, which the `let`'s block dominates, and naga evaluates an expression (a buffer load
-    /// included) where it is emitted, so every use sees the value the `let` took.
-    Value(Handle<Expression>),
-}
+use super::{Local, Lowerer, Value};
 
 impl Lowerer<'_, '_> {
-    /// How the variable `id` is held, declared earlier in the lowering.
-    pub(crate) fn local(&self, id: VarId) -> Result<Local, BackendError> {
-        self.locals
-            .get(id.index())
-            .copied()
-            .flatten()
-            .ok_or_else(|| {
-                BackendError::compile(
-                    "the wgpu lowering reached a variable before its declaration. Fix: this is a vyre lowering bug; report it with the program text (Display).",
-                )
-            })
-    }
-
-    /// The naga local of the assigned variable `id`.
-    pub(crate) fn local_pointer(&self, id: VarId) -> Result<Handle<Expression>, BackendError> {
-        match self.local(id)? {
-            Local::Pointer(pointer) => Ok(pointer),
-            Local::Value(_) => Err(BackendError::compile(
-                "the wgpu lowering met an assignment to a variable it held as a value. Fix: this is a vyre lowering bug; report it with the program text (Display).",
-            )),
-        }
-    }
-
-    /// Records how the variable `id` is held.
-    pub(crate) fn bind(&mut self, id: VarId, local: Local) {
-        let i = id.index();
-        if self.locals.len() <= i {
-            self.locals.resize(i + 1, None);
-        }
-        self.locals[i] = Some(local);
-    }
-
     /// Lowers `expr` into `block`, in evaluation order.
     pub(crate) fn expr(&mut self, block: &mut Block, expr: &Expr) -> Result<Value, BackendError> {
         let facts = self.evidence.expr(expr)?;
@@ -454,7 +375,7 @@ impl Lowerer<'_, '_> {
         if from == to {
             return Ok(a);
         }
-        if super::workaround::is_widening(from, to)
+        if super::analysis::workaround::is_widening(from, to)
             && let Some(wide) = self.opaque_widening(block, a, from, to)?
         {
             return Ok(wide);
@@ -466,13 +387,13 @@ impl Lowerer<'_, '_> {
             // Exactly an f16 value already: the conversion cannot round it (or fail to).
             return Ok(self.convert(block, rounded, to));
         }
-        Ok(match (from, to) {
-            (DataType::Bool, _) => {
+        Ok(match Conversion::of(from, to) {
+            Conversion::FromBool => {
                 let one = self.one(block, to);
                 let zero = self.zero(block, to);
                 self.fb.select(block, a, one, zero)
             }
-            (DataType::F32 | DataType::F16, DataType::Bool) => {
+            Conversion::FloatToBool => {
                 // `!(x == 0.0)`: NaN converts to true.
                 let zero = self.zero(block, from);
                 let is_zero = self.fb.binary(block, B::Equal, a, zero);
@@ -484,11 +405,11 @@ impl Lowerer<'_, '_> {
                     },
                 )
             }
-            (_, DataType::Bool) => {
+            Conversion::IntToBool => {
                 let zero = self.zero(block, from);
                 self.fb.binary(block, B::NotEqual, a, zero)
             }
-            (DataType::F32 | DataType::F16, _) if to.is_integer() => {
+            Conversion::FloatToInt => {
                 // Saturate at the bounds representable in the source float before converting
                 // (never rely on the driver's out-of-range behaviour).
                 let (lo, hi) = float_to_int_bounds(from, to);
@@ -497,7 +418,7 @@ impl Lowerer<'_, '_> {
                 let clamped = self.fb.math(block, M::Clamp, &[a, lo, hi]);
                 self.convert(block, clamped, to)
             }
-            _ if from.is_integer() && to.is_integer() && from.bits() > to.bits() => {
+            Conversion::Narrow => {
                 // Truncation: keep the low word as a u64, then convert it, in range, to u32. Written
                 // so even on a literal it never asks WGSL for an out-of-range constant conversion
                 // (a shader-creation error), and reinterpreted for an i32 target.
@@ -507,11 +428,7 @@ impl Lowerer<'_, '_> {
                 let word = self.convert(block, low, DataType::U32);
                 self.reinterpret(block, word, ScalarKind::Uint, scalar_kind(to))
             }
-            _ if from.is_integer()
-                && to.is_integer()
-                && from.bits() != to.bits()
-                && scalar_kind(from) == ScalarKind::Sint =>
-            {
+            Conversion::SignExtend => {
                 // Sign extension written as a zero extension and two shifts, `(i64(u64(bitcast<u32>
                 // (x))) << 32) >> 32` (an arithmetic shift back). lavapipe (Mesa 22.3.6, LLVM 15)
                 // compares a value made by SPIR-V's sign extension wrongly: `i64(0i) < 1li` and
@@ -532,7 +449,7 @@ impl Lowerer<'_, '_> {
                 let extended = self.fb.binary(block, B::ShiftRight, up, half);
                 self.reinterpret(block, extended, ScalarKind::Sint, scalar_kind(to))
             }
-            _ if from.is_integer() && to.is_integer() && from.bits() != to.bits() => {
+            Conversion::ZeroExtend => {
                 // Zero extension of an unsigned source: widening in the source's signedness (sign- or zero-extension), then a
                 // reinterpretation: naga picks the extension by the target's signedness, which
                 // would sign-extend a u32 into an i64.
@@ -547,7 +464,7 @@ impl Lowerer<'_, '_> {
                 self.reinterpret(block, resized, scalar_kind(from), scalar_kind(to))
             }
             // Integer to float, float to float, and integers of one width.
-            _ => self.convert(block, a, to),
+            Conversion::Plain => self.convert(block, a, to),
         })
     }
 
@@ -602,6 +519,51 @@ impl Lowerer<'_, '_> {
     }
 }
 
+/// How a value of one type becomes a value of another (SEMANTICS.md section 6), one case per way
+/// the lowering writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Conversion {
+    /// From `bool`: a select of one and zero.
+    FromBool,
+    /// A float to `bool`: `!(x == 0)`, so NaN is true.
+    FloatToBool,
+    /// An integer to `bool`: `x != 0`.
+    IntToBool,
+    /// A float to an integer: saturated first.
+    FloatToInt,
+    /// A wider integer to a narrower one: the low word.
+    Narrow,
+    /// A signed integer to a wider one.
+    SignExtend,
+    /// An unsigned integer to a wider one.
+    ZeroExtend,
+    /// One conversion instruction: integer to float, float to float, integers of one width.
+    Plain,
+}
+
+impl Conversion {
+    fn of(from: DataType, to: DataType) -> Self {
+        use DataType as T;
+        match (from, to) {
+            (T::Bool, _) => Conversion::FromBool,
+            (T::F32 | T::F16, T::Bool) => Conversion::FloatToBool,
+            (T::U32 | T::I32 | T::U64 | T::I64, T::Bool) => Conversion::IntToBool,
+            (T::F32 | T::F16, T::U32 | T::I32 | T::U64 | T::I64) => Conversion::FloatToInt,
+            (T::U32 | T::I32 | T::U64 | T::I64, T::U32 | T::I32 | T::U64 | T::I64) => {
+                match from.bits().cmp(&to.bits()) {
+                    std::cmp::Ordering::Greater => Conversion::Narrow,
+                    std::cmp::Ordering::Less if from.is_signed() => Conversion::SignExtend,
+                    std::cmp::Ordering::Less => Conversion::ZeroExtend,
+                    std::cmp::Ordering::Equal => Conversion::Plain,
+                }
+            }
+            (T::U32 | T::I32 | T::U64 | T::I64 | T::F32 | T::F16, T::F32 | T::F16) => {
+                Conversion::Plain
+            }
+        }
+    }
+}
+
 /// The clamp bounds of a conversion from the float type `from` to the integer type `to`: the
 /// values nearest the integer range that are exact in `from` (SEMANTICS.md section 6). Every finite
 /// f16 (at most 65504 in magnitude) fits every integer type but the unsigned ones below zero.
@@ -618,7 +580,8 @@ fn float_to_int_bounds(from: DataType, to: DataType) -> (NagaLiteral, NagaLitera
         DataType::I32 => (-2147483648.0f32, 2147483520.0f32),
         DataType::I64 => (-9.223372e18f32, 9.2233715e18f32),
         DataType::U64 => (0.0, 1.8446743e19f32),
-        _ => (0.0, 4294967040.0),
+        // Callers convert to integers only; the others keep this match total.
+        DataType::U32 | DataType::Bool | DataType::F32 | DataType::F16 => (0.0, 4294967040.0),
     };
     (NagaLiteral::F32(lo), NagaLiteral::F32(hi))
 }

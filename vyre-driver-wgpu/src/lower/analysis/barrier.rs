@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use vyre_foundation::ir::{BufferAccess, Expr, Node, Program};
 
-use super::planted::{Miscompile, planted};
+use crate::lower::planted::{Miscompile, planted};
 
 /// The barriers of a program that need the storage scope, by the address of their [`Node`].
 #[derive(Debug, Default)]
@@ -124,7 +124,19 @@ impl Walk<'_> {
                 }
             }
             Expr::Atomic { buffer, .. } => self.atomic(buffer),
-            _ => {}
+            // No other expression touches memory (subgroup operations exchange registers).
+            Expr::Lit(_)
+            | Expr::Var(_)
+            | Expr::BufLen(_)
+            | Expr::Builtin(_)
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => {}
         }
     }
 

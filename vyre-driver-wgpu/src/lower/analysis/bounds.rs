@@ -28,7 +28,7 @@
 use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Literal};
 use vyre_foundation::validate::{Validated, VarId};
 
-use super::planted::{Miscompile, planted};
+use crate::lower::planted::{Miscompile, planted};
 
 /// In a packed module of a program whose stored buffers (`stored`, by index) all have declared
 /// counts: an exclusive bound of `gid.x` in every launch. Each item runs
@@ -416,7 +416,16 @@ mod tests {
                 }
                 Node::If { cond, .. } if assume.contains(&i) => bounds.assume(&evidence, cond),
                 Node::Store { index: at, .. } => index = Some(at),
-                _ => {}
+                Node::If { .. }
+                | Node::Assign { .. }
+                | Node::Loop { .. }
+                | Node::While { .. }
+                | Node::Block(_)
+                | Node::Barrier
+                | Node::Return
+                | Node::Break
+                | Node::Continue
+                | Node::Atomic { .. } => {}
             }
         }
         bounds.proven(&evidence, 0, index.unwrap_or_else(|| panic!("no store")))

@@ -1,0 +1,260 @@
+//! Which read-only buffers a plain launch declares as `vec4` rows, and how a load index splits
+//! into an aligned base and a lane (see `lower/rows.rs` for the form and why it is exact).
+
+use vyre_foundation::ir::{BinOp, BufferAccess, Expr, Literal, Node};
+use vyre_foundation::validate::{Validated, VarId};
+
+
+
+/// The multiple of 4 an aligned index starts from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Base<'a> {
+    /// A literal: `v & !3`.
+    Literal(u32),
+    /// An expression of the program, a multiple of 4 in every evaluation.
+    Expr(&'a Expr),
+}
+
+/// Variables declared by a `let` of a multiple of 4 and never assigned.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Aligned(Vec<VarId>);
+
+impl Aligned {
+    pub(crate) fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
+        if let Node::Let { value, .. } = node
+            && let Ok(id) = evidence.node_var(node)
+            && evidence.var(id).is_ok_and(|v| !v.assigned)
+            && self.multiple_of_4(evidence, value)
+        {
+            self.0.push(id);
+        }
+    }
+
+    /// True when `expr` is a multiple of 4 in every evaluation (see the module docs).
+    fn multiple_of_4(&self, evidence: &Validated<'_>, expr: &Expr) -> bool {
+        match expr {
+            Expr::Lit(literal) => literal_word(*literal).is_some_and(|v| v % 4 == 0),
+            Expr::Var(_) => evidence.var_of(expr).is_ok_and(|id| self.0.contains(&id)),
+            Expr::Binary { op, lhs, rhs } => {
+                let l = || self.multiple_of_4(evidence, lhs);
+                let r = || self.multiple_of_4(evidence, rhs);
+                match op {
+                    BinOp::Mul | BinOp::BitAnd => l() || r(),
+                    BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor => l() && r(),
+                    BinOp::Shl => l() || matches!(**rhs, Expr::Lit(Literal::U32(s)) if s % 32 >= 2),
+                    // No fact about the others' results: taken as unaligned.
+                    BinOp::Div
+                    | BinOp::Rem
+                    | BinOp::Shr
+                    | BinOp::Eq
+                    | BinOp::Ne
+                    | BinOp::Lt
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge
+                    | BinOp::And
+                    | BinOp::Or
+                    | BinOp::Min
+                    | BinOp::Max => false,
+                }
+            }
+            Expr::Select {
+                on_true, on_false, ..
+            } => self.multiple_of_4(evidence, on_true) && self.multiple_of_4(evidence, on_false),
+            Expr::Load { .. }
+            | Expr::BufLen(_)
+            | Expr::Builtin(_)
+            | Expr::Unary { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Atomic { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => false,
+        }
+    }
+
+    /// `index` as `b + c` (see the module docs), or `None` when it is not aligned.
+    pub(crate) fn split<'a>(
+        &self,
+        evidence: &Validated<'_>,
+        index: &'a Expr,
+    ) -> Option<(Base<'a>, u32)> {
+        let lane = |e: &Expr| {
+            if let Expr::Lit(literal) = e {
+                literal_word(*literal).filter(|c| *c < 4)
+            } else {
+                None
+            }
+        };
+        if let Expr::Lit(literal) = index
+            && let Some(v) = literal_word(*literal)
+        {
+            return Some((Base::Literal(v & !3), v & 3));
+        }
+        if let Expr::Binary {
+            op: BinOp::Add | BinOp::BitOr,
+            lhs,
+            rhs,
+        } = index
+        {
+            if let Some(c) = lane(rhs)
+                && self.multiple_of_4(evidence, lhs)
+            {
+                return Some((Base::Expr(lhs), c));
+            }
+            if let Some(c) = lane(lhs)
+                && self.multiple_of_4(evidence, rhs)
+            {
+                return Some((Base::Expr(rhs), c));
+            }
+        }
+        self.multiple_of_4(evidence, index)
+            .then_some((Base::Expr(index), 0))
+    }
+}
+
+/// The bits of a 32-bit integer literal (an index is `u32` or `i32`), `None` for any other.
+fn literal_word(literal: Literal) -> Option<u32> {
+    match literal {
+        Literal::U32(v) => Some(v),
+        Literal::I32(v) => Some(v as u32),
+        Literal::Bool(_)
+        | Literal::F32(_)
+        | Literal::F16(_)
+        | Literal::U64(_)
+        | Literal::I64(_) => None,
+    }
+}
+
+/// Which program buffers a plain launch declares as `vec4` rows (see the module docs), or `None`
+/// when none qualifies.
+pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
+    let program = evidence.program();
+    let n = program.buffers.len();
+    let mut aligned = Aligned::default();
+    let mut all_aligned = vec![true; n];
+    let mut lanes = vec![0u8; n];
+    // Declarations come before their uses in the walk, so every aligned variable is known at its
+    // uses.
+    vyre_foundation::for_each_node(&program.body, |node| {
+        aligned.note(evidence, node);
+        for expr in node.exprs() {
+            vyre_foundation::for_each_subexpr(expr, |e| {
+                if let Expr::Load { index, .. } = e
+                    && let Ok(b) = evidence.buffer_of(e)
+                {
+                    match aligned.split(evidence, index) {
+                        Some((_, c)) => lanes[b.index()] |= 1 << c,
+                        None => all_aligned[b.index()] = false,
+                    }
+                }
+            });
+        }
+    });
+    let uses = evidence.buffer_uses();
+    let rows: Vec<bool> = program
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(j, decl)| {
+            decl.access == BufferAccess::Read
+                && decl.element.is_word()
+                && !uses.get(j).is_some_and(|u| u.atomic || u.stored)
+                && all_aligned[j]
+                && lanes[j].count_ones() >= 2
+        })
+        .collect();
+    rows.contains(&true).then_some(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_foundation::ir::DataType;
+    use vyre_foundation::ir::{BufferDecl, Program};
+
+    fn rows_of(body: Vec<Node>) -> Option<Vec<bool>> {
+        let program = Program::new(
+            vec![
+                BufferDecl::read("data", 0, DataType::U32),
+                BufferDecl::output("out", 1, DataType::U32).with_count(64),
+            ],
+            [64, 1, 1],
+            body,
+        );
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        row_buffers(&evidence)
+    }
+
+    fn sum_of(indices: Vec<Expr>) -> Node {
+        let mut sum = Expr::u32(0);
+        for i in indices {
+            sum = Expr::add(sum, Expr::load("data", i));
+        }
+        Node::store("out", Expr::gid_x(), sum)
+    }
+
+    #[test]
+    fn four_loads_at_4i_plus_c_are_rows() {
+        let base = || Expr::mul(Expr::gid_x(), Expr::u32(4));
+        let body = vec![sum_of(
+            (0..4).map(|c| Expr::add(base(), Expr::u32(c))).collect(),
+        )];
+        assert_eq!(rows_of(body), Some(vec![true, false]));
+    }
+
+    #[test]
+    fn shifts_lets_and_or_are_aligned() {
+        let body = vec![
+            Node::let_bind("b", Expr::shl(Expr::gid_x(), Expr::u32(2))),
+            sum_of(vec![
+                Expr::var("b"),
+                Expr::bit_or(Expr::var("b"), Expr::u32(3)),
+                Expr::add(Expr::u32(1), Expr::var("b")),
+            ]),
+        ];
+        assert_eq!(rows_of(body), Some(vec![true, false]));
+    }
+
+    #[test]
+    fn an_unaligned_load_or_an_assigned_base_keeps_the_scalar_form() {
+        let base = || Expr::mul(Expr::gid_x(), Expr::u32(4));
+        let mixed = vec![sum_of(vec![
+            Expr::add(base(), Expr::u32(1)),
+            Expr::add(base(), Expr::u32(2)),
+            Expr::gid_x(),
+        ])];
+        assert_eq!(rows_of(mixed), None);
+        // A stride of 2 is not a multiple of 4, nor a shift by 1.
+        let two = vec![sum_of(vec![
+            Expr::mul(Expr::gid_x(), Expr::u32(2)),
+            Expr::add(Expr::shl(Expr::gid_x(), Expr::u32(1)), Expr::u32(1)),
+        ])];
+        assert_eq!(rows_of(two), None);
+        // A shift by 33 is a shift by 1.
+        let wide = vec![sum_of(vec![
+            Expr::shl(Expr::gid_x(), Expr::u32(33)),
+            Expr::add(Expr::shl(Expr::gid_x(), Expr::u32(33)), Expr::u32(1)),
+        ])];
+        assert_eq!(rows_of(wide), None);
+        let assigned = vec![
+            Node::let_bind("b", Expr::mul(Expr::gid_x(), Expr::u32(4))),
+            Node::assign("b", Expr::add(Expr::var("b"), Expr::u32(1))),
+            sum_of(vec![
+                Expr::var("b"),
+                Expr::add(Expr::var("b"), Expr::u32(1)),
+            ]),
+        ];
+        assert_eq!(rows_of(assigned), None);
+    }
+
+    #[test]
+    fn one_lane_alone_keeps_the_scalar_form() {
+        let body = vec![sum_of(vec![
+            Expr::mul(Expr::gid_x(), Expr::u32(4)),
+            Expr::mul(Expr::u32(8), Expr::gid_x()),
+        ])];
+        assert_eq!(rows_of(body), None);
+    }
+}
