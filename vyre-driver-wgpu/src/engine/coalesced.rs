@@ -13,6 +13,7 @@ use std::time::Instant;
 use vyre_driver::{BackendError, DispatchConfig};
 
 use super::batch::Batch;
+use super::items::{compiled_for, launch_items};
 use super::layout::{ItemLayout, split_outputs};
 use super::packed::{packed_active, run_packed};
 use super::plan::{COALESCED, Chunk, Limits, Plans, chunk_end};
@@ -20,7 +21,7 @@ use crate::backend::{WgpuBackend, fold_grid};
 use crate::launch::{
     BufferSpec, Init, Job, Piece, Readback, device_bytes, job_buffers, size_overflow,
 };
-use crate::lower::{self, LowerOptions};
+use crate::lower;
 use crate::pipeline::Compiled;
 use crate::stats::Phase;
 
@@ -68,19 +69,6 @@ pub(super) fn run(
         start = end;
     }
     Ok(())
-}
-
-/// `held` when it is the form `options` on the current device (what `compile_persistent` compiled),
-/// else that form from the backend's cache.
-pub(super) fn compiled_for(
-    backend: &WgpuBackend,
-    held: &Arc<Compiled>,
-    options: LowerOptions,
-) -> Result<Arc<Compiled>, BackendError> {
-    if held.options == options && held.generation == backend.state()?.generation {
-        return Ok(Arc::clone(held));
-    }
-    backend.compiled(&held.program, options)
 }
 
 /// One coalesced launch of the items of `chunk`.
@@ -135,18 +123,9 @@ fn launch(
         items: Some(std::mem::take(&mut layout.table)),
         timeout: config.timeout,
     };
-    let state = backend.state()?;
-    if compiled.generation != state.generation {
-        // Another thread replaced the device since this run took its pipeline: a loss, retried by
-        // `with_recovery` with the new device's pipeline.
-        return Err(state.lost_error("the device was replaced during this run"));
-    }
-    let counters = backend.counters();
-    counters.lap(Phase::Prepare, started);
-    let whole = backend.launch(&state, compiled, job)?;
-    let delivering = Instant::now();
+    let (whole, delivering) = launch_items(backend, compiled, job, started)?;
     let slice = |k: usize, j: usize| layout.slice(k, j);
     split_outputs(program, compiled, &whole, range.clone(), slice, items);
-    counters.lap(Phase::Deliver, delivering);
+    backend.counters().lap(Phase::Deliver, delivering);
     Ok(())
 }

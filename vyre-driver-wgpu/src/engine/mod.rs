@@ -3,6 +3,7 @@
 
 mod batch;
 mod coalesced;
+mod items;
 mod layout;
 mod packed;
 pub mod persistent;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use vyre_driver::{BackendError, DispatchConfig, DispatchPlan};
 
 use super::batch::{Batch, Strided};
-use super::coalesced::compiled_for;
+use super::items::{compiled_for, launch_items};
 use super::layout::output_buffers;
 use super::plan::{Chunk, Limits, MAX_BINDING_ELEMENTS, PACKED, too_big};
 use crate::backend::{WgpuBackend, fold_grid};
@@ -150,16 +150,8 @@ fn launch_packed(
         items: None,
         timeout: config.timeout,
     };
-    let state = backend.state()?;
-    if compiled.generation != state.generation {
-        // Another thread replaced the device since this run took its pipeline: a loss, retried by
-        // `with_recovery` with the new device's pipeline.
-        return Err(state.lost_error("the device was replaced during this run"));
-    }
+    let (whole, delivering) = launch_items(backend, compiled, job, started)?;
     let counters = backend.counters();
-    counters.lap(Phase::Prepare, started);
-    let whole = backend.launch(&state, compiled, job)?;
-    let delivering = Instant::now();
     bump(&counters.packed_launches, 1);
     let outputs: Vec<Strided<'_>> = output_buffers(program, compiled)
         .zip(&whole)

@@ -3,7 +3,7 @@
 
 use vyre_driver::BackendError;
 
-use super::LaunchContext;
+use super::context::LaunchContext;
 use super::job::{Init, Job};
 use super::readback::Read;
 use super::upload::Uploaded;

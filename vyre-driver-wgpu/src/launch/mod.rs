@@ -6,26 +6,26 @@
 //! the fault hooks. It never sees the backend, so it cannot recover, recompile or pick another form;
 //! those decisions belong to the layers above.
 
+mod context;
 mod encode;
 mod fault;
 mod job;
 mod patch;
 mod readback;
 mod resident;
+mod ring;
 mod stage;
 mod submit;
 mod upload;
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use vyre_driver::BackendError;
 
-use crate::device::DeviceState;
 pub(crate) use crate::groups::poisoned;
+pub(crate) use context::LaunchContext;
 use crate::pipeline::Compiled;
-use crate::pool::BufferPool;
-use crate::stats::{Counters, Phase};
+use crate::stats::Phase;
 
 // With the feature the crate root exports `FaultPoint`; without it only the launch compares against it.
 #[cfg(feature = "fault-injection")]
@@ -40,16 +40,6 @@ pub(crate) use resident::{
     Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
     run_sequence, write,
 };
-
-/// What a launch runs on: the device, the pool its buffers come from and go back to, the counters it
-/// bumps, and the faults tests inject.
-#[derive(Clone, Copy)]
-pub(crate) struct LaunchContext<'a> {
-    pub(crate) state: &'a DeviceState,
-    pub(crate) pool: &'a Mutex<BufferPool>,
-    pub(crate) counters: &'a Counters,
-    pub(crate) faults: &'a Faults,
-}
 
 /// Runs `job` on `compiled`; returns one byte vector per buffer with a readback, in order.
 pub(crate) fn run(

@@ -4,7 +4,7 @@
 //!
 //! A readback of at most [`CHUNK`] bytes per buffer takes one staging buffer per range, copied in
 //! the launch's own submit (as before the ring existed). Larger ones never take a staging buffer of
-//! their whole size: at most [`RING`] buffers of [`CHUNK`] bytes, leased from the pool and given
+//! their whole size: at most [`RING`](super::ring::RING) buffers of [`CHUNK`] bytes, leased from the pool and given
 //! back, so a 1 GiB output read per call reuses the same 192 MiB of staging.
 
 use std::ops::Range;
@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 
 use vyre_driver::BackendError;
 
+use super::context::LaunchContext;
 use super::fault::FaultPoint;
-use super::upload::lease;
-use super::{LaunchContext, poisoned, submit};
+use super::ring::{MapSlots, RING, lease};
+use super::submit;
+use crate::groups::poisoned;
 use crate::stats::Phase;
 
 /// The largest piece a staging buffer holds. Every piece costs a submit and a map round trip (tens
@@ -23,12 +25,6 @@ use crate::stats::Phase;
 /// copy itself (64 MiB at 25 GB/s is 2.7 ms), and small enough that the ring stays a small share of
 /// the pool.
 pub(crate) const CHUNK: u64 = 64 << 20;
-
-/// Staging buffers in flight at once: while the host reads one, the device fills the others.
-pub(crate) const RING: usize = 3;
-
-/// One slot per map request, filled by its `map_async` callback.
-pub(super) type MapSlots = Arc<Mutex<Vec<Option<Result<(), wgpu::BufferAsyncError>>>>>;
 
 /// One requested range: `range` of `source` (`bytes` long), copied as the word-aligned span
 /// around it.

@@ -8,7 +8,8 @@ use vyre_driver::BackendError;
 
 use super::job::Piece;
 use super::patch::{self, Patch};
-use super::{LaunchContext, readback, stage, submit};
+use super::context::LaunchContext;
+use super::{readback, stage, submit};
 use crate::groups::entry;
 use crate::pipeline::Compiled;
 use crate::stats::bump;
@@ -256,6 +257,6 @@ pub(crate) fn run_sequence(
         drop(pass);
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
-    let no_maps: readback::MapSlots = Arc::new(Mutex::new(Vec::new()));
+    let no_maps: super::ring::MapSlots = Arc::new(Mutex::new(Vec::new()));
     submit::wait(state, Some(submission), &no_maps, timeout)
 }

@@ -24,9 +24,10 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
-use super::readback::{MapSlots, RING};
-use super::upload::lease;
-use super::{LaunchContext, poisoned, submit};
+use super::context::LaunchContext;
+use super::ring::{MapSlots, RING, lease};
+use super::submit;
+use crate::groups::poisoned;
 
 /// The largest piece of a streamed write, and the largest write `queue.write_buffer` takes. A ring
 /// of [`RING`] such buffers (48 MiB) fits in one of the allocator's smallest host blocks (64 MiB),

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use vyre_driver::BackendError;
 
-use super::readback::MapSlots;
-use super::{LaunchContext, poisoned};
+use super::context::LaunchContext;
+use super::ring::MapSlots;
+use crate::groups::poisoned;
 use crate::device::DeviceState;
 use crate::stats::bump;
 

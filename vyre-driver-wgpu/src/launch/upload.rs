@@ -4,11 +4,12 @@
 use vyre_driver::BackendError;
 
 use super::job::{Init, Job};
-use super::{LaunchContext, poisoned, stage};
+use super::context::LaunchContext;
+use super::ring::lease;
+use super::stage;
 use crate::lower::BindingKind;
 use crate::pipeline::Compiled;
-use crate::pool::{BufferPool, size_class};
-use crate::stats::bump;
+use crate::pool::BufferPool;
 
 /// A launch's device buffers, in the order the encoder binds them.
 pub(super) struct Uploaded {
@@ -97,46 +98,6 @@ pub(super) fn upload(
         None => None,
     };
     Ok(Uploaded { buffers, items })
-}
-
-/// A pooled buffer of at least `bytes` bytes for `usage`, or a new one.
-pub(super) fn lease(
-    ctx: LaunchContext<'_>,
-    bytes: u64,
-    usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer, BackendError> {
-    let state = ctx.state;
-    if bytes > state.limits.max_buffer_size {
-        return Err(BackendError::limit_exceeded(format!(
-            "a buffer of {bytes} bytes exceeds this device's maximum buffer size of {} bytes. Fix: split the data over several dispatches.",
-            state.limits.max_buffer_size
-        )));
-    }
-    if let Some(buffer) =
-        ctx.pool
-            .lock()
-            .map_err(|_| poisoned())?
-            .take(bytes, usage, state.generation)
-    {
-        return Ok(buffer);
-    }
-    // `bytes <= max_buffer_size` here, so rounding it up to 4 cannot wrap; a buffer too large for a
-    // size class (or whose class the device refuses) gets its exact rounded size and is not pooled.
-    let size = match size_class(bytes) {
-        Some(class) if class <= state.limits.max_buffer_size => class,
-        _ => bytes.checked_next_multiple_of(4).ok_or_else(|| {
-            BackendError::limit_exceeded(format!(
-                "a buffer of {bytes} bytes cannot be rounded to whole words. Fix: use smaller buffers."
-            ))
-        })?,
-    };
-    bump(&ctx.counters.buffers_created, 1);
-    Ok(state.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("vyre pooled"),
-        size,
-        usage,
-        mapped_at_creation: false,
-    }))
 }
 
 fn usage_for(kind: BindingKind) -> wgpu::BufferUsages {

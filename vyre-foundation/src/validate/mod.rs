@@ -6,6 +6,7 @@
 mod check;
 mod errors;
 mod evidence;
+mod limits;
 
 pub use check::expr_type;
 pub use errors::{ValidationError, ValidationErrorKind, ValidationErrors};
@@ -14,11 +15,7 @@ pub use evidence::{
     VarId,
 };
 
-/// The deepest expression nesting accepted; deeper expressions are rejected (never a stack overflow).
-pub const MAX_EXPR_DEPTH: usize = 512;
-
-/// The deepest statement nesting (bodies inside bodies) accepted.
-pub const MAX_NODE_DEPTH: usize = 128;
+pub use limits::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
 /// Checks `program` against every rule; returns what it proved, or all errors found.
 ///

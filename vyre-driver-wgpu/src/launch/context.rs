@@ -1,0 +1,20 @@
+//! What every stage of a launch runs on.
+
+use std::sync::Mutex;
+
+use crate::device::DeviceState;
+use crate::pool::BufferPool;
+use crate::stats::Counters;
+
+use super::fault::Faults;
+
+/// What a launch runs on: the device, the pool its buffers come from and go back to, the counters it
+/// bumps, and the faults tests inject.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchContext<'a> {
+    pub(crate) state: &'a DeviceState,
+    pub(crate) pool: &'a Mutex<BufferPool>,
+    pub(crate) counters: &'a Counters,
+    pub(crate) faults: &'a Faults,
+}
+
