@@ -30,7 +30,7 @@ use crate::launch::{
     self, BufferSpec, Faults, Init, Job, LaunchContext, Readback, job_buffers, poisoned,
 };
 use crate::lifecycle::{TeardownTurn, Turn};
-use crate::lower::{self, LowerOptions};
+use crate::lower::{self, Form};
 use crate::pipeline::{self, Compiled};
 use crate::pool::{self, BufferPool};
 use crate::stats::{Counters, Phase, WgpuStats};
@@ -588,7 +588,7 @@ impl WgpuBackend {
     pub(crate) fn compiled_validated(
         &self,
         evidence: &Validated<'_>,
-        options: LowerOptions,
+        options: Form,
     ) -> Result<Arc<Compiled>, BackendError> {
         // Kept among the known programs, so that its fingerprint is taken once and its next
         // lookups and dispatches skip the work.
@@ -604,7 +604,7 @@ impl WgpuBackend {
         state: &DeviceState,
         key: PipelineKey,
         evidence: &Validated<'_>,
-        options: LowerOptions,
+        options: Form,
     ) -> Result<Arc<Compiled>, BackendError> {
         let compiled = Arc::new(pipeline::compile(
             state,
@@ -628,12 +628,12 @@ impl WgpuBackend {
         state: &DeviceState,
         known: &Known,
         evidence: Option<&Validated<'_>>,
-        options: LowerOptions,
+        options: Form,
     ) -> Result<Arc<Compiled>, BackendError> {
         vyre_driver::require_features(&state.info.name, state.features, known.features)?;
         let key = PipelineKey {
             fingerprint: known.fingerprint,
-            options,
+            form: options,
             workarounds: state.workarounds,
             generation: state.generation,
         };
@@ -658,7 +658,7 @@ impl WgpuBackend {
     pub(crate) fn compiled(
         &self,
         program: &Program,
-        options: LowerOptions,
+        options: Form,
     ) -> Result<Arc<Compiled>, BackendError> {
         if let Some(hit) = self.cached_program(program, options)? {
             return Ok(hit);
@@ -676,7 +676,7 @@ impl WgpuBackend {
     pub(crate) fn cached_program(
         &self,
         program: &Program,
-        options: LowerOptions,
+        options: Form,
     ) -> Result<Option<Arc<Compiled>>, BackendError> {
         let state = self.state()?;
         let (generation, workarounds) = (state.generation, state.workarounds);
@@ -684,7 +684,7 @@ impl WgpuBackend {
             // A known program validated, so it is not too deep, and its fingerprint is kept.
             Some(known) => PipelineKey {
                 fingerprint: known.fingerprint,
-                options,
+                form: options,
                 workarounds,
                 generation,
             },
@@ -728,7 +728,7 @@ impl WgpuBackend {
         let limits = &state.limits;
         // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
         // fit the binding and buffer limits.
-        let form = match per_piece {
+        let launch = match per_piece {
             Some(_) => form::split(plan),
             None => form::choose(
                 &known.facts,
@@ -740,7 +740,7 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_known(&state, known, evidence, form.options)?;
+        let compiled = self.compiled_known(&state, known, evidence, launch.form)?;
         let workgroup_x = program.workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
@@ -761,7 +761,7 @@ impl WgpuBackend {
                 let bytes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
                 split::pieces(&state, &compiled, plan, &bytes, n)?
             }
-            None => form.pieces(plan)?,
+            None => launch.pieces(plan)?,
         };
         let job = Job {
             buffers,

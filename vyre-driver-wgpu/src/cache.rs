@@ -1,4 +1,4 @@
-//! The pipeline cache: compiled pipelines keyed by program fingerprint, lowering options and device
+//! The pipeline cache: compiled pipelines keyed by program fingerprint, launch form, driver workarounds and device
 //! generation, bounded, evicting the least recently used pipeline when full (as the reference
 //! backend's cache does), and counting its hits, misses and evictions.
 
@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use vyre_foundation::ir::{Fingerprint, Program};
 
-use crate::lower::LowerOptions;
+use crate::lower::Form;
 use crate::pipeline::Compiled;
 use crate::stats::CacheCounts;
 use crate::workarounds::Workarounds;
@@ -15,12 +15,12 @@ use crate::workarounds::Workarounds;
 /// The most pipelines the cache keeps.
 pub(crate) const CACHE_LIMIT: usize = 256;
 
-/// The cache key: the program's structure, the shader-changing options, the driver workarounds
+/// The cache key: the program's structure, the launch form, the driver workarounds
 /// the module is lowered with, and the device generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) fingerprint: Fingerprint,
-    pub(crate) options: LowerOptions,
+    pub(crate) form: Form,
     pub(crate) workarounds: Workarounds,
     pub(crate) generation: u64,
 }
@@ -28,13 +28,13 @@ pub(crate) struct PipelineKey {
 impl PipelineKey {
     pub(crate) fn new(
         program: &Program,
-        options: LowerOptions,
+        form: Form,
         workarounds: Workarounds,
         generation: u64,
     ) -> Self {
         Self {
             fingerprint: program.fingerprint(),
-            options,
+            form,
             workarounds,
             generation,
         }
@@ -128,7 +128,7 @@ mod tests {
     use vyre_foundation::ir::{BufferDecl, DataType, Program};
 
     use super::{PipelineCache, PipelineKey};
-    use crate::lower::LowerOptions;
+    use crate::lower::Form;
     use crate::workarounds::Workarounds;
 
     fn key(n: u32, generation: u64) -> PipelineKey {
@@ -137,12 +137,7 @@ mod tests {
             [1, 1, 1],
             vec![],
         );
-        PipelineKey::new(
-            &program,
-            LowerOptions::default(),
-            Workarounds::NONE,
-            generation,
-        )
+        PipelineKey::new(&program, Form::default(), Workarounds::NONE, generation)
     }
 
     #[test]

@@ -91,11 +91,7 @@ use vyre_foundation::ir::Program;
 /// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
-    let lowered = lower::lower(
-        &evidence,
-        &lower::LowerOptions::default(),
-        Workarounds::NONE,
-    )?;
+    let lowered = lower::lower(&evidence, &lower::Form::default(), Workarounds::NONE)?;
     lower::to_wgsl(&lowered)
 }
 
@@ -199,22 +195,23 @@ fn lowered_as(
             "this program cannot run vectorised (it accesses a writable buffer elsewhere than at `gid.x`, or has an atomic, a barrier, a loop, a `return`, workgroup memory, a 2- or 3-dimensional workgroup, or no storage buffer accessed only at `gid.x`). Fix: emit it as `LaunchForm::Direct`, the form the backend uses for it.",
         ));
     }
-    // The same options as `backend::form` (scalar or vectorised, direct or folded, or split) and
-    // `engine::plan`'s `COALESCED` and `PACKED`.
-    let options = lower::LowerOptions {
-        coalesced: matches!(form, LaunchForm::Coalesced | LaunchForm::Packed),
-        direct: matches!(form, LaunchForm::Direct | LaunchForm::Vectorised),
-        packed: form == LaunchForm::Packed,
-        split: form == LaunchForm::Split,
-        vectorised,
-        // As `backend::form` chooses for a plain launch whose row bindings span whole rows (vyre's
-        // pooled buffers do whenever they fit the binding limit).
-        // `Folded` stays what `emit_wgsl` writes and `compile_persistent` compiles, without rows
-        // (a plain dispatch folded for its grid has them as the direct form does).
-        rows: matches!(
-            form,
-            LaunchForm::Direct | LaunchForm::Vectorised | LaunchForm::VectorisedFolded
-        ) && lower::row_buffers(&evidence).is_some(),
+    // The same forms as `backend::form` (scalar or vectorised, direct or folded, or split) and
+    // `engine::plan`'s `COALESCED` and `PACKED`. Row loads as `backend::form` chooses them for a
+    // plain launch whose row bindings span whole rows (vyre's pooled buffers do whenever they fit
+    // the binding limit); `Folded` stays what `emit_wgsl` writes and `compile_persistent`
+    // compiles, without rows (a plain dispatch folded for its grid has them as the direct form
+    // does).
+    use lower::{Form, Grid, Lanes};
+    let rows = lower::row_buffers(&evidence).is_some();
+    let plain = |grid, lanes, rows| Form::Plain { grid, lanes, rows };
+    let options = match form {
+        LaunchForm::Direct => plain(Grid::Direct, Lanes::Scalar, rows),
+        LaunchForm::Folded => plain(Grid::Folded, Lanes::Scalar, false),
+        LaunchForm::Vectorised => plain(Grid::Direct, Lanes::Vectorised, rows),
+        LaunchForm::VectorisedFolded => plain(Grid::Folded, Lanes::Vectorised, rows),
+        LaunchForm::Coalesced => Form::Coalesced,
+        LaunchForm::Packed => Form::Packed,
+        LaunchForm::Split => Form::Split,
     };
     lower::lower(&evidence, &options, workarounds)
 }
@@ -342,9 +339,9 @@ pub fn emit_launch_with(
         grid,
     };
     let facts = backend::form::FormFacts::of(&evidence);
-    let form = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
-    let lowered = lower::lower(&evidence, &form.options, workarounds)?;
-    let dispatches = form
+    let launch = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
+    let lowered = lower::lower(&evidence, &launch.form, workarounds)?;
+    let dispatches = launch
         .dispatches
         .iter()
         .map(|&(entry, grid)| (entry.name(), grid))

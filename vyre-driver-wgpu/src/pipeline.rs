@@ -1,5 +1,5 @@
 //! Compiled pipelines: lowering, shader module, bind group layouts and compute pipeline, made once per
-//! (program fingerprint, lowering options, device generation) and cached by `cache`.
+//! (program fingerprint, launch form, driver workarounds, device generation) and cached by `cache`.
 
 use std::borrow::Cow;
 use std::sync::Mutex;
@@ -11,7 +11,7 @@ use vyre_foundation::validate::Validated;
 use crate::device::{DeviceState, storage_entry};
 use crate::groups::LaunchGroups;
 use crate::lifecycle::TeardownTurn;
-use crate::lower::{self, BindingKind, LowerOptions, LoweredBinding};
+use crate::lower::{self, BindingKind, Form, LoweredBinding};
 use crate::stats::{Counters, bump};
 
 /// A compiled pipeline for one program in one lowering form on one device generation: what a launch
@@ -24,7 +24,7 @@ pub(crate) struct Compiled {
     /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid
     /// covers them need not zero them first.
     pub(crate) fully_written: Vec<usize>,
-    pub(crate) options: LowerOptions,
+    pub(crate) form: Form,
     pub(crate) generation: u64,
     pub(crate) bindings: Vec<LoweredBinding>,
     pub(crate) pipeline: wgpu::ComputePipeline,
@@ -168,7 +168,7 @@ impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Compiled")
             .field("fingerprint", &self.program.fingerprint())
-            .field("coalesced", &self.options.coalesced)
+            .field("coalesced", &self.form.coalesced())
             .field("generation", &self.generation)
             .finish_non_exhaustive()
     }
@@ -259,11 +259,11 @@ fn check_limits(
 pub(crate) fn compile(
     state: &DeviceState,
     evidence: &Validated<'_>,
-    options: LowerOptions,
+    form: Form,
     counters: &Counters,
 ) -> Result<Compiled, BackendError> {
     let program = evidence.program();
-    let lowered = lower::lower(evidence, &options, state.workarounds)?;
+    let lowered = lower::lower(evidence, &form, state.workarounds)?;
     check_limits(program, &lowered, &state.limits)?;
     let has_tail = lowered
         .module
@@ -284,7 +284,7 @@ pub(crate) fn compile(
         entries: &user_entries,
     });
     let mut internal_entries = vec![storage_entry(0, true)];
-    if options.coalesced && !options.packed {
+    if form.items_table() {
         internal_entries.push(storage_entry(1, true));
     }
     let internal_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -312,7 +312,7 @@ pub(crate) fn compile(
         program: program.clone(),
         packed_stores: lower::packed_stores(evidence),
         fully_written: lower::fully_written_outputs(evidence),
-        options,
+        form,
         generation: state.generation,
         bindings: lowered.bindings,
         pipeline,

@@ -13,19 +13,19 @@ use vyre_foundation::validate::Validated;
 
 use super::fold_grid;
 use crate::launch::{Piece, device_bytes};
-use crate::lower::{self, BindingKind, LowerOptions, Miscompile, planted};
+use crate::lower::{self, BindingKind, Form, Grid, Lanes, Miscompile, planted};
 use crate::pipeline::Entry;
 
-/// How one dispatch launches: the lowering options and its dispatches, each an entry point and a
+/// How one dispatch launches: the module's form and its dispatches, each an entry point and a
 /// physical grid (one `main`, or for a vectorised launch `main` over the full rows and `vyre_tail`
 /// over the partial ones, each left out when it has no rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Form {
-    pub(crate) options: LowerOptions,
+pub(crate) struct Launch {
+    pub(crate) form: Form,
     pub(crate) dispatches: Vec<(Entry, [u32; 3])>,
 }
 
-impl Form {
+impl Launch {
     /// The dispatches of an unsplit launch of `plan` in this form, with the same `params`.
     ///
     /// # Errors
@@ -88,20 +88,16 @@ pub(crate) fn choose(
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: impl Fn(usize, u64) -> bool,
-) -> Result<Form, BackendError> {
+) -> Result<Launch, BackendError> {
     if let Some(form) = vectorised(facts, plan, max_groups, &bindable)? {
         return Ok(form);
     }
     let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
-    let rows = rows(facts, plan, &bindable);
-    Ok(Form {
-        options: LowerOptions {
-            coalesced: false,
-            direct,
-            packed: false,
-            vectorised: false,
-            split: false,
-            rows,
+    Ok(Launch {
+        form: Form::Plain {
+            grid: grid(direct),
+            lanes: Lanes::Scalar,
+            rows: rows(facts, plan, &bindable),
         },
         dispatches: vec![(Entry::Main, physical)],
     })
@@ -128,18 +124,16 @@ fn whole_rows(on: &[bool], plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -
 
 /// The form of each piece of a dispatch split over several launches (see `split`): the scalar split
 /// module over the virtual grid's own x (each piece launches its share of it).
-pub(crate) fn split(plan: &DispatchPlan) -> Form {
-    Form {
-        options: LowerOptions {
-            coalesced: false,
-            direct: false,
-            packed: false,
-            vectorised: false,
-            split: true,
-            rows: false,
-        },
+pub(crate) fn split(plan: &DispatchPlan) -> Launch {
+    Launch {
+        form: Form::Split,
         dispatches: vec![(Entry::Main, plan.grid)],
     }
+}
+
+/// The grid of a plain form that runs direct, or folded.
+fn grid(direct: bool) -> Grid {
+    if direct { Grid::Direct } else { Grid::Folded }
 }
 
 fn vectorised(
@@ -147,7 +141,7 @@ fn vectorised(
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: &impl Fn(usize, u64) -> bool,
-) -> Result<Option<Form>, BackendError> {
+) -> Result<Option<Launch>, BackendError> {
     let [x, y, z] = plan.grid;
     if y != 1 || z != 1 || x == 0 {
         return Ok(None);
@@ -172,13 +166,10 @@ fn vectorised(
             dispatches.push((entry, fold_grid([groups, 1, 1], 1, max_groups)?.0));
         }
     }
-    Ok(Some(Form {
-        options: LowerOptions {
-            coalesced: false,
-            direct,
-            packed: false,
-            vectorised: true,
-            split: false,
+    Ok(Some(Launch {
+        form: Form::Plain {
+            grid: grid(direct),
+            lanes: Lanes::Vectorised,
             rows: rows(facts, plan, bindable),
         },
         dispatches,

@@ -199,7 +199,7 @@ impl WgpuBackend {
         let per_piece = split::piece_elements(state, program, &known.facts, plan)?;
         // Whole rows must fit the binding limit and the buffer the step passes (an imported buffer
         // may end inside a row).
-        let form = match per_piece {
+        let launch = match per_piece {
             Some(_) => form::split(plan),
             None => form::choose(
                 &known.facts,
@@ -215,7 +215,7 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_known(state, &known, Some(&step.program), form.options)?;
+        let compiled = self.compiled_known(state, &known, Some(&step.program), launch.form)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
         // Two imports of one wgpu buffer are two `DeviceBuffer`s, which `plan_resident`'s check of
         // one buffer bound writable twice cannot tell apart: the device buffers can.
@@ -296,7 +296,7 @@ impl WgpuBackend {
                 let bytes: Vec<u64> = bound.iter().map(|b| b.bytes).collect();
                 split::pieces(state, &compiled, plan, &bytes, n)?
             }
-            None => form.pieces(plan)?,
+            None => launch.pieces(plan)?,
         };
         Ok(ResidentLaunch {
             compiled,

@@ -8,21 +8,21 @@ use vyre_driver::BackendError;
 
 use crate::backend::WgpuBackend;
 use crate::launch::Job;
-use crate::lower::LowerOptions;
+use crate::lower::Form;
 use crate::pipeline::Compiled;
 use crate::stats::Phase;
 
-/// `held` when it is the form `options` on the current device (what `compile_persistent` compiled),
+/// `held` when it is the form `form` on the current device (what `compile_persistent` compiled),
 /// else that form from the backend's cache.
 pub(super) fn compiled_for(
     backend: &WgpuBackend,
     held: &Arc<Compiled>,
-    options: LowerOptions,
+    form: Form,
 ) -> Result<Arc<Compiled>, BackendError> {
-    if held.options == options && held.generation == backend.state()?.generation {
+    if held.form == form && held.generation == backend.state()?.generation {
         return Ok(Arc::clone(held));
     }
-    backend.compiled(&held.program, options)
+    backend.compiled(&held.program, form)
 }
 
 /// Launches `job` on `compiled` (a pipeline taken at `started`, when this run's host work began):

@@ -72,7 +72,7 @@ impl std::fmt::Debug for WgpuPipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WgpuPipeline")
             .field("fingerprint", &self.compiled.program.fingerprint())
-            .field("packed", &self.compiled.options.packed)
+            .field("packed", &self.compiled.form.packed())
             .field("generation", &self.compiled.generation)
             .finish_non_exhaustive()
     }

@@ -9,25 +9,11 @@ use vyre_foundation::ir::Program;
 use super::batch::Batch;
 use crate::backend::fold_grid;
 use crate::launch::device_bytes;
-use crate::lower::{LowerOptions, LoweredBinding};
+use crate::lower::{Form, LoweredBinding};
 
-pub(super) const COALESCED: LowerOptions = LowerOptions {
-    coalesced: true,
-    direct: false,
-    packed: false,
-    split: false,
-    vectorised: false,
-    rows: false,
-};
+pub(super) const COALESCED: Form = Form::Coalesced;
 
-pub(super) const PACKED: LowerOptions = LowerOptions {
-    coalesced: true,
-    direct: false,
-    packed: true,
-    split: false,
-    vectorised: false,
-    rows: false,
-};
+pub(super) const PACKED: Form = Form::Packed;
 
 /// The plans of a run's items: one shared plan when every item has the same input lengths (the
 /// common case, planned once), else one per item.

@@ -17,4 +17,3 @@ pub(crate) struct LaunchContext<'a> {
     pub(crate) counters: &'a Counters,
     pub(crate) faults: &'a Faults,
 }
-

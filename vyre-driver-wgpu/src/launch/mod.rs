@@ -23,9 +23,9 @@ use std::time::Instant;
 use vyre_driver::BackendError;
 
 pub(crate) use crate::groups::poisoned;
-pub(crate) use context::LaunchContext;
 use crate::pipeline::Compiled;
 use crate::stats::Phase;
+pub(crate) use context::LaunchContext;
 
 // With the feature the crate root exports `FaultPoint`; without it only the launch compares against it.
 #[cfg(feature = "fault-injection")]

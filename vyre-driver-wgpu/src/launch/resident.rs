@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use vyre_driver::BackendError;
 
+use super::context::LaunchContext;
 use super::job::Piece;
 use super::patch::{self, Patch};
-use super::context::LaunchContext;
 use super::{readback, stage, submit};
 use crate::groups::entry;
 use crate::pipeline::Compiled;

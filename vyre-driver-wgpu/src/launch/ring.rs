@@ -55,4 +55,3 @@ pub(super) fn lease(
         mapped_at_creation: false,
     }))
 }
-

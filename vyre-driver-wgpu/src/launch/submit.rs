@@ -7,8 +7,8 @@ use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
 use super::ring::MapSlots;
-use crate::groups::poisoned;
 use crate::device::DeviceState;
+use crate::groups::poisoned;
 use crate::stats::bump;
 
 /// How long a readback map may stay pending after its submission finished, when the dispatch has no

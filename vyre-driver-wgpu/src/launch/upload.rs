@@ -3,8 +3,8 @@
 
 use vyre_driver::BackendError;
 
-use super::job::{Init, Job};
 use super::context::LaunchContext;
+use super::job::{Init, Job};
 use super::ring::lease;
 use super::stage;
 use crate::lower::BindingKind;

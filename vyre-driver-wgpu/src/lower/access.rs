@@ -5,8 +5,8 @@
 use naga::{BinaryOperator as B, Block, Expression, Handle, Literal, ScalarKind, Statement};
 use vyre_foundation::ir::{AtomicOp, DataType};
 
-use super::globals::Layout;
 use super::Lowerer;
+use super::globals::Layout;
 
 /// One access: the buffer, the lowered index and its type, and whether it is proven in bounds.
 #[derive(Clone, Copy, Debug)]

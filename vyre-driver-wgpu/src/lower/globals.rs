@@ -10,7 +10,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, DataType, Features};
 use vyre_foundation::validate::Validated;
 
-use super::form::LowerOptions;
+use super::form::Form;
 
 /// The bind group that holds vyre's own buffers (`params`, `items`); group 0 holds the program's.
 /// How one program buffer is bound.
@@ -171,7 +171,7 @@ pub(crate) type Declared = (Vec<BufferGlobal>, Vec<LoweredBinding>, u64);
 pub(crate) fn declare_buffers(
     module: &mut Module,
     evidence: &Validated<'_>,
-    options: &LowerOptions,
+    form: &Form,
     vectorised: &[bool],
 ) -> Result<Declared, BackendError> {
     let program = evidence.program();
@@ -188,7 +188,7 @@ pub(crate) fn declare_buffers(
         };
         let (layout, space, kind) = match decl.access {
             BufferAccess::Workgroup => (Layout::Workgroup, AddressSpace::WorkGroup, None),
-            BufferAccess::Uniform if !options.coalesced => (
+            BufferAccess::Uniform if !form.coalesced() => (
                 Layout::UniformVec4,
                 AddressSpace::Uniform,
                 Some(BindingKind::Uniform),

@@ -52,7 +52,7 @@ pub(crate) use analysis::elementwise::elementwise;
 pub(crate) use analysis::packed::packed_stores;
 pub(crate) use analysis::rows::row_buffers;
 pub(crate) use analysis::vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
-pub(crate) use form::LowerOptions;
+pub(crate) use form::{Form, Grid, Lanes};
 pub(crate) use globals::{BindingKind, LoweredBinding};
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
@@ -99,7 +99,7 @@ pub(crate) struct Lowerer<'v, 'p> {
     /// The proofs that let an access go unguarded (see `bounds`).
     pub(crate) bounds: Bounds,
     /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
-    pub(crate) lanes: Option<Lanes>,
+    pub(crate) lanes: Option<FullRow>,
     /// The row buffers of a plain module and the rows read in the current statement (see `rows`).
     pub(crate) row_loads: RowLoads,
     /// The subgroup builtins, present when the program uses subgroup operations.
@@ -160,7 +160,7 @@ impl Lowerer<'_, '_> {
 
 /// The lane the full-row path is lowering, and each vectorised buffer's row.
 #[derive(Clone, Debug)]
-pub(crate) struct Lanes {
+pub(crate) struct FullRow {
     pub(crate) lane: u32,
     pub(crate) rows: Vec<Option<Row>>,
     pub(crate) aliases: GidAliases,
@@ -206,20 +206,14 @@ pub(crate) struct SubgroupIds {
     pub(crate) lane: Handle<Expression>,
 }
 
-
 /// Lowers a validated program: every name comes resolved from its evidence.
 pub(crate) fn lower(
     evidence: &Validated<'_>,
-    options: &LowerOptions,
+    form: &Form,
     workarounds: Workarounds,
 ) -> Result<Lowered, BackendError> {
     let program = evidence.program();
-    if options.split && (options.direct || options.coalesced) {
-        return Err(BackendError::compile(
-            "a split launch was asked of a direct or coalesced module. Fix: report this vyre bug with the program text.",
-        ));
-    }
-    if options.coalesced
+    if form.coalesced()
         && let Some(wide) = program.buffers.iter().find(|b| !b.element.is_word())
     {
         return Err(BackendError::unsupported(format!(
@@ -229,12 +223,7 @@ pub(crate) fn lower(
     }
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module, evidence.features());
-    let vector = if options.vectorised {
-        if options.coalesced || options.packed {
-            return Err(BackendError::compile(
-                "a vectorised module was asked for a coalesced launch. Fix: this is a vyre bug; report it with the program text (Display).",
-            ));
-        }
+    let vector = if form.vectorised() {
         Some(analysis::vector::plan(evidence).ok_or_else(|| {
             BackendError::compile(
                 "a vectorised module was asked for a program that does not qualify. Fix: this is a vyre bug; report it with the program text (Display).",
@@ -243,12 +232,7 @@ pub(crate) fn lower(
     } else {
         None
     };
-    let row_buffers = if options.rows {
-        if options.coalesced || options.packed || options.split {
-            return Err(BackendError::compile(
-                "row loads were asked of a coalesced or split module. Fix: this is a vyre bug; report it with the program text (Display).",
-            ));
-        }
+    let row_buffers = if form.rows() {
         analysis::rows::row_buffers(evidence).ok_or_else(|| {
             BackendError::compile(
                 "row loads were asked for a program with no row buffer. Fix: this is a vyre bug; report it with the program text (Display).",
@@ -266,9 +250,10 @@ pub(crate) fn lower(
         })
         .collect();
     let (buffers, bindings, workgroup_bytes) =
-        globals::declare_buffers(&mut module, evidence, options, &vectorised)?;
+        globals::declare_buffers(&mut module, evidence, form, &vectorised)?;
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
-    let items = (options.coalesced && !options.packed)
+    let items = form
+        .items_table()
         .then(|| globals::declare_internal(&mut module, &types, "vyre_items", 1));
 
     // A vectorised module has two entry points: `main` runs the full rows and `vyre_tail` the
@@ -291,7 +276,7 @@ pub(crate) fn lower(
     for &(name, part) in parts {
         let entry = entry_point(
             evidence,
-            options,
+            form,
             &mut module,
             &globals,
             vector.as_ref(),
@@ -345,7 +330,7 @@ struct Globals {
 /// The entry point `name`, running `part` of the program.
 fn entry_point(
     evidence: &Validated<'_>,
-    options: &LowerOptions,
+    form: &Form,
     module: &mut naga::Module,
     shared: &Globals,
     vector: Option<&VectorPlan>,
@@ -372,7 +357,7 @@ fn entry_point(
     // Subgroup programs see the hardware's subgroups, so they only ever run in the launch forms
     // that keep each invocation's `local_invocation_index` (backend/form.rs never picks the others).
     let subgroups = evidence.features().contains(Features::SUBGROUPS);
-    if subgroups && (options.vectorised || options.packed) {
+    if subgroups && (form.vectorised() || form.packed()) {
         return Err(BackendError::compile(
             "a vectorised or packed module was asked for a program with subgroup operations. Fix: this is a vyre bug; report it with the program text (Display).",
         ));
@@ -390,7 +375,7 @@ fn entry_point(
     let mut body = naga::Block::new();
     let inputs = prologue::PrologueInputs {
         program,
-        options,
+        form,
         params: shared.params,
         items: shared.items,
         opaque_zero: shared.opaque_zero,
@@ -402,10 +387,10 @@ fn entry_point(
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
     let mut bounds = Bounds::new(
         prologue.fixed.clone(),
-        !options.coalesced,
+        !form.coalesced(),
         program.workgroup_size,
     );
-    if options.packed
+    if form.packed()
         && let Some(n) = packed_stores(evidence)
             .and_then(|stored| analysis::bounds::packed_gid_bound(program, &stored))
     {

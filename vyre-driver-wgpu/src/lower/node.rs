@@ -5,8 +5,8 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{Expr, Node};
 use vyre_foundation::validate::VarId;
 
-use super::{Local, Lowerer};
 use super::planted::{Miscompile, planted};
+use super::{Local, Lowerer};
 
 impl Lowerer<'_, '_> {
     /// Lowers a body.

@@ -6,7 +6,7 @@
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, Statement};
 
-use super::form::LowerOptions;
+use super::form::Form;
 use super::func::FunctionBuilder;
 use super::params::{
     ITEM_ROW_WORDS, PARAM_ACTIVE, PARAM_GRID, PARAM_ITEMS, PARAM_LENGTHS, PARAM_SPLIT_BASE,
@@ -38,7 +38,7 @@ pub(crate) struct Prologue {
 
 pub(crate) struct PrologueInputs<'a> {
     pub(crate) program: &'a Program,
-    pub(crate) options: &'a LowerOptions,
+    pub(crate) form: &'a Form,
     pub(crate) params: Handle<naga::GlobalVariable>,
     pub(crate) items: Option<Handle<naga::GlobalVariable>>,
     /// Load the opaque zero (a workaround in force needs it).
@@ -91,7 +91,7 @@ pub(crate) fn emit(
     let size = inputs.program.workgroup_size;
     let mut rebase = None;
     let mut row = None;
-    let (gid, lid, wid, nwg, item) = if inputs.options.vectorised {
+    let (gid, lid, wid, nwg, item) = if inputs.form.vectorised() {
         let (c, grid) = vector_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p);
         row = Some(c);
         let zero = fb.u32(block, 0);
@@ -104,15 +104,15 @@ pub(crate) fn emit(
             [grid, one, one],
             None,
         )
-    } else if inputs.options.packed {
+    } else if inputs.form.packed() {
         packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p)
     } else {
-        let (mut wid, mut nwg, item) = if inputs.options.direct {
+        let (mut wid, mut nwg, item) = if inputs.form.direct() {
             (wid_p, nwg_p, None)
         } else {
             virtual_grid(fb, block, inputs, params, wid_p, nwg_p)
         };
-        if inputs.options.split {
+        if inputs.form.split() {
             // The piece's workgroups are the whole grid's from `params[5]` on: the program sees the
             // whole grid's ids, so every value it computes is the one a single launch computes.
             let first = param(fb, block, params, PARAM_SPLIT_BASE);
@@ -126,7 +126,7 @@ pub(crate) fn emit(
             let base = fb.binary(block, B::Multiply, wid[a], w);
             fb.binary(block, B::Add, base, lid[a])
         });
-        if !inputs.options.direct {
+        if !inputs.form.direct() {
             // Computed once, here (with a division and a remainder when folded); named so that
             // the WGSL text computes it here too rather than inline at a use inside a loop. Names
             // of unused ones are dropped after validation (`lower::drop_unused_names`).
@@ -152,7 +152,7 @@ pub(crate) fn emit(
         let count =
             (decl.access == BufferAccess::Workgroup || decl.count != 0).then_some(decl.count);
         fixed_lengths.push(count);
-        let whole = decl.access == BufferAccess::Workgroup || !inputs.options.coalesced;
+        let whole = decl.access == BufferAccess::Workgroup || !inputs.form.coalesced();
         match (items, item, count) {
             (_, _, Some(count)) if whole => {
                 lengths.push(fb.u32(block, count));
@@ -271,7 +271,7 @@ fn vector_grid(
     nwg_p: Lanes,
 ) -> (Handle<Expression>, Handle<Expression>) {
     let grid_x = param(fb, block, params, PARAM_GRID);
-    let linear = if inputs.options.direct {
+    let linear = if inputs.form.direct() {
         wid_p[0]
     } else {
         let yz = fb.binary(block, B::Multiply, nwg_p[1], wid_p[2]);
@@ -318,7 +318,7 @@ fn virtual_grid(
     fb.if_then(block, surplus, |fb, inner| {
         fb.stmt(inner, Statement::Return { value: None })
     });
-    let (item, local) = if inputs.options.coalesced {
+    let (item, local) = if inputs.form.coalesced() {
         let item = fb.binary(block, B::Divide, linear, groups);
         let local = fb.binary(block, B::Modulo, linear, groups);
         (Some(item), local)

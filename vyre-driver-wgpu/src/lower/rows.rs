@@ -28,7 +28,6 @@
 //! evaluated in one block, with no assignment between them, and the buffer is never written, so
 //! equal `b` read equal rows. The cache is cleared at every statement.
 
-
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M};
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, Literal, Node};
@@ -148,4 +147,3 @@ impl Lowerer<'_, '_> {
         Ok(Some(self.fb.select(block, in_bounds, value, zero)))
     }
 }
-

@@ -43,14 +43,13 @@
 //! that share no barrier. Out-of-bounds rules hold: full rows are in bounds by the test above, and
 //! every other access is guarded against this dispatch's lengths.
 
-
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M, Statement};
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{Expr, Literal, Node};
 
 use super::analysis::vector::{VectorPlan, WIDTH};
 use super::planted::{Miscompile, planted};
-use super::{Lanes, Lowerer, Row};
+use super::{FullRow, Lowerer, Row};
 
 impl Lowerer<'_, '_> {
     /// The row the prologue gave this invocation.
@@ -258,7 +257,7 @@ impl Lowerer<'_, '_> {
                 self.fb.binary(block, B::Add, first, k)
             };
             self.lane_builtins(block, gid_x, plan);
-            self.lanes = Some(Lanes {
+            self.lanes = Some(FullRow {
                 lane,
                 rows: rows.clone(),
                 aliases: plan.aliases.clone(),

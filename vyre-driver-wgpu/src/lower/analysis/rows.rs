@@ -4,8 +4,6 @@
 use vyre_foundation::ir::{BinOp, BufferAccess, Expr, Literal, Node};
 use vyre_foundation::validate::{Validated, VarId};
 
-
-
 /// The multiple of 4 an aligned index starts from.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Base<'a> {

@@ -180,4 +180,3 @@ fn top_level_stores(
         }
     }
 }
-

@@ -51,4 +51,3 @@ pub(crate) fn needs_opaque_zero(evidence: &Validated<'_>, workarounds: Workaroun
 pub(crate) fn is_widening(from: DataType, to: DataType) -> bool {
     from.is_integer() && to.is_integer() && from.bits() < to.bits()
 }
-
