@@ -6,7 +6,9 @@
 //! the bug it comes from:
 //!
 //! - [`negation`]: `min`/`max`/`abs` of a value and its own negation (`min(min(v, -v), 0i)` gave 0
-//!   for `v = 1`), and [`negated_pairs`]: `max(y, -x)` (of two one-trip loop counters it gave `x`).
+//!   for `v = 1`), and [`negated_pairs`]: `max(y, -x)` (of two one-trip loop counters it gave `x`);
+//! - [`low_words`]: 64-bit `min`/`max` and comparisons whose low 32 bits order otherwise than the
+//!   whole values (`min(-3i64, i64::MIN + 17892187)` gave -3).
 //!
 //! A [`Shape`] is an expression over operands; the batch builders here put it in a program in one of
 //! these [`Form`]s, and every case is named `driver.<shape>.<form>(<operands>)`, so a failing
@@ -18,6 +20,7 @@
 //! catalogue's [`Wide`] batches; [`int`] does the integer arithmetic of the expectations.
 
 mod int;
+mod low_words;
 mod negated_pairs;
 mod negation;
 mod snippets;
@@ -248,5 +251,7 @@ pub(crate) fn loaded(
 
 /// Every driver-shape batch.
 pub(super) fn batches() -> Vec<Batch> {
-    negation::batches()
+    let mut out = negation::batches();
+    out.extend(low_words::batches());
+    out
 }
