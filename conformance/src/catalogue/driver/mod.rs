@@ -8,7 +8,9 @@
 //! - [`negation`]: `min`/`max`/`abs` of a value and its own negation (`min(min(v, -v), 0i)` gave 0
 //!   for `v = 1`), and [`negated_pairs`]: `max(y, -x)` (of two one-trip loop counters it gave `x`);
 //! - [`low_words`]: 64-bit `min`/`max` and comparisons whose low 32 bits order otherwise than the
-//!   whole values (`min(-3i64, i64::MIN + 17892187)` gave -3).
+//!   whole values (`min(-3i64, i64::MIN + 17892187)` gave -3);
+//! - [`widening`]: widening casts next to shifts and remainders (`u64(i32(tid)) << 31` gave
+//!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended).
 //!
 //! A [`Shape`] is an expression over operands; the batch builders here put it in a program in one of
 //! these [`Form`]s, and every case is named `driver.<shape>.<form>(<operands>)`, so a failing
@@ -24,6 +26,7 @@ mod low_words;
 mod negated_pairs;
 mod negation;
 mod snippets;
+mod widening;
 
 use std::rc::Rc;
 
@@ -253,5 +256,6 @@ pub(crate) fn loaded(
 pub(super) fn batches() -> Vec<Batch> {
     let mut out = negation::batches();
     out.extend(low_words::batches());
+    out.extend(widening::batches());
     out
 }
