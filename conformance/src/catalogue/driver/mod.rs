@@ -10,17 +10,21 @@
 //! - [`low_words`]: 64-bit `min`/`max` and comparisons whose low 32 bits order otherwise than the
 //!   whole values (`min(-3i64, i64::MIN + 17892187)` gave -3);
 //! - [`widening`]: widening casts next to shifts and remainders (`u64(i32(tid)) << 31` gave
-//!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended).
+//!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended);
+//! - [`half_round`]: `f16` round trips at rounding boundaries (`f32(f16(1/3))` gave 0.33333334,
+//!   the rounding dropped).
 //!
 //! A [`Shape`] is an expression over operands; the batch builders here put it in a program in one of
 //! these [`Form`]s, and every case is named `driver.<shape>.<form>(<operands>)`, so a failing
 //! report says which shape failed and how its values reached it. Expectations are written by hand
 //! from SEMANTICS.md (through [`oracle`](crate::catalogue::oracle) and
-//! [`binary64`](crate::catalogue::wide::binary64)), never taken from the reference.
+//! [`binary64`](crate::catalogue::wide::binary64) for the integers, the `half` crate for `f16`
+//! rounding), never taken from the reference.
 //!
 //! [`snippets`] builds the programs that write values in ([`Snippets`]); the loaded form uses the
 //! catalogue's [`Wide`] batches; [`int`] does the integer arithmetic of the expectations.
 
+mod half_round;
 mod int;
 mod low_words;
 mod negated_pairs;
@@ -257,5 +261,6 @@ pub(super) fn batches() -> Vec<Batch> {
     let mut out = negation::batches();
     out.extend(low_words::batches());
     out.extend(widening::batches());
+    out.extend(half_round::batches());
     out
 }

@@ -9,7 +9,9 @@
 //! element has one element per invocation (`lanes`), so a case may vary with the invocation id.
 //!
 //! Outputs are laid out as in [`Elementwise`](crate::catalogue::build::Elementwise): one output
-//! buffer per result type, in order of first use, named `out0`, `out1`, ...
+//! buffer per result type, in order of first use, named `out0`, `out1`, ... A case that needs a
+//! value the compiler cannot see reads it from an input buffer per type (`in0`, `in1`, ...,
+//! declared first) at a literal index, through [`Snippets::input`].
 
 use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
@@ -135,6 +137,21 @@ impl Snippets {
             element,
             lanes,
         }
+    }
+
+    /// A load of the value `bits` of type `ty`, from an input element of its own.
+    pub(crate) fn input(&mut self, ty: DataType, bits: u64) -> Expr {
+        let inputs = &mut self.part().inputs;
+        let k = match inputs.iter().position(|(t, _)| *t == ty) {
+            Some(k) => k,
+            None => {
+                inputs.push((ty, Vec::new()));
+                inputs.len() - 1
+            }
+        };
+        let values = &mut inputs[k].1;
+        values.push(bits);
+        Expr::load(format!("in{k}"), Expr::u32(values.len() as u32 - 1))
     }
 
     /// Appends one case's statements, in a block of their own so their names end with it.
