@@ -296,3 +296,43 @@ pub(super) fn batches() -> Vec<Batch> {
     ]);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_are_the_f16_neighbours_nearest_even_first() {
+        let third = f64::from(1.0f32 / 3.0);
+        // 0x3555 = 0.33325195 (nearest), 0x3556 = 0.33349609.
+        assert_eq!(choices(third), [0x3555, 0x3556]);
+        assert_eq!(choices(1.0), [0x3c00]);
+        // Ties: 2049 between 2048 (even) and 2050; 2051 between 2050 and 2052 (even).
+        assert_eq!(choices(2049.0), [0x6800, 0x6801]);
+        assert_eq!(choices(2051.0), [0x6802, 0x6801]);
+        // One f32 ULP above the tie 1 + 2^-11 rounds up, nearest.
+        let above = f64::from((1.0f32 + 2f32.powi(-11)).next_up());
+        assert_eq!(choices(above), [0x3c01, 0x3c00]);
+    }
+
+    #[test]
+    fn subnormal_results_may_be_zero_and_rounding_up_from_65504_is_infinite() {
+        let tiny = 2f64.powi(-24);
+        // Half the smallest subnormal: a tie with zero, zero (even) nearest.
+        assert_eq!(choices(0.5 * tiny), [0x0000, 0x0001, 0x8000]);
+        assert_eq!(choices(1.5 * tiny), [0x0002, 0x0001, 0x0000, 0x8000]);
+        assert_eq!(choices(-0.25 * tiny), [0x8000, 0x8001, 0x0000]);
+        assert_eq!(choices(65519.0), [0x7bff, 0x7c00]);
+        // Their f32 words: 65504.0 and the infinity.
+        assert_eq!(widened(&choices(65519.0)), [0x477f_e000, 0x7f80_0000]);
+    }
+
+    #[test]
+    fn an_exact_value_has_one_answer_an_inexact_one_a_list() {
+        assert_eq!(expect(vec![0x3c00]), Expectation::exact_bits(0x3c00));
+        let listed = expect(widened(&choices(f64::from(1.0f32 / 3.0))));
+        assert_eq!(listed.oracle, Some(u64::from(0.333_251_95f32.to_bits())));
+        let accept = listed.accept.unwrap_or(Acceptance::Any);
+        assert!(!accept.accepts_bits(u64::from((1.0f32 / 3.0).to_bits())));
+    }
+}

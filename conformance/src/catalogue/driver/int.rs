@@ -97,3 +97,37 @@ impl Int {
         Int(to).of(self.value(bits) as i64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negation_and_order_follow_the_width_and_the_sign() {
+        let (i, l, u) = (Int(DataType::I32), Int(DataType::I64), Int(DataType::U64));
+        assert_eq!(i.neg(i.of(i64::from(i32::MIN))), i.of(i64::from(i32::MIN)));
+        assert_eq!(i.min(i.of(1), i.neg(i.of(1))), i.of(-1));
+        assert_eq!(
+            l.min(l.of(-3), l.of(i64::MIN + 17_892_187)),
+            l.of(i64::MIN + 17_892_187)
+        );
+        assert_eq!(u.min(1 << 32, 0xffff_ffff), 0xffff_ffff);
+        assert_eq!(i.rem(i.of(-1), i.of(17)), i.of(-1));
+        assert_eq!(i.to_f32(i.of(-1)), u64::from((-1.0f32).to_bits()));
+    }
+
+    #[test]
+    fn casts_extend_by_the_source_sign_and_wrap_to_the_target() {
+        let (i, u) = (Int(DataType::I32), Int(DataType::U32));
+        assert_eq!(i.cast(DataType::U64, i.of(1)), 1);
+        assert_eq!(i.cast(DataType::U64, i.of(-1)), u64::MAX);
+        assert_eq!(u.cast(DataType::I64, 0xffff_ffff), 0xffff_ffff);
+        assert_eq!(Int(DataType::I64).cast(DataType::I32, 1 << 32 | 5), 5);
+        // The bug's shape: u64(i32(1)) << 31 (959816159 mod 64).
+        let wide = i.cast(DataType::U64, i.of(1));
+        assert_eq!(
+            Int(DataType::U64).bin(BinOp::Shl, wide, 959_816_159),
+            0x8000_0000
+        );
+    }
+}
