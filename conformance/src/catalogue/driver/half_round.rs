@@ -17,7 +17,7 @@
 
 use vyre_foundation::ir::{DataType, Expr, Node};
 
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, describe, literal, loaded, write};
+use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, describe, literal, loaded, write};
 use crate::catalogue::half;
 use crate::catalogue::interval::Acceptance;
 use crate::catalogue::{Area, Batch, Expectation};
@@ -184,7 +184,7 @@ fn held(batch: &mut Snippets, x: f32, load: bool) {
     };
     let args = describe(&[DataType::F32], &[bits]);
     let rounded = choices(f64::from(x));
-    let name = |id: &str| format!("driver.{id}.f32.{}({args})", form.name());
+    let name = |id: &str| format!("driver.{id}.f32.{}({args})", form.name(Spread::One));
 
     let variable = batch.slot(DataType::F32);
     batch.push(vec![
@@ -236,7 +236,7 @@ pub(super) fn batches() -> Vec<Batch> {
         .map(|&v| vec![u64::from(v as u32)])
         .collect();
 
-    let mut written = Snippets::new(Area::Cast, "cast.driver.f16", 1);
+    let mut written = Snippets::new(Area::Cast, "cast.driver.f16", Spread::One);
     let literal_form = [Form::Literal];
     write(
         &mut written,
@@ -264,7 +264,7 @@ pub(super) fn batches() -> Vec<Batch> {
         held(&mut written, x, true);
     }
     let name = "cast.driver.f16.loop_counter";
-    let mut loops = Snippets::new(Area::Cast, name, 1).at_most(LOOPS_PER_PROGRAM);
+    let mut loops = Snippets::new(Area::Cast, name, Spread::One).at_most(LOOPS_PER_PROGRAM);
     let counted = [Form::LoopCounter];
     write(&mut loops, &counted, &[u32_], &u32_rows, &shapes(u32_));
     write(&mut loops, &counted, &[i32_], &i32_rows, &shapes(i32_));

@@ -14,7 +14,7 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr};
 
 use super::int::Int;
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, loaded, write};
+use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, loaded, write};
 use crate::catalogue::{Area, Batch, Expectation};
 
 /// `i64` pairs whose low words order otherwise (as `i32` or as `u32`) than the values, or are equal.
@@ -203,7 +203,7 @@ pub(super) fn batches() -> Vec<Batch> {
     let mixed_shapes = ordered("i32_widened", ty64, widen, widened);
     let mixed = [DataType::I32, ty64];
 
-    let mut written = Snippets::new(Area::Integer, "integer.driver.low_words", 1);
+    let mut written = Snippets::new(Area::Integer, "integer.driver.low_words", Spread::One);
     let literal = [Form::Literal];
     write(
         &mut written,
@@ -216,7 +216,7 @@ pub(super) fn batches() -> Vec<Batch> {
     write(&mut written, &literal, &mixed, &mixed_rows, &mixed_shapes);
     write(&mut written, &literal, &[ty64], &singles, &folded());
     let name = "integer.driver.low_words.loop_counter";
-    let mut loops = Snippets::new(Area::Integer, name, 1).at_most(LOOPS_PER_PROGRAM);
+    let mut loops = Snippets::new(Area::Integer, name, Spread::One).at_most(LOOPS_PER_PROGRAM);
     write(
         &mut loops,
         &[Form::LoopCounter],

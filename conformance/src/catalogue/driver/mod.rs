@@ -12,11 +12,13 @@
 //! - [`widening`]: widening casts next to shifts and remainders (`u64(i32(tid)) << 31` gave
 //!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended);
 //! - [`half_round`]: `f16` round trips at rounding boundaries (`f32(f16(1/3))` gave 0.33333334,
-//!   the rounding dropped).
+//!   the rounding dropped);
+//! - [`seeds`]: the five programs whole, each alone in its own batch.
 //!
 //! A [`Shape`] is an expression over operands; the batch builders here put it in a program in one of
-//! these [`Form`]s, and every case is named `driver.<shape>.<form>(<operands>)`, so a failing
-//! report says which shape failed and how its values reached it. Expectations are written by hand
+//! these [`Form`]s, and every case is named `driver.<shape>.<form>(<operands>)`, the form one of
+//! `literal`, `loop_counter`, `lid` and `gid` (made from the invocation id, see [`Spread`]) and
+//! `load`, so a failing report says which shape failed and how its values reached it. Expectations are written by hand
 //! from SEMANTICS.md (through [`oracle`](crate::catalogue::oracle) and
 //! [`binary64`](crate::catalogue::wide::binary64) for the integers, the `half` crate for `f16`
 //! rounding), never taken from the reference.
@@ -29,6 +31,7 @@ mod int;
 mod low_words;
 mod negated_pairs;
 mod negation;
+mod seeds;
 mod snippets;
 mod widening;
 
@@ -39,7 +42,7 @@ use vyre_foundation::ir::{DataType, Expr, Node};
 use crate::catalogue::wide::{Wide, WideOp};
 use crate::catalogue::{Area, Batch, Expectation, format_word};
 
-pub(crate) use snippets::{Slot, Snippets};
+pub(crate) use snippets::{Slot, Snippets, Spread};
 
 /// The most one-trip loops (or nests of them) a program holds: see [`Snippets::at_most`].
 pub(crate) const LOOPS_PER_PROGRAM: usize = 32;
@@ -53,19 +56,21 @@ pub(crate) enum Form {
     /// order (the `u32` and `i32` operands below their type's maximum; the others literals): a
     /// driver unrolls and folds.
     LoopCounter,
-    /// The first operand is `T(lid) + base`, different in each invocation; the others literals.
+    /// The first operand is `T(id) + base` (`T(id)` for a zero base), `id` the number of the
+    /// invocation in the batch's [`Spread`] (`lid.x` or `gid.x`, which name the form); the others
+    /// literals.
     Tid,
     /// Every operand loaded from an input buffer: nothing to fold.
     Load,
 }
 
 impl Form {
-    /// The name cases use.
-    pub(crate) const fn name(self) -> &'static str {
+    /// The name cases use, in a batch run by `spread`.
+    pub(crate) fn name(self, spread: Spread) -> &'static str {
         match self {
             Form::Literal => "literal",
             Form::LoopCounter => "loop_counter",
-            Form::Tid => "tid",
+            Form::Tid => spread.name(),
             Form::Load => "load",
         }
     }
@@ -103,9 +108,9 @@ impl Shape {
         }
     }
 
-    fn name(&self, form: Form, operands: &[DataType], row: &[u64]) -> (String, String) {
+    fn name(&self, form: &str, operands: &[DataType], row: &[u64]) -> (String, String) {
         let args = describe(operands, row);
-        (format!("driver.{}.{}({args})", self.id, form.name()), args)
+        (format!("driver.{}.{form}({args})", self.id), args)
     }
 }
 
@@ -164,7 +169,7 @@ fn holds(form: Form, operands: &[DataType], row: &[u64]) -> bool {
 /// [`holds`] them). Under [`Form::LoopCounter`] every countable operand is the counter of a loop
 /// of its own, nested in operand order; the others stay literals.
 fn statements(
-    form: Form,
+    (form, spread): (Form, Spread),
     operands: &[DataType],
     row: &[u64],
     shape: &Shape,
@@ -193,8 +198,12 @@ fn statements(
             inner
         }
         Form::Tid => {
-            let lane = Expr::cast(operands[0], Expr::local_x());
-            exprs[0] = Expr::add(lane, exprs[0].clone());
+            let id = Expr::cast(operands[0], spread.id());
+            exprs[0] = if row[0] == 0 {
+                id
+            } else {
+                Expr::add(id, exprs[0].clone())
+            };
             vec![slot.store((shape.build)(&exprs))]
         }
     }
@@ -221,16 +230,36 @@ pub(crate) fn write(
 fn add(batch: &mut Snippets, form: Form, operands: &[DataType], row: &[u64], shape: &Shape) {
     batch.begin();
     let slot = batch.slot(shape.result);
-    batch.push(statements(form, operands, row, shape, &slot));
-    let lanes = if form == Form::Tid { batch.lanes() } else { 1 };
+    let spread = batch.spread();
+    batch.push(statements((form, spread), operands, row, shape, &slot));
+    let lanes = if form == Form::Tid { spread.count() } else { 1 };
     for lane in 0..lanes {
         let mut values = row.to_vec();
         if form == Form::Tid {
             values[0] = plus_lane(operands[0], row[0], lane);
         }
-        let (name, inputs) = shape.name(form, operands, &values);
+        let (name, inputs) = shape.name(form.name(spread), operands, &values);
         batch.expect(&slot, lane, name, inputs, (shape.expect)(&values));
     }
+}
+
+/// The batches `fill` writes, once run by `count` invocations of one workgroup (`<name>.lid`) and
+/// once by `count` workgroups of one invocation (`<name>.gid`): a driver may compile a value that
+/// is the same across the workgroup (the fuzzed programs' `gid.x`) otherwise than one that is not.
+pub(crate) fn by_invocation(
+    area: Area,
+    name: &str,
+    count: u32,
+    fill: impl Fn(&mut Snippets),
+) -> Vec<Batch> {
+    [Spread::Lanes(count), Spread::Workgroups(count)]
+        .into_iter()
+        .flat_map(|spread| {
+            let mut batch = Snippets::new(area, format!("{name}.{}", spread.name()), spread);
+            fill(&mut batch);
+            batch.into_batches()
+        })
+        .collect()
 }
 
 /// One batch holding every shape over every row with the operands loaded ([`Form::Load`]).
@@ -247,7 +276,7 @@ pub(crate) fn loaded(
         .fold(batch, |b, shape| {
             let (build, expect) = (shape.build.clone(), shape.expect.clone());
             b.op(WideOp::new(
-                format!("driver.{}.{}", shape.id, Form::Load.name()),
+                format!("driver.{}.{}", shape.id, Form::Load.name(Spread::One)),
                 shape.result,
                 move |e| build(e),
                 move |w| expect(w),
@@ -262,5 +291,6 @@ pub(super) fn batches() -> Vec<Batch> {
     out.extend(low_words::batches());
     out.extend(widening::batches());
     out.extend(half_round::batches());
+    out.extend(seeds::batches());
     out
 }

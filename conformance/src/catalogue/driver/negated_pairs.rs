@@ -12,7 +12,7 @@ use vyre_foundation::ir::{DataType, Expr, Node};
 
 use super::int::Int;
 use super::negation::{exact, neg, zero_minus};
-use super::{Form, Shape, Snippets, describe, literal};
+use super::{Form, Shape, Snippets, Spread, describe, literal};
 
 /// `(x, y)` pairs for the two-operand shapes `max(y, -x)`: the seed-29210 values both ways round,
 /// small values, signs, the extremes.
@@ -130,7 +130,7 @@ pub(super) fn accumulated(batch: &mut Snippets, form: Form, wide: bool) {
             i.max(0, i.max(row[1], i.neg(row[0])))
         };
         let args = describe(&[i32_, i32_], &row);
-        let name = format!("driver.{id}.{}({args})", form.name());
+        let name = format!("driver.{id}.{}({args})", form.name(Spread::One));
         batch.expect(&slot, 0, name, args, exact(value));
     }
 }

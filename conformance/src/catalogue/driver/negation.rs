@@ -17,7 +17,9 @@ use vyre_foundation::ir::{DataType, Expr, Node};
 
 use super::int::Int;
 use super::negated_pairs::{accumulated, pair_rows, two_operand};
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, literal, loaded, write};
+use super::{
+    Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, by_invocation, literal, loaded, write,
+};
 use crate::catalogue::{Area, Batch, Expectation};
 
 /// `i32` values: 0, ±1, small, the divisor 17 and its negation, the fuzzed values, the extremes.
@@ -182,34 +184,34 @@ fn one_operand(ty: DataType) -> Vec<Shape> {
     ]
 }
 
-/// The first bug's program, whole: `let v = i32(lid) + base; v = min(min(v, -v), 0i);
-/// out = f32(v % 17i);`, the variable assigned from itself.
+/// The first bug's program, whole: `let v = i32(id) + base; v = min(min(v, -v), 0i);
+/// out = f32(v % 17i);`, the variable assigned from itself (`i32(id)` alone for a zero base, as
+/// fuzzing found it with `id = gid.x`).
 fn assigned(batch: &mut Snippets, bases: &[i32]) {
     let i = Int(DataType::I32);
+    let spread = batch.spread();
     for &base in bases {
         batch.begin();
         let slot = batch.slot(DataType::F32);
         let v = Expr::var("v");
-        let tid = Expr::cast(DataType::I32, Expr::local_x());
+        let id = Expr::cast(DataType::I32, spread.id());
+        let first = if base == 0 {
+            id
+        } else {
+            Expr::add(id, Expr::i32(base))
+        };
         batch.push(vec![
-            Node::let_bind("v", Expr::add(tid, Expr::i32(base))),
+            Node::let_bind("v", first),
             Node::assign("v", Expr::min(Expr::min(v.clone(), neg(&v)), Expr::i32(0))),
             slot.store(Expr::cast(DataType::F32, Expr::rem(v, Expr::i32(17)))),
         ]);
-        for lane in 0..batch.lanes() {
-            let x = i.of(i64::from(base.wrapping_add(lane as i32)));
-            let value = i.to_f32(i.rem(i.min(i.min(x, i.neg(x)), 0), i.of(17)));
-            let name = format!(
-                "driver.min_min_neg_rem_f32.i32.tid_assigned({})",
-                x as u32 as i32
-            );
-            batch.expect(
-                &slot,
-                lane,
-                name,
-                format!("v = {}", x as u32 as i32),
-                exact(value),
-            );
+        for lane in 0..spread.count() {
+            let x = base.wrapping_add(lane as i32);
+            let bits = i.of(i64::from(x));
+            let value = i.to_f32(i.rem(i.min(i.min(bits, i.neg(bits)), 0), i.of(17)));
+            let form = spread.name();
+            let name = format!("driver.min_min_neg_rem_f32.i32.{form}_assigned({x})");
+            batch.expect(&slot, lane, name, format!("v = {x}"), exact(value));
         }
     }
 }
@@ -226,7 +228,7 @@ pub(super) fn batches() -> Vec<Batch> {
     let (literal_form, counted) = ([Form::Literal], [Form::LoopCounter]);
     let mut out = Vec::new();
 
-    let mut narrow = Snippets::new(Area::Integer, "integer.driver.negation.i32", 1);
+    let mut narrow = Snippets::new(Area::Integer, "integer.driver.negation.i32", Spread::One);
     write(
         &mut narrow,
         &literal_form,
@@ -244,7 +246,7 @@ pub(super) fn batches() -> Vec<Batch> {
     accumulated(&mut narrow, Form::Literal, false);
     out.extend(narrow.into_batches());
     let name = "integer.driver.negation.i32.loop_counter";
-    let mut loops = Snippets::new(Area::Integer, name, 1).at_most(LOOPS_PER_PROGRAM);
+    let mut loops = Snippets::new(Area::Integer, name, Spread::One).at_most(LOOPS_PER_PROGRAM);
     write(
         &mut loops,
         &counted,
@@ -262,21 +264,27 @@ pub(super) fn batches() -> Vec<Batch> {
     accumulated(&mut loops, Form::LoopCounter, false);
     out.extend(loops.into_batches());
 
-    // Eight invocations from each base: -4..3, and MAX - 3 up through MAX and on to MIN + 3.
-    let bases = [-4, i32::MAX - 3];
-    let mut by_tid = Snippets::new(Area::Integer, "integer.driver.negation.i32.tid", 8);
+    // Eight invocations from each base: 0..7 (the first bug's `i32(gid.x)`), -8..-1, and
+    // MAX - 3 up through MAX and on to MIN + 3.
+    let bases = [0, -8, i32::MAX - 3];
     let base_rows = rows(i, bases.map(i64::from));
-    write(
-        &mut by_tid,
-        &[Form::Tid],
-        &i32s,
-        &base_rows,
-        &one_operand(DataType::I32),
-    );
-    assigned(&mut by_tid, &bases);
-    out.extend(by_tid.into_batches());
+    out.extend(by_invocation(
+        Area::Integer,
+        "integer.driver.negation.i32",
+        8,
+        |batch| {
+            write(
+                batch,
+                &[Form::Tid],
+                &i32s,
+                &base_rows,
+                &one_operand(DataType::I32),
+            );
+            assigned(batch, &bases);
+        },
+    ));
 
-    let mut wide = Snippets::new(Area::Integer, "integer.driver.negation.i64", 1);
+    let mut wide = Snippets::new(Area::Integer, "integer.driver.negation.i64", Spread::One);
     write(
         &mut wide,
         &literal_form,
@@ -294,7 +302,7 @@ pub(super) fn batches() -> Vec<Batch> {
     accumulated(&mut wide, Form::Literal, true);
     out.extend(wide.into_batches());
     let name = "integer.driver.negation.i64.loop_counter";
-    let mut wide_loops = Snippets::new(Area::Integer, name, 1).at_most(LOOPS_PER_PROGRAM);
+    let mut wide_loops = Snippets::new(Area::Integer, name, Spread::One).at_most(LOOPS_PER_PROGRAM);
     write(
         &mut wide_loops,
         &counted,
@@ -305,17 +313,22 @@ pub(super) fn batches() -> Vec<Batch> {
     accumulated(&mut wide_loops, Form::LoopCounter, true);
     out.extend(wide_loops.into_batches());
 
-    // Eight invocations from -4, from MAX - 3 on to MIN + 3, and across 2^31.
-    let mut wide_tid = Snippets::new(Area::Integer, "integer.driver.negation.i64.tid", 8);
-    let wide_bases = rows(l, [-4, i64::MAX - 3, i64::from(i32::MAX) - 3]);
-    write(
-        &mut wide_tid,
-        &[Form::Tid],
-        &i64s,
-        &wide_bases,
-        &one_operand(DataType::I64),
-    );
-    out.extend(wide_tid.into_batches());
+    // Eight invocations from 0, -8, from MAX - 3 on to MIN + 3, and across 2^31.
+    let wide_bases = rows(l, [0, -8, i64::MAX - 3, i64::from(i32::MAX) - 3]);
+    out.extend(by_invocation(
+        Area::Integer,
+        "integer.driver.negation.i64",
+        8,
+        |batch| {
+            write(
+                batch,
+                &[Form::Tid],
+                &i64s,
+                &wide_bases,
+                &one_operand(DataType::I64),
+            )
+        },
+    ));
 
     let load = |name: &str, operands: &[DataType], rows, shapes: &[Shape]| {
         loaded(Area::Integer, name, operands, rows, shapes)

@@ -5,8 +5,8 @@
 //! [`Wide`](crate::catalogue::wide::Wide)) hide every operand from the compiler behind a buffer. The
 //! shapes drivers got wrong were miscompiled when the compiler could see the values: literals it
 //! folds, one-trip loops with literal bounds it unrolls, the invocation id. A [`Snippets`] batch
-//! holds such statements, one block per case, run by every invocation of one workgroup; each result
-//! element has one element per invocation (`lanes`), so a case may vary with the invocation id.
+//! holds such statements, one block per case, run by every invocation of its [`Spread`]; each
+//! result has one element per invocation, so a case may vary with the invocation id.
 //!
 //! Outputs are laid out as in [`Elementwise`](crate::catalogue::build::Elementwise): one output
 //! buffer per result type, in order of first use, named `out0`, `out1`, ... A case that needs a
@@ -18,12 +18,66 @@ use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
 use crate::catalogue::{Area, Batch, Case, Expectation};
 
+/// Which invocations run a batch, and how each finds its own elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Spread {
+    /// One invocation.
+    One,
+    /// This many invocations of one workgroup, told apart by `lid.x`.
+    Lanes(u32),
+    /// This many workgroups of one invocation, told apart by `gid.x`, which is then the same
+    /// across each workgroup (the layout of the fuzzed programs, `@workgroup_size(1, 1, 1)`).
+    Workgroups(u32),
+}
+
+impl Spread {
+    /// The number of invocations.
+    pub(crate) fn count(self) -> u32 {
+        match self {
+            Spread::One => 1,
+            Spread::Lanes(n) | Spread::Workgroups(n) => n.clamp(1, 256),
+        }
+    }
+
+    /// The invocation's number, `0..count()`.
+    pub(crate) fn id(self) -> Expr {
+        match self {
+            Spread::One => Expr::u32(0),
+            Spread::Lanes(_) => Expr::local_x(),
+            Spread::Workgroups(_) => Expr::gid_x(),
+        }
+    }
+
+    /// What case names call a value made from [`Spread::id`].
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Spread::One => "id",
+            Spread::Lanes(_) => "lid",
+            Spread::Workgroups(_) => "gid",
+        }
+    }
+
+    fn workgroup_size(self) -> [u32; 3] {
+        match self {
+            Spread::One | Spread::Workgroups(_) => [1, 1, 1],
+            Spread::Lanes(_) => [self.count(), 1, 1],
+        }
+    }
+
+    fn grid(self) -> [u32; 3] {
+        match self {
+            Spread::One | Spread::Lanes(_) => [1, 1, 1],
+            Spread::Workgroups(_) => [self.count(), 1, 1],
+        }
+    }
+}
+
 /// Where one result goes: element `element` of the output of its type, one word per invocation.
 #[derive(Clone, Debug)]
 pub(crate) struct Slot {
     output: usize,
     element: u32,
-    lanes: u32,
+    spread: Spread,
 }
 
 impl Slot {
@@ -34,10 +88,12 @@ impl Slot {
 
     /// The index of this invocation's element: a literal in a one-invocation batch.
     fn index(&self) -> Expr {
-        if self.lanes == 1 {
-            Expr::u32(self.element)
-        } else {
-            Expr::add(Expr::u32(self.element * self.lanes), Expr::local_x())
+        match self.spread {
+            Spread::One => Expr::u32(self.element),
+            Spread::Lanes(_) | Spread::Workgroups(_) => {
+                let first = Expr::u32(self.element * self.spread.count());
+                Expr::add(first, self.spread.id())
+            }
         }
     }
 
@@ -53,7 +109,7 @@ impl Slot {
 
     /// The element index of invocation `lane`'s word in the output.
     fn word(&self, lane: u32) -> usize {
-        (self.element * self.lanes + lane) as usize
+        (self.element * self.spread.count() + lane) as usize
     }
 }
 
@@ -68,23 +124,23 @@ struct Part {
     cases: Vec<Case>,
 }
 
-/// Straight-line cases, run by `lanes` invocations of one workgroup: one program, or a series of
+/// Straight-line cases, run by the invocations of a [`Spread`]: one program, or a series of
 /// programs of at most `limit` cases' blocks each.
 pub(crate) struct Snippets {
     area: Area,
     name: String,
-    lanes: u32,
+    spread: Spread,
     limit: usize,
     parts: Vec<Part>,
 }
 
 impl Snippets {
-    /// An empty batch of `lanes` invocations (1 to 256).
-    pub(crate) fn new(area: Area, name: impl Into<String>, lanes: u32) -> Self {
+    /// An empty batch run by `spread` (at most 256 invocations).
+    pub(crate) fn new(area: Area, name: impl Into<String>, spread: Spread) -> Self {
         Self {
             area,
             name: name.into(),
-            lanes: lanes.clamp(1, 256),
+            spread,
             limit: usize::MAX,
             parts: vec![Part::default()],
         }
@@ -98,9 +154,9 @@ impl Snippets {
         self
     }
 
-    /// The number of invocations.
-    pub(crate) fn lanes(&self) -> u32 {
-        self.lanes
+    /// The invocations that run the batch.
+    pub(crate) fn spread(&self) -> Spread {
+        self.spread
     }
 
     /// Starts a case: the next program of the series when this one is full.
@@ -121,7 +177,7 @@ impl Snippets {
 
     /// A fresh result element of type `ty`.
     pub(crate) fn slot(&mut self, ty: DataType) -> Slot {
-        let lanes = self.lanes;
+        let spread = self.spread;
         let outputs = &mut self.part().outputs;
         let output = match outputs.iter().position(|&(t, _)| t == ty) {
             Some(k) => k,
@@ -135,7 +191,7 @@ impl Snippets {
         Slot {
             output,
             element,
-            lanes,
+            spread,
         }
     }
 
@@ -180,7 +236,7 @@ impl Snippets {
         });
     }
 
-    /// The programs (one workgroup of `lanes` invocations each), their inputs and their cases.
+    /// The programs, their inputs and their cases.
     pub(crate) fn into_batches(self) -> Vec<Batch> {
         let several = self.parts.len() > 1;
         let parts = self.parts.into_iter().enumerate();
@@ -191,21 +247,21 @@ impl Snippets {
                 } else {
                     self.name.clone()
                 };
-                part.into_batch(self.area, name, self.lanes)
+                part.into_batch(self.area, name, self.spread)
             })
             .collect()
     }
 }
 
 impl Part {
-    fn into_batch(self, area: Area, name: String, lanes: u32) -> Batch {
+    fn into_batch(self, area: Area, name: String, spread: Spread) -> Batch {
         let declared_inputs = self.inputs.iter().enumerate().map(|(k, (ty, values))| {
             BufferDecl::read(format!("in{k}"), k as u32, *ty).with_count(values.len() as u32)
         });
         let first_output = self.inputs.len();
         let declared_outputs = self.outputs.iter().enumerate().map(|(k, &(ty, count))| {
             BufferDecl::output(format!("out{k}"), (first_output + k) as u32, ty)
-                .with_count((count * lanes).max(1))
+                .with_count((count * spread.count()).max(1))
         });
         let buffers = declared_inputs.chain(declared_outputs).collect();
         let inputs = self
@@ -219,13 +275,13 @@ impl Part {
                     .collect()
             })
             .collect();
-        let program = Program::wrapped(buffers, [lanes, 1, 1], self.body);
+        let program = Program::wrapped(buffers, spread.workgroup_size(), self.body);
         let mut batch = Batch::manual(
             area,
             name,
             program,
             inputs,
-            DispatchConfig::new().with_grid([1, 1, 1]),
+            DispatchConfig::new().with_grid(spread.grid()),
         );
         batch.cases = self.cases;
         batch

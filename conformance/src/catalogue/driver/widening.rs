@@ -13,7 +13,7 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr};
 
 use super::int::Int;
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, loaded, write};
+use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, by_invocation, loaded, write};
 use crate::catalogue::{Area, Batch, Expectation};
 
 /// Shift amounts: in range, at and past 32, at 63, and past 63 (taken mod 64: 0, 31, 63, 31).
@@ -129,7 +129,7 @@ pub(super) fn batches() -> Vec<Batch> {
     let i32_of = |v: &[i32]| v.iter().map(|&x| i.of(x.into())).collect::<Vec<_>>();
     let u32_of = |v: &[u32]| v.iter().map(|&x| u.of(x.into())).collect::<Vec<_>>();
 
-    let mut written = Snippets::new(Area::Cast, "cast.driver.widening", 1);
+    let mut written = Snippets::new(Area::Cast, "cast.driver.widening", Spread::One);
     let i32_written = rows(i32_of(&WRITTEN_I32), &WRITTEN_AMOUNTS);
     let u32_written = rows(u32_of(&WRITTEN_U32), &WRITTEN_AMOUNTS);
     write(
@@ -147,36 +147,25 @@ pub(super) fn batches() -> Vec<Batch> {
         &u32_shapes(),
     );
     let name = "cast.driver.widening.loop_counter";
-    let mut loops = Snippets::new(Area::Cast, name, 1).at_most(LOOPS_PER_PROGRAM);
+    let mut loops = Snippets::new(Area::Cast, name, Spread::One).at_most(LOOPS_PER_PROGRAM);
     let counted = [Form::LoopCounter];
     let i32_counted = rows(i32_of(&COUNTED_I32), &COUNTED_AMOUNTS);
     let u32_counted = rows(u32_of(&COUNTED_U32), &COUNTED_AMOUNTS);
     write(&mut loops, &counted, &from_i32, &i32_counted, &i32_shapes());
     write(&mut loops, &counted, &from_u32, &u32_counted, &u32_shapes());
 
-    // Eight invocations from each base: 0..7 (the bug's `tid`), -8..-1, MAX - 3 on to MIN + 3;
-    // unsigned from 2^32 - 4 on to 3.
-    let mut by_tid = Snippets::new(Area::Cast, "cast.driver.widening.tid", 8);
+    // Eight invocations from each base: 0..7 (the bug's `i32(gid.x)`), -8..-1, MAX - 3 on to
+    // MIN + 3; unsigned from 2^32 - 4 on to 3.
     let i32_bases = rows(i32_of(&[0, -8, i32::MAX - 3]), &WRITTEN_AMOUNTS);
     let u32_bases = rows(u32_of(&[0xffff_fffc]), &WRITTEN_AMOUNTS);
-    write(
-        &mut by_tid,
-        &[Form::Tid],
-        &from_i32,
-        &i32_bases,
-        &i32_shapes(),
-    );
-    write(
-        &mut by_tid,
-        &[Form::Tid],
-        &from_u32,
-        &u32_bases,
-        &u32_shapes(),
-    );
+    let by_id = by_invocation(Area::Cast, "cast.driver.widening", 8, |batch| {
+        write(batch, &[Form::Tid], &from_i32, &i32_bases, &i32_shapes());
+        write(batch, &[Form::Tid], &from_u32, &u32_bases, &u32_shapes());
+    });
 
     let mut out = written.into_batches();
     out.extend(loops.into_batches());
-    out.extend(by_tid.into_batches());
+    out.extend(by_id);
     out.extend([
         loaded(
             Area::Cast,
