@@ -9,6 +9,7 @@ pub mod accuracy;
 mod build;
 mod casts;
 mod control;
+mod driver;
 mod exits;
 mod float;
 pub mod half;
@@ -234,6 +235,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(shapes::batches());
     batches.extend(subgroups::batches());
     batches.extend(wide::batches());
+    batches.extend(driver::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }
