@@ -5,7 +5,6 @@
 
 pub(crate) mod form;
 mod grid;
-mod known;
 mod recovery;
 mod resident;
 mod split;
@@ -16,7 +15,7 @@ use std::time::Instant;
 
 use vyre_driver::{
     BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, InstanceId,
-    PreparedStep, VyreBackend,
+    PreparedStep, Step, VyreBackend,
 };
 use vyre_foundation::ir::{Features, Program};
 use vyre_foundation::validate::Validated;
@@ -24,6 +23,7 @@ use vyre_foundation::validate::Validated;
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
 use crate::device::{self, AdapterOptions, DeviceState};
 use crate::disk::DiskCacheStatus;
+use crate::known::{Known, KnownPrograms};
 #[cfg(feature = "fault-injection")]
 use crate::launch::FaultPoint;
 use crate::launch::{
@@ -34,7 +34,6 @@ use crate::lower::{self, Form};
 use crate::pipeline::{self, Compiled};
 use crate::pool::{self, BufferPool};
 use crate::stats::{Counters, Phase, WgpuStats};
-use known::{Known, KnownPrograms};
 
 pub(crate) use grid::fold_grid;
 
@@ -579,37 +578,68 @@ impl WgpuBackend {
         self.shared.faults.arm(skip, point);
     }
 
-    /// The cached pipeline for a validated program in the form `options` on the current device,
-    /// compiling it from its evidence on first use.
+    /// The known program equal to `program`: the kept one, or `program` validated and analysed now
+    /// (each counted in [`WgpuStats`]) and kept.
     ///
     /// # Errors
     ///
-    /// [`BackendError::Compile`] or [`BackendError::LimitExceeded`] when the device cannot run it.
-    pub(crate) fn compiled_validated(
-        &self,
-        evidence: &Validated<'_>,
-        options: Form,
-    ) -> Result<Arc<Compiled>, BackendError> {
-        // Kept among the known programs, so that its fingerprint is taken once and its next
-        // lookups and dispatches skip the work.
-        let known = self.shared.known.of(evidence)?;
-        let state = self.state()?;
-        self.compiled_known(&state, &known, Some(evidence), options)
+    /// [`BackendError::InvalidProgram`] for an invalid program.
+    pub(crate) fn known(&self, program: &Program) -> Result<Arc<Known>, BackendError> {
+        if let Some(known) = self.shared.known.find(program)? {
+            return Ok(known);
+        }
+        let evidence = self.validate(program)?;
+        self.known_validated(&evidence)
     }
 
-    /// Compiles `evidence`'s program in the form `options` on the device `state` and caches it
-    /// under `key`, which the caller looked up and missed.
-    fn compile_missing(
+    /// The known program of a program the caller validated (the driver's shared checks did).
+    pub(crate) fn known_validated(
+        &self,
+        evidence: &Validated<'_>,
+    ) -> Result<Arc<Known>, BackendError> {
+        self.shared.known.of(evidence, &self.shared.counters)
+    }
+
+    /// `program` validated, counted in [`WgpuStats::validations`].
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::InvalidProgram`] for an invalid program.
+    pub(crate) fn validate<'p>(&self, program: &'p Program) -> Result<Validated<'p>, BackendError> {
+        crate::stats::bump(&self.shared.counters.validations, 1);
+        Ok(vyre_foundation::validate(program)?)
+    }
+
+    /// The pipeline of the known program in `form` on the device `state`: the cached one, or
+    /// compiled now from the kept evidence and facts (after the device's features are checked
+    /// against the program's: a cached pipeline passed that check when it was compiled on the
+    /// same device). The cache needs no comparison of programs: a known program is the program
+    /// its fingerprint was taken from.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::Unsupported`] for a program needing features the device lacks;
+    /// [`BackendError::Compile`] or [`BackendError::LimitExceeded`] when the device cannot run it.
+    pub(crate) fn get_or_compile(
         &self,
         state: &DeviceState,
-        key: PipelineKey,
-        evidence: &Validated<'_>,
-        options: Form,
+        known: &Arc<Known>,
+        form: Form,
     ) -> Result<Arc<Compiled>, BackendError> {
+        let key = PipelineKey {
+            fingerprint: known.fingerprint,
+            form,
+            workarounds: state.workarounds,
+            generation: state.generation,
+        };
+        if let Some(hit) = self.shared.cache.lock().map_err(|_| poisoned())?.get(&key) {
+            return Ok(hit);
+        }
+        vyre_driver::require_features(&state.info.name, state.features, known.features())?;
         let compiled = Arc::new(pipeline::compile(
             state,
-            evidence,
-            options,
+            known,
+            form,
             &self.shared.counters,
         )?);
         self.shared
@@ -620,110 +650,17 @@ impl WgpuBackend {
         Ok(compiled)
     }
 
-    /// The cached pipeline of the known program in the form `options`, compiled on a miss from
-    /// `evidence`, or from the program validated again when no evidence is at hand (a program found
-    /// among the known ones needs none until a form of it must be compiled).
-    fn compiled_known(
-        &self,
-        state: &DeviceState,
-        known: &Known,
-        evidence: Option<&Validated<'_>>,
-        options: Form,
-    ) -> Result<Arc<Compiled>, BackendError> {
-        vyre_driver::require_features(&state.info.name, state.features, known.features)?;
-        let key = PipelineKey {
-            fingerprint: known.fingerprint,
-            form: options,
-            workarounds: state.workarounds,
-            generation: state.generation,
-        };
-        if let Some(hit) = self.cached(&key, &known.program)? {
-            return Ok(hit);
-        }
-        match evidence {
-            Some(evidence) => self.compile_missing(state, key, evidence, options),
-            None => {
-                let evidence = vyre_foundation::validate(&known.program)?;
-                self.compile_missing(state, key, &evidence, options)
-            }
-        }
-    }
-
-    /// [`WgpuBackend::compiled_validated`] for a program whose evidence is not at hand (another form
-    /// of an already compiled program): validated only when it is not cached.
-    ///
-    /// # Errors
-    ///
-    /// [`BackendError::InvalidProgram`] for invalid programs, else as `compiled_validated`.
-    pub(crate) fn compiled(
-        &self,
-        program: &Program,
-        options: Form,
-    ) -> Result<Arc<Compiled>, BackendError> {
-        if let Some(hit) = self.cached_program(program, options)? {
-            return Ok(hit);
-        }
-        self.compiled_validated(&vyre_foundation::validate(program)?, options)
-    }
-
-    /// The cached pipeline of `program` in the form `options`, if one was compiled, found without
-    /// validating `program` again: the cache holds only pipelines compiled from validated programs,
-    /// and a hit is checked for full equality with `program`.
-    ///
-    /// # Errors
-    ///
-    /// [`BackendError::InvalidProgram`] for a program nested too deep to fingerprint.
-    pub(crate) fn cached_program(
-        &self,
-        program: &Program,
-        options: Form,
-    ) -> Result<Option<Arc<Compiled>>, BackendError> {
-        let state = self.state()?;
-        let (generation, workarounds) = (state.generation, state.workarounds);
-        let key = match self.shared.known.find(program)? {
-            // A known program validated, so it is not too deep, and its fingerprint is kept.
-            Some(known) => PipelineKey {
-                fingerprint: known.fingerprint,
-                form: options,
-                workarounds,
-                generation,
-            },
-            None => {
-                // Hashing recurses once per nesting level: a program too deep for the validator
-                // must be rejected before it is fingerprinted, or it overflows the stack.
-                vyre_foundation::validate::validate_depth(program)?;
-                PipelineKey::new(program, options, workarounds, generation)
-            }
-        };
-        self.cached(&key, program)
-    }
-
-    fn cached(
-        &self,
-        key: &PipelineKey,
-        program: &Program,
-    ) -> Result<Option<Arc<Compiled>>, BackendError> {
-        Ok(self
-            .shared
-            .cache
-            .lock()
-            .map_err(|_| poisoned())?
-            .get(key, |c| c.program == *program))
-    }
-
-    /// One attempt at a dispatch of the known program as `plan` says, with its evidence when the
-    /// caller validated it.
+    /// One attempt at a dispatch of the known program as `plan` says.
     fn execute_known(
         &self,
-        known: &Known,
-        evidence: Option<&Validated<'_>>,
+        known: &Arc<Known>,
         plan: &DispatchPlan,
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let started = Instant::now();
         let state = self.state()?;
-        let program = &known.program;
+        let program = known.program();
         let per_piece = split::piece_elements(&state, program, &known.facts, plan)?;
         let limits = &state.limits;
         // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
@@ -732,6 +669,7 @@ impl WgpuBackend {
             Some(_) => form::split(plan),
             None => form::choose(
                 &known.facts,
+                program,
                 plan,
                 limits.max_compute_workgroups_per_dimension,
                 |_, bytes| {
@@ -740,11 +678,11 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_known(&state, known, evidence, launch.form)?;
+        let compiled = self.get_or_compile(&state, known, launch.form)?;
         let workgroup_x = program.workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
-            let overwritten = compiled.fully_written.contains(&b.buffer_index)
+            let overwritten = compiled.fully_written().contains(&b.buffer_index)
                 && lower::covers(plan.grid[0], workgroup_x, resolved.element_count);
             let init = match resolved.input {
                 Some(i) => Init::Bytes(Cow::Borrowed(inputs[i].as_slice())),
@@ -821,13 +759,15 @@ impl VyreBackend for WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
         let Some(known) = self.shared.known.find(program)? else {
+            // The driver's order: validation, then the plan; the device's features are checked
+            // where the program's pipeline is compiled (`get_or_compile`).
+            crate::stats::bump(&self.shared.counters.validations, 1);
             let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
-            vyre_driver::check_features(self, &validated)?;
             return self.execute(&validated, &plan, inputs, config);
         };
         let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
         let plan = vyre_driver::plan_dispatch(program, &lens, config)?;
-        self.with_recovery(|| self.execute_known(&known, None, &plan, inputs, config))
+        self.with_recovery(|| self.execute_known(&known, &plan, inputs, config))
     }
 
     fn execute(
@@ -837,8 +777,8 @@ impl VyreBackend for WgpuBackend {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let known = self.shared.known.of(program)?;
-        self.with_recovery(|| self.execute_known(&known, Some(program), plan, inputs, config))
+        let known = self.known_validated(program)?;
+        self.with_recovery(|| self.execute_known(&known, plan, inputs, config))
     }
 
     /// Every item through one coalesced pipeline in the fewest launches (`engine`'s
@@ -873,8 +813,16 @@ impl VyreBackend for WgpuBackend {
         self.read_resident(buffer, range)
     }
 
+    /// As the provided method (the shared checks, then the steps in one submit), except that a
+    /// step's program known to the backend is not validated again (`known`).
+    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
+        let steps = self.known_steps(steps)?;
+        self.sequence(&steps)
+    }
+
     fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
-        self.sequence(steps)
+        let steps = self.prepared_steps(steps)?;
+        self.sequence(&steps)
     }
 
     fn device_lost(&self) -> bool {

@@ -40,6 +40,7 @@ mod device;
 mod disk;
 pub mod engine;
 mod groups;
+mod known;
 mod launch;
 mod lifecycle;
 mod lower;
@@ -91,7 +92,13 @@ use vyre_foundation::ir::Program;
 /// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
-    let lowered = lower::lower(&evidence, &lower::Form::default(), Workarounds::NONE)?;
+    let facts = lower::ProgramFacts::of(&evidence);
+    let lowered = lower::lower(
+        &evidence,
+        &facts,
+        &lower::Form::default(),
+        Workarounds::NONE,
+    )?;
     lower::to_wgsl(&lowered)
 }
 
@@ -179,18 +186,19 @@ fn lowered_as(
     workarounds: Workarounds,
 ) -> Result<lower::Lowered, BackendError> {
     let evidence = vyre_foundation::validate(program)?;
-    if form == LaunchForm::Packed && lower::packed_stores(&evidence).is_none() {
+    let facts = lower::ProgramFacts::of(&evidence);
+    if form == LaunchForm::Packed && facts.packed_stores.is_none() {
         return Err(BackendError::unsupported(
             "this program cannot run packed (it has a store not at `gid.x`, an atomic, a barrier, workgroup memory, or a 2- or 3-dimensional workgroup). Fix: emit it as `LaunchForm::Coalesced`, the form the engine uses for it.",
         ));
     }
-    if form == LaunchForm::Split && !lower::elementwise(&evidence) {
+    if form == LaunchForm::Split && !facts.elementwise {
         return Err(BackendError::unsupported(
             "this program is not elementwise (some storage access is not at `gid.x`, or it has a uniform buffer), so vyre never splits it. Fix: emit it as `LaunchForm::Folded`.",
         ));
     }
     let vectorised = matches!(form, LaunchForm::Vectorised | LaunchForm::VectorisedFolded);
-    if vectorised && lower::vector_plan(&evidence).is_none() {
+    if vectorised && facts.vector.is_none() {
         return Err(BackendError::unsupported(
             "this program cannot run vectorised (it accesses a writable buffer elsewhere than at `gid.x`, or has an atomic, a barrier, a loop, a `return`, workgroup memory, a 2- or 3-dimensional workgroup, or no storage buffer accessed only at `gid.x`). Fix: emit it as `LaunchForm::Direct`, the form the backend uses for it.",
         ));
@@ -202,7 +210,7 @@ fn lowered_as(
     // compiles, without rows (a plain dispatch folded for its grid has them as the direct form
     // does).
     use lower::{Form, Grid, Lanes};
-    let rows = lower::row_buffers(&evidence).is_some();
+    let rows = facts.rows.is_some();
     let plain = |grid, lanes, rows| Form::Plain { grid, lanes, rows };
     let options = match form {
         LaunchForm::Direct => plain(Grid::Direct, Lanes::Scalar, rows),
@@ -213,7 +221,7 @@ fn lowered_as(
         LaunchForm::Packed => Form::Packed,
         LaunchForm::Split => Form::Split,
     };
-    lower::lower(&evidence, &options, workarounds)
+    lower::lower(&evidence, &facts, &options, workarounds)
 }
 
 /// The SPIR-V words naga writes for `program` in `form` with `workarounds`, with the options wgpu 30
@@ -338,9 +346,9 @@ pub fn emit_launch_with(
             .collect(),
         grid,
     };
-    let facts = backend::form::FormFacts::of(&evidence);
-    let launch = backend::form::choose(&facts, &plan, max_groups, |_, _| true)?;
-    let lowered = lower::lower(&evidence, &launch.form, workarounds)?;
+    let facts = lower::ProgramFacts::of(&evidence);
+    let launch = backend::form::choose(&facts, program, &plan, max_groups, |_, _| true)?;
+    let lowered = lower::lower(&evidence, &facts, &launch.form, workarounds)?;
     let dispatches = launch
         .dispatches
         .iter()

@@ -2,14 +2,14 @@
 //! (program fingerprint, launch form, driver workarounds, device generation) and cached by `cache`.
 
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
-use vyre_foundation::validate::Validated;
 
 use crate::device::{DeviceState, storage_entry};
 use crate::groups::LaunchGroups;
+use crate::known::Known;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, Form, LoweredBinding};
 use crate::stats::{Counters, bump};
@@ -17,13 +17,8 @@ use crate::stats::{Counters, bump};
 /// A compiled pipeline for one program in one lowering form on one device generation: what a launch
 /// binds and runs.
 pub(crate) struct Compiled {
-    pub(crate) program: Program,
-    /// The buffers the program stores to when it may run packed (see `lower::packed`), found from
-    /// its evidence when it was compiled.
-    pub(crate) packed_stores: Option<Vec<usize>>,
-    /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid
-    /// covers them need not zero them first.
-    pub(crate) fully_written: Vec<usize>,
+    /// The program, its evidence and its facts.
+    pub(crate) known: Arc<Known>,
     pub(crate) form: Form,
     pub(crate) generation: u64,
     pub(crate) bindings: Vec<LoweredBinding>,
@@ -51,6 +46,22 @@ pub(crate) struct Tail {
 }
 
 impl Compiled {
+    /// The program.
+    pub(crate) fn program(&self) -> &Program {
+        self.known.program()
+    }
+
+    /// The buffers the program stores to when it may run packed (see `lower::packed`).
+    pub(crate) fn packed_stores(&self) -> Option<&[usize]> {
+        self.known.facts.packed_stores.as_deref()
+    }
+
+    /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid
+    /// covers them need not zero them first.
+    pub(crate) fn fully_written(&self) -> &[usize] {
+        &self.known.facts.fully_written
+    }
+
     /// The pipeline that runs `entry` of this module: the main one, or the tail, compiled on first
     /// use.
     ///
@@ -167,7 +178,7 @@ impl Drop for Compiled {
 impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Compiled")
-            .field("fingerprint", &self.program.fingerprint())
+            .field("fingerprint", &self.known.fingerprint)
             .field("coalesced", &self.form.coalesced())
             .field("generation", &self.generation)
             .finish_non_exhaustive()
@@ -255,15 +266,16 @@ fn check_limits(
     Ok(())
 }
 
-/// Lowers and compiles a validated program on `state`.
+/// Lowers and compiles the known program in `form` on `state`, from its kept evidence and facts.
 pub(crate) fn compile(
     state: &DeviceState,
-    evidence: &Validated<'_>,
+    known: &Arc<Known>,
     form: Form,
     counters: &Counters,
 ) -> Result<Compiled, BackendError> {
-    let program = evidence.program();
-    let lowered = lower::lower(evidence, &form, state.workarounds)?;
+    let evidence = known.validated()?;
+    let program = known.program();
+    let lowered = lower::lower(&evidence, &known.facts, &form, state.workarounds)?;
     check_limits(program, &lowered, &state.limits)?;
     let has_tail = lowered
         .module
@@ -309,9 +321,7 @@ pub(crate) fn compile(
         pipeline: Mutex::new(None),
     });
     Ok(Compiled {
-        program: program.clone(),
-        packed_stores: lower::packed_stores(evidence),
-        fully_written: lower::fully_written_outputs(evidence),
+        known: Arc::clone(known),
         form,
         generation: state.generation,
         bindings: lowered.bindings,

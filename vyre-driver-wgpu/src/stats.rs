@@ -72,6 +72,12 @@ pub struct WgpuStats {
     pub buffers_created: u64,
     /// Device losses detected and recovered from.
     pub recoveries: u64,
+    /// Programs validated by the backend: once per program it has not seen lately (a program
+    /// equal to one dispatched lately is known, and not validated again).
+    pub validations: u64,
+    /// Programs analysed (the launch-form and lowering analyses, `lower::analysis`): once per
+    /// program the backend comes to know.
+    pub analyses: u64,
     /// Host wall time spent in each phase of every launch so far, to see where a dispatch's time
     /// goes (differences of two snapshots divided by the dispatches between them).
     pub phases: PhaseTimes,
@@ -146,6 +152,8 @@ pub(crate) struct Counters {
     pub(crate) submits: AtomicU64,
     pub(crate) buffers_created: AtomicU64,
     pub(crate) recoveries: AtomicU64,
+    pub(crate) validations: AtomicU64,
+    pub(crate) analyses: AtomicU64,
     pub(crate) phases: [AtomicU64; PHASES],
 }
 
@@ -210,6 +218,8 @@ impl Counters {
             pool_bytes_limit,
             buffers_created: get(&self.buffers_created),
             recoveries: get(&self.recoveries),
+            validations: get(&self.validations),
+            analyses: get(&self.analyses),
             phases: PhaseTimes {
                 prepare_ns: get(&self.phases[Phase::Prepare as usize]),
                 upload_ns: get(&self.phases[Phase::Upload as usize]),

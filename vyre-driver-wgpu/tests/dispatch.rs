@@ -300,3 +300,64 @@ fn programs_alike_but_for_a_literal_never_share_a_result_across_repeats_and_evic
     let phases = backend.stats().phases;
     assert!(phases.prepare_ns > 0 && phases.wait_ns > 0 && phases.read_ns > 0);
 }
+
+/// A program is validated and analysed once, when the backend first meets it; every later
+/// dispatch of an equal program (plain, resident, in a sequence, in a batch, compiled for the
+/// persistent queue) does neither, whatever form it needs next.
+#[test]
+fn a_program_is_validated_and_analysed_once_and_never_again() {
+    let Some(backend) = backend_or_skip("a_program_is_validated_and_analysed_once_and_never_again")
+    else {
+        return;
+    };
+    let n = 64u32;
+    let program = add_one_program(n);
+    let input = bytes(&(0..n).collect::<Vec<u32>>());
+    let config = DispatchConfig::default();
+    let counts = || {
+        let s = backend.stats();
+        (s.validations, s.analyses)
+    };
+    let start = counts();
+    backend
+        .dispatch(&program, std::slice::from_ref(&input), &config)
+        .expect("first dispatch");
+    let first = counts();
+    assert_eq!((first.0 - start.0, first.1 - start.1), (1, 1));
+    // Equal programs, built again, through every entry point.
+    let again = add_one_program(n);
+    backend
+        .dispatch(&again, std::slice::from_ref(&input), &config)
+        .expect("second dispatch");
+    backend
+        .dispatch_batch(&again, &[vec![input.clone()], vec![input.clone()]], &config)
+        .expect("batch");
+    backend
+        .compile_persistent(&again, &config)
+        .expect("persistent");
+    let x = backend.create_buffer(u64::from(n) * 4).expect("buffer");
+    let y = backend.create_buffer(u64::from(n) * 4).expect("buffer");
+    backend.write_buffer(&x, 0, &input).expect("write");
+    backend
+        .dispatch_resident(&again, &[&x, &y], &config)
+        .expect("resident");
+    backend
+        .dispatch_sequence(&[
+            vyre_driver::Step::new(&again, &[&x, &y], &config),
+            vyre_driver::Step::new(&program, &[&x, &y], &config),
+        ])
+        .expect("sequence");
+    assert_eq!(
+        counts(),
+        first,
+        "a known program was validated or analysed again"
+    );
+    // Another program is another first time.
+    let other = add_one_program(n + 1);
+    let longer = bytes(&(0..=n).collect::<Vec<u32>>());
+    backend
+        .dispatch(&other, &[longer], &config)
+        .expect("another program");
+    let second = counts();
+    assert_eq!((second.0 - first.0, second.1 - first.1), (1, 1));
+}

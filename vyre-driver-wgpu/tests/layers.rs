@@ -14,6 +14,7 @@ const LAYERS: &[&str] = &[
     "device",      // Adapter, device, loss detection.
     "pool",        // Pooled device buffers.
     "groups",      // The bind groups a pipeline reuses.
+    "known",       // Known programs: evidence, fingerprint and facts, kept; the memo of them.
     "pipeline",    // One compiled pipeline.
     "launch",      // One launch, given a context: upload, encode, submit and wait, readback.
     "cache",       // The bounded LRU pipeline cache.

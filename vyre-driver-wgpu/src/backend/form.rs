@@ -9,11 +9,11 @@
 //! (`split`) instead, scalar.
 
 use vyre_driver::{BackendError, DispatchPlan};
-use vyre_foundation::validate::Validated;
+use vyre_foundation::ir::Program;
 
 use super::fold_grid;
 use crate::launch::{Piece, device_bytes};
-use crate::lower::{self, BindingKind, Form, Grid, Lanes, Miscompile, planted};
+use crate::lower::{self, BindingKind, Form, Grid, Lanes, Miscompile, ProgramFacts, planted};
 use crate::pipeline::Entry;
 
 /// How one dispatch launches: the module's form and its dispatches, each an entry point and a
@@ -51,31 +51,6 @@ pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
     device_bytes(BindingKind::StorageReadWrite, 4, elements)?.checked_next_multiple_of(16)
 }
 
-/// What the form of a dispatch depends on in its program, worked out once per program (the
-/// analyses walk the whole body): a dispatch then only weighs them against its own lengths.
-#[derive(Clone, Debug)]
-pub(crate) struct FormFacts {
-    /// The vectorised module's plan, when the program has one (`lower::vector`).
-    vector: Option<lower::VectorPlan>,
-    /// The buffers loaded in whole rows, when the program has any (`lower::rows`).
-    rows: Option<Vec<bool>>,
-    /// Whether a dispatch over the binding limit may be split (`lower::elementwise`).
-    pub(crate) elementwise: bool,
-    /// The workgroup's width along x.
-    width: u32,
-}
-
-impl FormFacts {
-    pub(crate) fn of(evidence: &Validated<'_>) -> Self {
-        Self {
-            vector: lower::vector_plan(evidence),
-            rows: lower::row_buffers(evidence),
-            elementwise: lower::elementwise(evidence),
-            width: evidence.program().workgroup_size[0],
-        }
-    }
-}
-
 /// The form of a dispatch of the program `facts` describe as `plan` says, on a device allowing
 /// `max_groups` workgroups per dimension. `bindable(j, bytes)` says whether program buffer `j` can
 /// be bound with `bytes` bytes (whole rows) on this dispatch.
@@ -84,12 +59,19 @@ impl FormFacts {
 ///
 /// As [`fold_grid`].
 pub(crate) fn choose(
-    facts: &FormFacts,
+    facts: &ProgramFacts,
+    program: &Program,
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: impl Fn(usize, u64) -> bool,
 ) -> Result<Launch, BackendError> {
-    if let Some(form) = vectorised(facts, plan, max_groups, &bindable)? {
+    if let Some(form) = vectorised(
+        facts,
+        program.workgroup_size[0],
+        plan,
+        max_groups,
+        &bindable,
+    )? {
         return Ok(form);
     }
     let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
@@ -104,11 +86,11 @@ pub(crate) fn choose(
 }
 
 /// True when the program has row buffers (`lower::rows`) and each can span whole rows.
-fn rows(facts: &FormFacts, plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
+fn rows(facts: &ProgramFacts, plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
     facts
         .rows
         .as_ref()
-        .is_some_and(|rows| whole_rows(rows, plan, bindable))
+        .is_some_and(|rows| whole_rows(&rows.buffers, plan, bindable))
 }
 
 /// True when every buffer `on` marks can be bound in whole 16-byte rows on this dispatch.
@@ -137,7 +119,8 @@ fn grid(direct: bool) -> Grid {
 }
 
 fn vectorised(
-    facts: &FormFacts,
+    facts: &ProgramFacts,
+    width: u32,
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: &impl Fn(usize, u64) -> bool,
@@ -146,7 +129,6 @@ fn vectorised(
     if y != 1 || z != 1 || x == 0 {
         return Ok(None);
     }
-    let width = facts.width;
     let Some(vector) = &facts.vector else {
         return Ok(None);
     };
@@ -240,7 +222,9 @@ mod tests {
             )],
         );
         let evidence = vyre_foundation::validate(&program).expect("valid");
-        let vector = lower::vector_plan(&evidence).expect("vectorised");
+        let vector = lower::ProgramFacts::of(&evidence)
+            .vector
+            .expect("vectorised");
         let plan = DispatchPlan {
             buffers: [a_len, out_len]
                 .map(|element_count| ResolvedBuffer {

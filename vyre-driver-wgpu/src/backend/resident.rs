@@ -4,11 +4,16 @@
 use std::ops::Range;
 use std::time::Duration;
 
-use vyre_driver::{BackendError, DeviceBuffer, PreparedStep, VyreBackend};
+use std::sync::Arc;
+
+use vyre_driver::{
+    BackendError, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step, VyreBackend,
+};
 use vyre_foundation::ir::BufferAccess;
 
 use super::{WgpuBackend, form, split};
 use crate::device::DeviceState;
+use crate::known::Known;
 use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, binding_bytes};
 use crate::lower;
 
@@ -168,7 +173,62 @@ impl WgpuBackend {
         ))
     }
 
-    pub(super) fn sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
+    /// The driver's shared checks of a sequence for every step, in its order (the program
+    /// validated, then the buffers against it and the grid planned; the device's features are
+    /// checked where the program's pipeline is compiled), except that a program known to the
+    /// backend (equal to one dispatched lately) is not validated again.
+    ///
+    /// # Errors
+    ///
+    /// The first failing step's error, named as `vyre_driver::prepare_sequence` names it.
+    pub(super) fn known_steps<'a>(
+        &self,
+        steps: &[Step<'a>],
+    ) -> Result<Vec<KnownStep<'a>>, BackendError> {
+        steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| {
+                self.known_step(step)
+                    .map_err(|e| e.in_sequence(i, steps.len()))
+            })
+            .collect()
+    }
+
+    fn known_step<'a>(&self, step: &Step<'a>) -> Result<KnownStep<'a>, BackendError> {
+        let known = self.known(step.program)?;
+        let plan = vyre_driver::plan_resident(step.program, step.buffers, step.config)?;
+        Ok(KnownStep {
+            known,
+            plan,
+            buffers: step.buffers,
+            config: step.config,
+        })
+    }
+
+    /// The steps the driver's shared checks accepted, each with its known program.
+    ///
+    /// # Errors
+    ///
+    /// As [`WgpuBackend::known_validated`].
+    pub(super) fn prepared_steps<'a>(
+        &self,
+        steps: &[PreparedStep<'a>],
+    ) -> Result<Vec<KnownStep<'a>>, BackendError> {
+        steps
+            .iter()
+            .map(|step| {
+                Ok(KnownStep {
+                    known: self.known_validated(&step.program)?,
+                    plan: step.plan.clone(),
+                    buffers: step.buffers,
+                    config: step.config,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) fn sequence(&self, steps: &[KnownStep<'_>]) -> Result<(), BackendError> {
         if steps.is_empty() {
             return Ok(());
         }
@@ -191,11 +251,11 @@ impl WgpuBackend {
     fn plan_step<'s>(
         &self,
         state: &DeviceState,
-        step: &PreparedStep<'s>,
+        step: &KnownStep<'s>,
     ) -> Result<ResidentLaunch<'s>, BackendError> {
         let plan = &step.plan;
-        let program = step.program.program();
-        let known = self.shared.known.of(&step.program)?;
+        let known = &step.known;
+        let program = known.program();
         let per_piece = split::piece_elements(state, program, &known.facts, plan)?;
         // Whole rows must fit the binding limit and the buffer the step passes (an imported buffer
         // may end inside a row).
@@ -203,6 +263,7 @@ impl WgpuBackend {
             Some(_) => form::split(plan),
             None => form::choose(
                 &known.facts,
+                program,
                 plan,
                 state.limits.max_compute_workgroups_per_dimension,
                 |j, bytes| {
@@ -215,7 +276,7 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.compiled_known(state, &known, Some(&step.program), launch.form)?;
+        let compiled = self.get_or_compile(state, known, launch.form)?;
         let mut bound = Vec::with_capacity(compiled.bindings.len());
         // Two imports of one wgpu buffer are two `DeviceBuffer`s, which `plan_resident`'s check of
         // one buffer bound writable twice cannot tell apart: the device buffers can.
@@ -259,7 +320,7 @@ impl WgpuBackend {
             };
             needs(held, usage, "bound this way")?;
             // An output the program writes in full over this grid needs no clear.
-            let overwritten = compiled.fully_written.contains(&b.buffer_index)
+            let overwritten = compiled.fully_written().contains(&b.buffer_index)
                 && lower::covers(
                     plan.grid[0],
                     program.workgroup_size[0],
@@ -304,6 +365,14 @@ impl WgpuBackend {
             pieces,
         })
     }
+}
+
+/// One step of a resident sequence, checked, with the backend's known program.
+pub(super) struct KnownStep<'a> {
+    pub(super) known: Arc<Known>,
+    pub(super) plan: DispatchPlan,
+    pub(super) buffers: &'a [&'a DeviceBuffer],
+    pub(super) config: &'a DispatchConfig,
 }
 
 /// Checks that an imported buffer has `usage` (vyre's own buffers have every usage it needs).

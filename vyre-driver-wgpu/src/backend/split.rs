@@ -18,9 +18,9 @@ use vyre_driver::{BackendError, DispatchPlan};
 use vyre_foundation::ir::{BufferAccess, Program};
 
 use super::fold_grid;
-use super::form::FormFacts;
 use crate::device::DeviceState;
 use crate::launch::{Piece, device_bytes};
+use crate::lower::ProgramFacts;
 use crate::lower::{self, BindingKind};
 use crate::pipeline::Compiled;
 
@@ -34,7 +34,7 @@ use crate::pipeline::Compiled;
 pub(crate) fn piece_elements(
     state: &DeviceState,
     program: &Program,
-    facts: &FormFacts,
+    facts: &ProgramFacts,
     plan: &DispatchPlan,
 ) -> Result<Option<u64>, BackendError> {
     let limits = &state.limits;
@@ -90,7 +90,7 @@ pub(crate) fn pieces(
     bytes: &[u64],
     per_piece: u64,
 ) -> Result<Vec<Piece>, BackendError> {
-    let width = compiled.program.workgroup_size[0];
+    let width = compiled.program().workgroup_size[0];
     let groups = u32::try_from(per_piece / u64::from(width)).unwrap_or(u32::MAX);
     let max_dim = state.limits.max_compute_workgroups_per_dimension;
     let mut pieces = Vec::new();

@@ -38,7 +38,7 @@ pub(super) fn run(
         return Ok(());
     }
     let started = Instant::now();
-    let program = &held.program;
+    let program = &held.program();
     let plans = Plans::new(program, items, config)?;
     let state = backend.state()?;
     let limits = Limits {
@@ -86,7 +86,7 @@ fn launch(
     } = chunk;
     let started = Instant::now();
     let range = range.clone();
-    let program = &compiled.program;
+    let program = &compiled.program();
     let mut layout = ItemLayout::new(program, plans, range.clone())?;
     // The whole concatenation comes back; each item's output byte range is cut from its own slice
     // afterwards (`split_outputs`).

@@ -19,10 +19,11 @@ pub(super) fn compiled_for(
     held: &Arc<Compiled>,
     form: Form,
 ) -> Result<Arc<Compiled>, BackendError> {
-    if held.form == form && held.generation == backend.state()?.generation {
+    let state = backend.state()?;
+    if held.form == form && held.generation == state.generation {
         return Ok(Arc::clone(held));
     }
-    backend.compiled(&held.program, form)
+    backend.get_or_compile(&state, &held.known, form)
 }
 
 /// Launches `job` on `compiled` (a pipeline taken at `started`, when this run's host work began):

@@ -25,8 +25,8 @@ pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32>
     if plan.grid[1] != 1 || plan.grid[2] != 1 {
         return None;
     }
-    let program = &held.program;
-    let stored = held.packed_stores.as_ref()?;
+    let program = &held.program();
+    let stored = held.packed_stores()?;
     let invocations = u64::from(plan.grid[0]) * u64::from(program.workgroup_size[0]);
     let longest = stored
         .iter()
@@ -108,7 +108,7 @@ fn launch_packed(
         limits,
     } = chunk;
     let started = Instant::now();
-    let program = &compiled.program;
+    let program = &compiled.program();
     let n = range.len();
     let overflow = || too_big(range.start, limits.binding, plan.grid);
     let items_in_launch = u64::try_from(n).map_err(|_| overflow())?;

@@ -16,7 +16,6 @@ use super::coalesced;
 use super::plan::{COALESCED, PACKED};
 use crate::backend::WgpuBackend;
 use crate::lifecycle::TeardownTurn;
-use crate::lower::packed_stores;
 use crate::pipeline::Compiled;
 
 /// A program compiled for coalesced dispatch on one device generation.
@@ -71,7 +70,7 @@ impl Drop for WgpuPipeline {
 impl std::fmt::Debug for WgpuPipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WgpuPipeline")
-            .field("fingerprint", &self.compiled.program.fingerprint())
+            .field("fingerprint", &self.compiled.program().fingerprint())
             .field("packed", &self.compiled.form.packed())
             .field("generation", &self.compiled.generation)
             .finish_non_exhaustive()
@@ -118,18 +117,13 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
         let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
-        let compiled = match self.cached_form(program, one_dimensional)? {
-            Some(hit) => hit,
-            None => {
-                let evidence = vyre_foundation::validate(program)?;
-                let options = if one_dimensional && packed_stores(&evidence).is_some() {
-                    PACKED
-                } else {
-                    COALESCED
-                };
-                self.compiled_validated(&evidence, options)?
-            }
+        let known = self.known(program)?;
+        let form = if one_dimensional && known.facts.packed_stores.is_some() {
+            PACKED
+        } else {
+            COALESCED
         };
+        let compiled = self.get_or_compile(&*self.state()?, &known, form)?;
         Ok(Arc::new(WgpuPipeline {
             compiled,
             backend: self.clone(),
@@ -166,24 +160,6 @@ impl WgpuBackend {
         }
         self.compile_persistent(program, config)?
             .dispatch_coalesced(items, config)
-    }
-
-    /// The pipeline `compile_persistent` would compile for `program`, when it is cached already: a
-    /// program seen before is not validated again (validation costs several microseconds, more
-    /// than the rest of a cache hit). The packed form is what a one-dimensional run of a program
-    /// that may run packed takes; the coalesced form is what any other takes, and whether the
-    /// program may run packed was recorded from its evidence when it was compiled.
-    fn cached_form(
-        &self,
-        program: &Program,
-        one_dimensional: bool,
-    ) -> Result<Option<Arc<Compiled>>, BackendError> {
-        if one_dimensional && let Some(hit) = self.cached_program(program, PACKED)? {
-            return Ok(Some(hit));
-        }
-        Ok(self
-            .cached_program(program, COALESCED)?
-            .filter(|hit| !one_dimensional || hit.packed_stores.is_none()))
     }
 }
 

@@ -96,7 +96,7 @@ pub(crate) fn job_buffers<'a>(
 ) -> Result<Vec<JobBuffer<'a>>, BackendError> {
     let mut buffers = Vec::with_capacity(compiled.bindings.len());
     for b in &compiled.bindings {
-        let decl = &compiled.program.buffers[b.buffer_index];
+        let decl = &compiled.program().buffers[b.buffer_index];
         let BufferSpec { elements, init } = spec(b)?;
         let bytes = binding_bytes(b, elements)
             .ok_or_else(|| size_overflow(&format!("the size of buffer `{}`", decl.name)))?;

@@ -63,7 +63,8 @@ pub(super) fn upload(
         if bound > max {
             return Err(BackendError::limit_exceeded(format!(
                 "buffer `{}` needs {} bytes; this device binds at most {max}. Fix: split the data over several dispatches (vyre splits elementwise programs itself: index every storage buffer at `gid.x`).",
-                compiled.program.buffers[binding.buffer_index].name, buffer.bytes
+                compiled.program().buffers[binding.buffer_index].name,
+                buffer.bytes
             )));
         }
         let leased = lease(ctx, buffer.bytes, usage_for(binding.kind))?;

@@ -40,18 +40,16 @@ use vyre_foundation::validate::{Validated, VarId};
 
 use analysis::barrier::BarrierScopes;
 use analysis::bounds::Bounds;
-use analysis::rows::Aligned;
+use analysis::rows::{Aligned, RowFacts};
 use func::FunctionBuilder;
 use globals::{BufferGlobal, Types};
 use prologue::Prologue;
 
 use crate::workarounds::Workarounds;
 
-pub(crate) use analysis::coverage::{covers, fully_written_outputs};
-pub(crate) use analysis::elementwise::elementwise;
-pub(crate) use analysis::packed::packed_stores;
-pub(crate) use analysis::rows::row_buffers;
-pub(crate) use analysis::vector::{VectorPlan, WIDTH as VECTOR_WIDTH, plan as vector_plan};
+pub(crate) use analysis::ProgramFacts;
+pub(crate) use analysis::coverage::covers;
+pub(crate) use analysis::vector::{VectorPlan, WIDTH as VECTOR_WIDTH};
 pub(crate) use form::{Form, Grid, Lanes};
 pub(crate) use globals::{BindingKind, LoweredBinding};
 pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
@@ -94,8 +92,10 @@ pub(crate) struct Lowerer<'v, 'p> {
     /// Each program variable, by [`vyre_foundation::validate::VarId`], once its declaration is
     /// lowered: a naga local, or the value itself for a `let` never assigned.
     pub(crate) locals: Vec<Option<Local>>,
-    /// The memory scope of each barrier (see `barrier`).
+    /// The memory scope of each barrier (see `barrier`), by ordinal, and how many the lowering
+    /// has met so far.
     pub(crate) barriers: BarrierScopes,
+    pub(crate) barrier_count: usize,
     /// The proofs that let an access go unguarded (see `bounds`).
     pub(crate) bounds: Bounds,
     /// While a vectorised module's full-row path lowers one lane: that lane and the rows.
@@ -206,9 +206,11 @@ pub(crate) struct SubgroupIds {
     pub(crate) lane: Handle<Expression>,
 }
 
-/// Lowers a validated program: every name comes resolved from its evidence.
+/// Lowers a validated program: every name comes resolved from its evidence, and every analysis from
+/// `facts` (computed once from the same evidence, see [`ProgramFacts`]).
 pub(crate) fn lower(
     evidence: &Validated<'_>,
+    facts: &ProgramFacts,
     form: &Form,
     workarounds: Workarounds,
 ) -> Result<Lowered, BackendError> {
@@ -224,7 +226,7 @@ pub(crate) fn lower(
     let mut module = naga::Module::default();
     let types = globals::Types::new(&mut module, evidence.features());
     let vector = if form.vectorised() {
-        Some(analysis::vector::plan(evidence).ok_or_else(|| {
+        Some(facts.vector.as_ref().ok_or_else(|| {
             BackendError::compile(
                 "a vectorised module was asked for a program that does not qualify. Fix: this is a vyre bug; report it with the program text (Display).",
             )
@@ -232,15 +234,16 @@ pub(crate) fn lower(
     } else {
         None
     };
-    let row_buffers = if form.rows() {
-        analysis::rows::row_buffers(evidence).ok_or_else(|| {
+    let rows = if form.rows() {
+        Some(facts.rows.as_ref().ok_or_else(|| {
             BackendError::compile(
                 "row loads were asked for a program with no row buffer. Fix: this is a vyre bug; report it with the program text (Display).",
             )
-        })?
+        })?)
     } else {
-        Vec::new()
+        None
     };
+    let row_buffers: &[bool] = rows.map_or(&[], |r| r.buffers.as_slice());
     // Row buffers are never vectorised buffers: those are accessed at `gid.x` alone, which is not
     // a multiple of 4 (`rows`).
     let vectorised: Vec<bool> = (0..program.buffers.len())
@@ -269,17 +272,18 @@ pub(crate) fn lower(
         params,
         items,
         types,
-        rows: row_buffers,
+        rows,
         workarounds,
-        opaque_zero: analysis::workaround::needs_opaque_zero(evidence, workarounds),
+        opaque_zero: facts.patterns.need_opaque_zero(workarounds),
     };
     for &(name, part) in parts {
         let entry = entry_point(
             evidence,
+            facts,
             form,
             &mut module,
             &globals,
-            vector.as_ref(),
+            vector,
             name,
             part,
         )?;
@@ -316,23 +320,26 @@ enum Part {
 }
 
 /// What every entry point of one module shares: the globals and the types.
-struct Globals {
+struct Globals<'f> {
     buffers: Vec<globals::BufferGlobal>,
     params: naga::Handle<naga::GlobalVariable>,
     items: Option<naga::Handle<naga::GlobalVariable>>,
     types: globals::Types,
-    rows: Vec<bool>,
+    /// The row buffers, when the module declares them as rows.
+    rows: Option<&'f RowFacts>,
     /// The driver workarounds in force, and whether they need the opaque zero.
     workarounds: Workarounds,
     opaque_zero: bool,
 }
 
 /// The entry point `name`, running `part` of the program.
+#[allow(clippy::too_many_arguments)]
 fn entry_point(
     evidence: &Validated<'_>,
+    facts: &ProgramFacts,
     form: &Form,
     module: &mut naga::Module,
-    shared: &Globals,
+    shared: &Globals<'_>,
     vector: Option<&VectorPlan>,
     name: &str,
     part: Part,
@@ -391,8 +398,10 @@ fn entry_point(
         program.workgroup_size,
     );
     if form.packed()
-        && let Some(n) = packed_stores(evidence)
-            .and_then(|stored| analysis::bounds::packed_gid_bound(program, &stored))
+        && let Some(n) = facts
+            .packed_stores
+            .as_deref()
+            .and_then(|stored| analysis::bounds::packed_gid_bound(program, stored))
     {
         bounds.assume_gid_x_below(n);
     }
@@ -405,10 +414,11 @@ fn entry_point(
         globals: shared.buffers.clone(),
         prologue,
         locals: vec![None; evidence.vars().len()],
-        barriers: BarrierScopes::of(program),
+        barriers: facts.barriers.clone(),
+        barrier_count: 0,
         bounds,
         lanes: None,
-        row_loads: RowLoads::new(shared.rows.clone()),
+        row_loads: RowLoads::new(shared.rows),
         subgroup: None,
         workarounds: shared.workarounds,
     };

@@ -30,7 +30,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn node(&mut self, block: &mut Block, node: &Node) -> Result<(), BackendError> {
-        self.row_loads.statement(self.evidence, node);
+        self.row_loads.statement();
         match node {
             Node::Let { name, value } => {
                 let id = self.evidence.node_var(node)?;
@@ -113,7 +113,8 @@ impl Lowerer<'_, '_> {
                 self.fb.stmt(block, Statement::Block(inner));
             }
             Node::Barrier => {
-                let scope = self.barriers.scope(node);
+                let scope = self.barriers.scope(self.barrier_count);
+                self.barrier_count += 1;
                 self.fb.stmt(block, Statement::ControlBarrier(scope));
             }
             Node::Return => self.fb.stmt(block, Statement::Return { value: None }),

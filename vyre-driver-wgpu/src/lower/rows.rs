@@ -30,28 +30,25 @@
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M};
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{DataType, Expr, Literal, Node};
-use vyre_foundation::validate::Validated;
+use vyre_foundation::ir::{DataType, Expr, Literal};
 
-use super::analysis::rows::Base;
+use super::analysis::rows::{Base, RowFacts};
 use super::planted::{Miscompile, planted};
 use super::{CachedRow, Lowerer, RowLoads};
 
 impl RowLoads {
-    /// Row loads for the buffers `rows` marks (empty: none).
-    pub(crate) fn new(rows: Vec<bool>) -> Self {
-        RowLoads {
-            rows,
-            ..RowLoads::default()
-        }
+    /// Row loads of the row buffers `rows` describes (`None`: the module declares none).
+    pub(crate) fn new(rows: Option<&RowFacts>) -> Self {
+        rows.map_or_else(RowLoads::default, |facts| RowLoads {
+            rows: facts.buffers.clone(),
+            aligned: facts.aligned.clone(),
+            cache: Vec::new(),
+        })
     }
 
-    /// Called at every statement, before its expressions are lowered: records an aligned `let`
-    /// and forgets the previous statement's rows.
-    pub(crate) fn statement(&mut self, evidence: &Validated<'_>, node: &Node) {
-        if self.rows.contains(&true) {
-            self.aligned.note(evidence, node);
-        }
+    /// Called at every statement, before its expressions are lowered: forgets the previous
+    /// statement's rows.
+    pub(crate) fn statement(&mut self) {
         if !planted(Miscompile::RowKeptAcrossStatements) {
             self.cache.clear();
         }

@@ -3,11 +3,13 @@
 //! [`validate()`] reports every error at once, each with a path to the offending part and a `Fix:`.
 //! A backend only ever runs a program that passed it.
 
+mod attach;
 mod check;
 mod errors;
 mod evidence;
 mod limits;
 
+pub use attach::{Evidence, StaleEvidence};
 pub use check::expr_type;
 pub use errors::{ValidationError, ValidationErrorKind, ValidationErrors};
 pub use evidence::{

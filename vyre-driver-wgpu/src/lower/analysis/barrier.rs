@@ -17,21 +17,25 @@
 
 use std::collections::HashSet;
 
-use vyre_foundation::ir::{BufferAccess, Expr, Node, Program};
+use vyre_foundation::ir::{BufferAccess, Expr, Node};
+use vyre_foundation::validate::Validated;
 
 use crate::lower::planted::{Miscompile, planted};
 
-/// The barriers of a program that need the storage scope, by the address of their [`Node`].
-#[derive(Debug, Default)]
+/// The barriers of a program that need the storage scope, by their ordinal: the `k`-th barrier of
+/// the program in program order (the order the lowering meets them in, statement by statement and
+/// `then` before `otherwise`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BarrierScopes {
     storage: HashSet<usize>,
 }
 
 impl BarrierScopes {
-    /// Decides the scope of every barrier of `program` (see the module docs).
-    pub(crate) fn of(program: &Program) -> Self {
+    /// Decides the scope of every barrier of `evidence`'s program (see the module docs).
+    pub(crate) fn of(evidence: &Validated<'_>) -> Self {
+        let program = evidence.program();
         let mut walk = Walk {
-            program,
+            evidence,
             events: Vec::new(),
             barriers: Vec::new(),
             loop_depth: 0,
@@ -60,15 +64,15 @@ impl BarrierScopes {
                 }
             }
             if needed && !planted(Miscompile::WeakBarrierScope) {
-                storage.insert(barrier.node);
+                storage.insert(barrier.ordinal);
             }
         }
         Self { storage }
     }
 
-    /// The scope of the barrier `node`.
-    pub(crate) fn scope(&self, node: &Node) -> naga::Barrier {
-        if self.storage.contains(&std::ptr::from_ref(node).addr()) {
+    /// The scope of the program's `ordinal`-th barrier.
+    pub(crate) fn scope(&self, ordinal: usize) -> naga::Barrier {
+        if self.storage.contains(&ordinal) {
             naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE
         } else {
             naga::Barrier::WORK_GROUP
@@ -89,28 +93,35 @@ enum Event {
 
 /// Where a barrier stands among the events.
 struct BarrierAt {
-    node: usize,
+    ordinal: usize,
     at: usize,
     /// The event range of the outermost loop around the barrier.
     outer_loop: Option<(usize, usize)>,
 }
 
-struct Walk<'p> {
-    program: &'p Program,
+struct Walk<'v, 'p> {
+    evidence: &'v Validated<'p>,
     events: Vec<Event>,
     barriers: Vec<BarrierAt>,
     loop_depth: usize,
     outer_loop_start: usize,
 }
 
-impl Walk<'_> {
-    /// The declaration index of `name` when it is a storage (non-workgroup) buffer.
-    fn storage(&self, name: &str) -> Option<usize> {
-        self.program
-            .buffers
-            .iter()
-            .position(|b| b.name == name)
-            .filter(|&i| self.program.buffers[i].access != BufferAccess::Workgroup)
+impl Walk<'_, '_> {
+    /// The declaration index of the buffer `resolved` names (as the evidence resolved it), when it
+    /// is a storage (non-workgroup) buffer.
+    fn storage(&self, resolved: Option<usize>) -> Option<usize> {
+        let b = resolved?;
+        let decl = self.evidence.program().buffers.get(b)?;
+        (decl.access != BufferAccess::Workgroup).then_some(b)
+    }
+
+    fn expr_buffer(&self, expr: &Expr) -> Option<usize> {
+        self.storage(self.evidence.buffer_of(expr).ok().map(|b| b.index()))
+    }
+
+    fn node_buffer(&self, node: &Node) -> Option<usize> {
+        self.storage(self.evidence.node_buffer(node).ok().map(|b| b.index()))
     }
 
     fn expr(&mut self, expr: &Expr) {
@@ -118,12 +129,12 @@ impl Walk<'_> {
             self.expr(child);
         }
         match expr {
-            Expr::Load { buffer, .. } => {
-                if let Some(b) = self.storage(buffer) {
+            Expr::Load { .. } => {
+                if let Some(b) = self.expr_buffer(expr) {
                     self.events.push(Event::Read(b));
                 }
             }
-            Expr::Atomic { buffer, .. } => self.atomic(buffer),
+            Expr::Atomic { .. } => self.atomic(self.expr_buffer(expr)),
             // No other expression touches memory (subgroup operations exchange registers).
             Expr::Lit(_)
             | Expr::Var(_)
@@ -140,8 +151,8 @@ impl Walk<'_> {
         }
     }
 
-    fn atomic(&mut self, buffer: &str) {
-        if let Some(b) = self.storage(buffer) {
+    fn atomic(&mut self, buffer: Option<usize>) {
+        if let Some(b) = buffer {
             self.events.push(Event::Read(b));
             self.events.push(Event::Write(b));
         }
@@ -163,16 +174,16 @@ impl Walk<'_> {
             self.expr(expr);
         }
         match node {
-            Node::Store { buffer, .. } => {
-                if let Some(b) = self.storage(buffer) {
+            Node::Store { .. } => {
+                if let Some(b) = self.node_buffer(node) {
                     self.events.push(Event::Write(b));
                 }
             }
-            Node::Atomic { buffer, .. } => self.atomic(buffer),
+            Node::Atomic { .. } => self.atomic(self.node_buffer(node)),
             Node::Barrier => {
                 let outer_loop = (self.loop_depth > 0).then_some((self.outer_loop_start, 0));
                 self.barriers.push(BarrierAt {
-                    node: std::ptr::from_ref(node).addr(),
+                    ordinal: self.barriers.len(),
                     at: self.events.len(),
                     outer_loop,
                 });
@@ -230,13 +241,14 @@ mod tests {
             }
         }
         let program = Program::new(buffers, [4, 1, 1], body);
-        if let Err(e) = vyre_foundation::validate(&program) {
-            panic!("{program}\n{e}");
-        }
-        let decided = BarrierScopes::of(&program);
+        let evidence = match vyre_foundation::validate(&program) {
+            Ok(evidence) => evidence,
+            Err(e) => panic!("{program}\n{e}"),
+        };
+        let decided = BarrierScopes::of(&evidence);
         let mut barriers = Vec::new();
         collect(&program.body, &mut barriers);
-        barriers.into_iter().map(|b| decided.scope(b)).collect()
+        (0..barriers.len()).map(|k| decided.scope(k)).collect()
     }
 
     fn wg() -> BufferDecl {

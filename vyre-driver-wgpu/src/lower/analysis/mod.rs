@@ -10,3 +10,47 @@ pub(crate) mod packed;
 pub(crate) mod rows;
 pub(crate) mod vector;
 pub(crate) mod workaround;
+
+use vyre_foundation::validate::Validated;
+
+use barrier::BarrierScopes;
+use rows::RowFacts;
+use vector::VectorPlan;
+use workaround::Patterns;
+
+/// Every fact the lowering and the choice of a launch form need of one program, computed once from
+/// its evidence and kept with it: a dispatch then weighs them against its own lengths, and the
+/// emission reads them, never walking the program to find them again.
+#[derive(Clone, Debug)]
+pub(crate) struct ProgramFacts {
+    /// The vectorised module's plan, when the program has one (`vector`).
+    pub(crate) vector: Option<VectorPlan>,
+    /// The buffers loaded in whole rows and the aligned variables, when the program has row
+    /// buffers (`rows`).
+    pub(crate) rows: Option<RowFacts>,
+    /// A dispatch over the binding limit may be split (`elementwise`).
+    pub(crate) elementwise: bool,
+    /// The buffers the program stores to, when it may run packed (`packed`).
+    pub(crate) packed_stores: Option<Vec<usize>>,
+    /// The outputs the program writes in full (`coverage`).
+    pub(crate) fully_written: Vec<usize>,
+    /// The memory scope of each barrier (`barrier`).
+    pub(crate) barriers: BarrierScopes,
+    /// The patterns the driver workarounds rewrite (`workaround`).
+    pub(crate) patterns: Patterns,
+}
+
+impl ProgramFacts {
+    /// Every analysis of `evidence`'s program, once.
+    pub(crate) fn of(evidence: &Validated<'_>) -> Self {
+        Self {
+            vector: vector::plan(evidence),
+            rows: rows::row_facts(evidence),
+            elementwise: elementwise::elementwise(evidence),
+            packed_stores: packed::packed_stores(evidence),
+            fully_written: coverage::fully_written_outputs(evidence),
+            barriers: BarrierScopes::of(evidence),
+            patterns: Patterns::of(evidence),
+        }
+    }
+}

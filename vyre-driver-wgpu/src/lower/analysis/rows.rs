@@ -14,7 +14,7 @@ pub(crate) enum Base<'a> {
 }
 
 /// Variables declared by a `let` of a multiple of 4 and never assigned.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Aligned(Vec<VarId>);
 
 impl Aligned {
@@ -125,9 +125,18 @@ fn literal_word(literal: Literal) -> Option<u32> {
     }
 }
 
-/// Which program buffers a plain launch declares as `vec4` rows (see the module docs), or `None`
-/// when none qualifies.
-pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
+/// What the row form knows of a program with row buffers: which buffers, and every variable
+/// declared by a `let` of a multiple of 4 and never assigned (the emission splits each load index
+/// with these, see [`Aligned::split`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RowFacts {
+    /// Per program buffer: declared as `vec4` rows.
+    pub(crate) buffers: Vec<bool>,
+    pub(crate) aligned: Aligned,
+}
+
+/// The program's [`RowFacts`], or `None` when no buffer qualifies.
+pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
     let program = evidence.program();
     let n = program.buffers.len();
     let mut aligned = Aligned::default();
@@ -163,7 +172,10 @@ pub(crate) fn row_buffers(evidence: &Validated<'_>) -> Option<Vec<bool>> {
                 && lanes[j].count_ones() >= 2
         })
         .collect();
-    rows.contains(&true).then_some(rows)
+    rows.contains(&true).then_some(RowFacts {
+        buffers: rows,
+        aligned,
+    })
 }
 
 #[cfg(test)]
@@ -182,7 +194,7 @@ mod tests {
             body,
         );
         let evidence = vyre_foundation::validate(&program).expect("valid");
-        row_buffers(&evidence)
+        row_facts(&evidence).map(|facts| facts.buffers)
     }
 
     fn sum_of(indices: Vec<Expr>) -> Node {

@@ -5,28 +5,29 @@ use vyre_foundation::validate::Validated;
 
 use crate::workarounds::{Workaround, Workarounds};
 
-/// Whether `evidence`'s program has a value a workaround of `workarounds` rewrites with the opaque
-/// zero: an integer `min` or `max` under `IntMinMax`, a 32-to-64-bit integer widening under
-/// `OpaqueWidening`. The prologue loads the zero only then, so other modules bind nothing new.
-pub(crate) fn needs_opaque_zero(evidence: &Validated<'_>, workarounds: Workarounds) -> bool {
-    let min_max = workarounds.contains(Workaround::IntMinMax);
-    let widening = workarounds.contains(Workaround::OpaqueWidening);
-    if !min_max && !widening {
-        return false;
-    }
-    let mut needed = false;
-    vyre_foundation::for_each_expr(evidence.program(), |expr| {
-        let rewritten = match expr {
+/// Which of the patterns the workarounds rewrite with the opaque zero a program has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Patterns {
+    /// An integer `min` or `max` (`IntMinMax` rewrites it).
+    pub(crate) int_min_max: bool,
+    /// A 32-to-64-bit integer widening (`OpaqueWidening` rewrites it).
+    pub(crate) widening: bool,
+}
+
+impl Patterns {
+    /// The patterns of `evidence`'s program.
+    pub(crate) fn of(evidence: &Validated<'_>) -> Self {
+        let mut found = Self::default();
+        vyre_foundation::for_each_expr(evidence.program(), |expr| match expr {
             Expr::Binary {
                 op: BinOp::Min | BinOp::Max,
                 lhs,
                 ..
-            } => min_max && evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
+            } => found.int_min_max |= evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
             Expr::Cast { to, arg } => {
-                widening
-                    && evidence
-                        .type_of(arg)
-                        .is_ok_and(|from| is_widening(from, *to))
+                found.widening |= evidence
+                    .type_of(arg)
+                    .is_ok_and(|from| is_widening(from, *to));
             }
             Expr::Binary { .. }
             | Expr::Lit(_)
@@ -40,11 +41,17 @@ pub(crate) fn needs_opaque_zero(evidence: &Validated<'_>, workarounds: Workaroun
             | Expr::Fma { .. }
             | Expr::Atomic { .. }
             | Expr::Subgroup { .. }
-            | Expr::SubgroupShuffle { .. } => false,
-        };
-        needed |= rewritten;
-    });
-    needed
+            | Expr::SubgroupShuffle { .. } => {}
+        });
+        found
+    }
+
+    /// Whether a workaround of `workarounds` rewrites one of these patterns with the opaque zero.
+    /// The prologue loads the zero only then, so other modules bind nothing new.
+    pub(crate) fn need_opaque_zero(self, workarounds: Workarounds) -> bool {
+        (self.int_min_max && workarounds.contains(Workaround::IntMinMax))
+            || (self.widening && workarounds.contains(Workaround::OpaqueWidening))
+    }
 }
 
 /// A 32-bit integer converted to a 64-bit one.

@@ -1,45 +1,67 @@
-//! Programs this backend dispatched lately, with what a dispatch needs of them beyond their lengths:
-//! so that dispatching a program again costs one comparison with the program kept here, not its
-//! validation, fingerprint and form analyses (a few microseconds, more than the rest of a small
-//! dispatch's host work).
+//! Known programs: a program that validated, kept with its evidence (owned, by position: it
+//! attaches to the kept program again whenever a form of it is compiled), its fingerprint and
+//! every analysis the lowering and the choice of a launch form need (`lower::analysis`), computed
+//! once. A dispatch of a program equal to one dispatched lately costs one comparison with the kept
+//! program: no validation, no fingerprint, no analysis.
 //!
 //! Validation is a function of the program alone, so a program equal to one that validated is
 //! valid: its facts are reused, never trusted across different programs. Equality is exact: the IR
 //! holds float literals as their bits (`Literal::F32` and `F16`), so `0.0` and `-0.0`, or two NaNs
 //! of different payloads, are different programs here as in the fingerprint. The fingerprint kept
-//! here keys the pipeline cache, whose entries are still compared with the program on every hit.
+//! here keys the pipeline cache: a known program is the program its pipelines were compiled from,
+//! so a cache hit needs no second comparison.
 
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{Features, Fingerprint, Program};
-use vyre_foundation::validate::Validated;
+use vyre_foundation::validate::{Evidence, Validated};
 
-use super::form::FormFacts;
 use crate::groups::poisoned;
+use crate::lower::ProgramFacts;
+use crate::stats::{Counters, bump};
 
 /// Programs kept at most. A workload alternating between more programs than this validates each
 /// dispatch again, exactly as without the memo.
 const KEPT: usize = 16;
 
-/// A program that validated, with its facts.
+/// A program that validated, with its evidence, fingerprint and facts.
 #[derive(Debug)]
 pub(crate) struct Known {
-    pub(crate) program: Program,
+    /// What validation proved, with the kept copy of the program.
+    pub(crate) evidence: Evidence,
     pub(crate) fingerprint: Fingerprint,
-    pub(crate) features: Features,
-    pub(crate) facts: FormFacts,
+    pub(crate) facts: ProgramFacts,
 }
 
 impl Known {
-    fn of(evidence: &Validated<'_>) -> Self {
-        let program = evidence.program();
+    /// The kept facts of the validated program `evidence`, analysed once (counted in `counters`).
+    pub(crate) fn of(evidence: &Validated<'_>, counters: &Counters) -> Self {
+        bump(&counters.analyses, 1);
         Self {
-            program: program.clone(),
-            fingerprint: program.fingerprint(),
-            features: evidence.features(),
-            facts: FormFacts::of(evidence),
+            evidence: evidence.to_evidence(),
+            fingerprint: evidence.program().fingerprint(),
+            facts: ProgramFacts::of(evidence),
         }
+    }
+
+    /// The kept program.
+    pub(crate) fn program(&self) -> &Program {
+        self.evidence.program()
+    }
+
+    /// The optional device features the program uses.
+    pub(crate) fn features(&self) -> Features {
+        self.evidence.features()
+    }
+
+    /// The evidence as a `Validated` of the kept program, for the lowering.
+    pub(crate) fn validated(&self) -> Result<Validated<'_>, BackendError> {
+        self.evidence.attach(self.program()).map_err(|e| {
+            BackendError::compile(format!(
+                "{e} (the kept program itself). Fix: this is a vyre bug; report it with the program text (Display)."
+            ))
+        })
     }
 }
 
@@ -55,7 +77,7 @@ impl KnownPrograms {
         let mut recent = self.recent.lock().map_err(|_| poisoned())?;
         // Cheap differences first; the full comparison only for a likely match.
         let Some(at) = recent.iter().position(|k| {
-            let p = &k.program;
+            let p = k.program();
             p.workgroup_size == program.workgroup_size
                 && p.buffers.len() == program.buffers.len()
                 && p.body.len() == program.body.len()
@@ -70,12 +92,17 @@ impl KnownPrograms {
         Ok(Some(known))
     }
 
-    /// The facts of the validated program `evidence`: the kept ones, or new ones, then kept.
-    pub(crate) fn of(&self, evidence: &Validated<'_>) -> Result<Arc<Known>, BackendError> {
+    /// The facts of the validated program `evidence`: the kept ones, or new ones (analysed and
+    /// counted in `counters`), then kept.
+    pub(crate) fn of(
+        &self,
+        evidence: &Validated<'_>,
+        counters: &Counters,
+    ) -> Result<Arc<Known>, BackendError> {
         if let Some(known) = self.find(evidence.program())? {
             return Ok(known);
         }
-        let known = Arc::new(Known::of(evidence));
+        let known = Arc::new(Known::of(evidence, counters));
         let mut recent = self.recent.lock().map_err(|_| poisoned())?;
         recent.insert(0, Arc::clone(&known));
         recent.truncate(KEPT);
@@ -88,6 +115,7 @@ mod tests {
     use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
     use super::{KEPT, KnownPrograms};
+    use crate::stats::Counters;
 
     fn program(k: u32) -> Program {
         Program::new(
@@ -100,9 +128,12 @@ mod tests {
     #[test]
     fn an_equal_program_is_found_and_a_different_one_is_not() {
         let known = KnownPrograms::default();
+        let counters = Counters::default();
         let a = program(1);
         assert!(known.find(&a).unwrap().is_none());
-        let kept = known.of(&vyre_foundation::validate(&a).unwrap()).unwrap();
+        let kept = known
+            .of(&vyre_foundation::validate(&a).unwrap(), &counters)
+            .unwrap();
         let again = known.find(&a.clone()).unwrap().expect("kept");
         assert!(std::sync::Arc::ptr_eq(&kept, &again));
         // Same shape, another constant: a different program, never its facts.
@@ -119,8 +150,9 @@ mod tests {
             )
         };
         let known = KnownPrograms::default();
+        let counters = Counters::default();
         known
-            .of(&vyre_foundation::validate(&store(0.0)).unwrap())
+            .of(&vyre_foundation::validate(&store(0.0)).unwrap(), &counters)
             .unwrap();
         // `0.0 == -0.0` as floats, but a program storing -0.0 is another program.
         assert!(known.find(&store(-0.0)).unwrap().is_none());
@@ -130,16 +162,19 @@ mod tests {
     #[test]
     fn at_most_kept_programs_stay_and_the_least_recent_goes_first() {
         let known = KnownPrograms::default();
+        let counters = Counters::default();
         let programs: Vec<Program> = (0..=KEPT as u32).map(program).collect();
         for p in &programs {
-            known.of(&vyre_foundation::validate(p).unwrap()).unwrap();
+            known
+                .of(&vyre_foundation::validate(p).unwrap(), &counters)
+                .unwrap();
         }
         // The first went when the last came.
         assert!(known.find(&programs[0]).unwrap().is_none());
         assert!(known.find(&programs[1]).unwrap().is_some());
         // Finding program 1 made it the most recent, so one more program evicts program 2.
         known
-            .of(&vyre_foundation::validate(&program(99)).unwrap())
+            .of(&vyre_foundation::validate(&program(99)).unwrap(), &counters)
             .unwrap();
         assert!(known.find(&programs[1]).unwrap().is_some());
         assert!(known.find(&programs[2]).unwrap().is_none());
