@@ -13,11 +13,8 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
-use vyre_driver::{
-    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, InstanceId,
-    PreparedStep, Step, VyreBackend,
-};
-use vyre_foundation::ir::{Features, Program};
+use vyre_driver::{BackendError, DispatchConfig, DispatchPlan, InstanceId};
+use vyre_foundation::ir::Program;
 use vyre_foundation::validate::Validated;
 
 use crate::cache::{CACHE_LIMIT, PipelineCache, PipelineKey};
@@ -530,7 +527,7 @@ impl WgpuBackend {
     }
 
     /// Destroys the device for real (tests of recovery): the device-lost callback wgpu fires is what
-    /// sets [`VyreBackend::device_lost`].
+    /// sets [`vyre_driver::VyreBackend::device_lost`].
     ///
     /// # Errors
     ///
@@ -600,13 +597,27 @@ impl WgpuBackend {
         self.shared.known.of(evidence, &self.shared.counters)
     }
 
+    /// The known program equal to `program`, if the backend knows one (see `known`).
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub(crate) fn find_known(&self, program: &Program) -> Result<Option<Arc<Known>>, BackendError> {
+        self.shared.known.find(program)
+    }
+
+    /// Counts a validation the backend had done for it (the driver's `prepare`).
+    pub(crate) fn count_validation(&self) {
+        crate::stats::bump(&self.shared.counters.validations, 1);
+    }
+
     /// `program` validated, counted in [`WgpuStats::validations`].
     ///
     /// # Errors
     ///
     /// [`BackendError::InvalidProgram`] for an invalid program.
     pub(crate) fn validate<'p>(&self, program: &'p Program) -> Result<Validated<'p>, BackendError> {
-        crate::stats::bump(&self.shared.counters.validations, 1);
+        self.count_validation();
         Ok(vyre_foundation::validate(program)?)
     }
 
@@ -651,7 +662,7 @@ impl WgpuBackend {
     }
 
     /// One attempt at a dispatch of the known program as `plan` says.
-    fn execute_known(
+    pub(crate) fn execute_known(
         &self,
         known: &Arc<Known>,
         plan: &DispatchPlan,
@@ -709,127 +720,5 @@ impl WgpuBackend {
         };
         self.counters().lap(Phase::Prepare, started);
         self.launch(&state, &compiled, job)
-    }
-}
-
-impl VyreBackend for WgpuBackend {
-    fn id(&self) -> &str {
-        "wgpu"
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        let mut caps = Capabilities::unlimited(self.adapter_name());
-        if let Ok(state) = self.state() {
-            let l = &state.limits;
-            caps.is_gpu = true;
-            caps.max_workgroups_per_dimension = l.max_compute_workgroups_per_dimension;
-            caps.max_workgroup_size = [
-                l.max_compute_workgroup_size_x,
-                l.max_compute_workgroup_size_y,
-                l.max_compute_workgroup_size_z,
-            ];
-            caps.max_invocations_per_workgroup = l.max_compute_invocations_per_workgroup;
-            caps.max_workgroup_storage_bytes = l.max_compute_workgroup_storage_size;
-            caps.max_storage_buffer_bytes = l.max_storage_buffer_binding_size;
-            caps.max_uniform_buffer_bytes = l.max_uniform_buffer_binding_size;
-            caps.max_bound_buffers = l.max_storage_buffers_per_shader_stage.saturating_sub(2);
-            caps.timestamps = state
-                .device
-                .features()
-                .contains(wgpu::Features::TIMESTAMP_QUERY);
-            caps.subgroups = state.features.contains(Features::SUBGROUPS);
-            if caps.subgroups {
-                caps.subgroup_sizes = [state.info.subgroup_min_size, state.info.subgroup_max_size];
-            }
-            caps.f16 = state.features.contains(Features::F16);
-            caps.int64 = state.features.contains(Features::INT64);
-            caps.int64_atomics = state.features.contains(Features::INT64_ATOMICS);
-            caps.workarounds = state.workarounds.names();
-        }
-        caps
-    }
-
-    /// As the provided method (validation, the plan, the features, then `execute`), except that a
-    /// program equal to one dispatched lately is not validated and analysed again: its kept facts
-    /// stand (`backend::known`).
-    fn dispatch(
-        &self,
-        program: &Program,
-        inputs: &[Vec<u8>],
-        config: &DispatchConfig,
-    ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let Some(known) = self.shared.known.find(program)? else {
-            // The driver's order: validation, then the plan; the device's features are checked
-            // where the program's pipeline is compiled (`get_or_compile`).
-            crate::stats::bump(&self.shared.counters.validations, 1);
-            let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
-            return self.execute(&validated, &plan, inputs, config);
-        };
-        let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        let plan = vyre_driver::plan_dispatch(program, &lens, config)?;
-        self.with_recovery(|| self.execute_known(&known, &plan, inputs, config))
-    }
-
-    fn execute(
-        &self,
-        program: &Validated<'_>,
-        plan: &DispatchPlan,
-        inputs: &[Vec<u8>],
-        config: &DispatchConfig,
-    ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let known = self.known_validated(program)?;
-        self.with_recovery(|| self.execute_known(&known, plan, inputs, config))
-    }
-
-    /// Every item through one coalesced pipeline in the fewest launches (`engine`'s
-    /// `WgpuBackend::run_batch`), with each item's results exactly those of its own `dispatch`.
-    fn dispatch_batch(
-        &self,
-        program: &Program,
-        items: &[Vec<Vec<u8>>],
-        config: &DispatchConfig,
-    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
-        self.run_batch(program, items, config)
-    }
-
-    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
-        self.create_resident(bytes)
-    }
-
-    fn write_buffer(
-        &self,
-        buffer: &DeviceBuffer,
-        offset: u64,
-        data: &[u8],
-    ) -> Result<(), BackendError> {
-        self.write_resident(buffer, offset, data)
-    }
-
-    fn read_buffer(
-        &self,
-        buffer: &DeviceBuffer,
-        range: std::ops::Range<u64>,
-    ) -> Result<Vec<u8>, BackendError> {
-        self.read_resident(buffer, range)
-    }
-
-    /// As the provided method (the shared checks, then the steps in one submit), except that a
-    /// step's program known to the backend is not validated again (`known`).
-    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
-        let steps = self.known_steps(steps)?;
-        self.sequence(&steps)
-    }
-
-    fn execute_sequence(&self, steps: &[PreparedStep<'_>]) -> Result<(), BackendError> {
-        let steps = self.prepared_steps(steps)?;
-        self.sequence(&steps)
-    }
-
-    fn device_lost(&self) -> bool {
-        self.state().map(|s| s.is_lost()).unwrap_or(true)
-    }
-
-    fn try_recover(&self) -> Result<(), BackendError> {
-        self.recover()
     }
 }

@@ -33,7 +33,9 @@
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
 // the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
-// one launch; the pipeline cache; the backend and its recovery; the engines; the test helpers.
+// one launch; the pipeline cache; the backend and its recovery; the engines; the `VyreBackend`
+// implementation; the test helpers.
+mod api;
 mod backend;
 mod cache;
 mod device;

@@ -20,7 +20,8 @@ const LAYERS: &[&str] = &[
     "cache",       // The bounded LRU pipeline cache.
     "backend",     // `WgpuBackend`: owns the shared state, plain dispatch, recovery.
     "engine",      // Coalesced, packed and persistent runs; `WgpuPipeline`.
-    "testing",     // Helpers for tests.
+    "api", // `impl VyreBackend for WgpuBackend`: the trait over the backend and the engines.
+    "testing", // Helpers for tests.
 ];
 
 /// Every `crate::` path in `source` outside comments: the name right after `crate::` (each name of

@@ -349,14 +349,7 @@ pub trait VyreBackend: Send + Sync {
         items: &[Vec<Vec<u8>>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
-        items
-            .iter()
-            .enumerate()
-            .map(|(k, inputs)| {
-                self.dispatch(program, inputs, config)
-                    .map_err(|e| e.in_item(k))
-            })
-            .collect()
+        dispatch_each(self, program, items, config)
     }
 
     /// The backend's own part of [`VyreBackend::dispatch`]: runs a validated program whose inputs
@@ -635,6 +628,46 @@ pub trait VyreBackend: Send + Sync {
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }
+}
+
+/// One [`VyreBackend::dispatch`] per item of `items`, in order: the provided
+/// [`VyreBackend::dispatch_batch`], and what a backend's own `dispatch_batch` falls back to for
+/// programs it cannot batch. The first failing item stops the batch, its error naming the item
+/// ([`BackendError::in_item`]).
+///
+/// # Errors
+///
+/// The first failing item's error.
+///
+/// ```
+/// use vyre_driver::{DispatchConfig, dispatch_each};
+/// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+///
+/// let program = Program::new(
+///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(1)],
+///     [1, 1, 1],
+///     vec![Node::store("o", Expr::u32(0), Expr::u32(3))],
+/// );
+/// let backend = vyre_reference::ReferenceBackend::new();
+/// let outputs = dispatch_each(&backend, &program, &[vec![], vec![]], &DispatchConfig::default())?;
+/// assert_eq!(outputs.len(), 2);
+/// # Ok::<(), vyre_driver::BackendError>(())
+/// ```
+pub fn dispatch_each<B: VyreBackend + ?Sized>(
+    backend: &B,
+    program: &Program,
+    items: &[Vec<Vec<u8>>],
+    config: &DispatchConfig,
+) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, inputs)| {
+            backend
+                .dispatch(program, inputs, config)
+                .map_err(|e| e.in_item(k))
+        })
+        .collect()
 }
 
 fn no_resident(backend: &str) -> BackendError {

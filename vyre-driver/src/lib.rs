@@ -11,7 +11,9 @@ mod error;
 mod plan;
 mod resident;
 
-pub use backend::{Capabilities, VyreBackend, check_features, prepare, require_features};
+pub use backend::{
+    Capabilities, VyreBackend, check_features, dispatch_each, prepare, require_features,
+};
 pub use config::DispatchConfig;
 pub use error::BackendError;
 pub use plan::{DispatchPlan, ResolvedBuffer, derive_grid, plan_dispatch};

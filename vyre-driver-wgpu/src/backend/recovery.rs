@@ -31,7 +31,7 @@ impl WgpuBackend {
     }
 
     /// Replaces a lost device; does nothing when the device is healthy (another thread recovered).
-    pub(super) fn recover(&self) -> Result<(), BackendError> {
+    pub(crate) fn recover(&self) -> Result<(), BackendError> {
         let shared = &self.shared;
         let _guard = shared.recovery.lock().map_err(|_| poisoned())?;
         let old = self.state()?;

@@ -39,7 +39,7 @@ impl WgpuBackend {
         Ok(held)
     }
 
-    pub(super) fn create_resident(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+    pub(crate) fn create_resident(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
         self.with_recovery(|| {
             let state = self.state()?;
             let buffer = launch::create_resident(self.context(&state), bytes)?;
@@ -56,7 +56,7 @@ impl WgpuBackend {
         })
     }
 
-    pub(super) fn write_resident(
+    pub(crate) fn write_resident(
         &self,
         buffer: &DeviceBuffer,
         offset: u64,
@@ -79,7 +79,7 @@ impl WgpuBackend {
         launch::write(self.context(&state), &held.buffer, offset, data)
     }
 
-    pub(super) fn read_resident(
+    pub(crate) fn read_resident(
         &self,
         buffer: &DeviceBuffer,
         range: Range<u64>,
@@ -181,7 +181,7 @@ impl WgpuBackend {
     /// # Errors
     ///
     /// The first failing step's error, named as `vyre_driver::prepare_sequence` names it.
-    pub(super) fn known_steps<'a>(
+    pub(crate) fn known_steps<'a>(
         &self,
         steps: &[Step<'a>],
     ) -> Result<Vec<KnownStep<'a>>, BackendError> {
@@ -211,7 +211,7 @@ impl WgpuBackend {
     /// # Errors
     ///
     /// As [`WgpuBackend::known_validated`].
-    pub(super) fn prepared_steps<'a>(
+    pub(crate) fn prepared_steps<'a>(
         &self,
         steps: &[PreparedStep<'a>],
     ) -> Result<Vec<KnownStep<'a>>, BackendError> {
@@ -228,7 +228,7 @@ impl WgpuBackend {
             .collect()
     }
 
-    pub(super) fn sequence(&self, steps: &[KnownStep<'_>]) -> Result<(), BackendError> {
+    pub(crate) fn sequence(&self, steps: &[KnownStep<'_>]) -> Result<(), BackendError> {
         if steps.is_empty() {
             return Ok(());
         }
@@ -368,7 +368,7 @@ impl WgpuBackend {
 }
 
 /// One step of a resident sequence, checked, with the backend's known program.
-pub(super) struct KnownStep<'a> {
+pub(crate) struct KnownStep<'a> {
     pub(super) known: Arc<Known>,
     pub(super) plan: DispatchPlan,
     pub(super) buffers: &'a [&'a DeviceBuffer],

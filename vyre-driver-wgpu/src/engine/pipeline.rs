@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
+use vyre_driver::{BackendError, DispatchConfig};
 use vyre_foundation::ir::Program;
 
 use super::batch::{Batch, ItemSets, Progress, Rest};
@@ -129,37 +129,6 @@ impl WgpuBackend {
             backend: self.clone(),
             teardown: TeardownTurn::default(),
         }))
-    }
-
-    /// The wgpu backend's `VyreBackend::dispatch_batch`: the items through the pipeline
-    /// [`WgpuBackend::compile_persistent`] makes, with [`WgpuPipeline::dispatch_coalesced`].
-    /// Defined here, with the engine, because the backend layer below cannot name it.
-    ///
-    /// Coalesced launches lay items out in 32-bit words, so a program with an f16, u64 or i64
-    /// buffer runs one `dispatch` per item instead, in order, as the provided method does: the
-    /// same results, one launch each.
-    pub(crate) fn run_batch(
-        &self,
-        program: &Program,
-        items: &[Vec<Vec<u8>>],
-        config: &DispatchConfig,
-    ) -> Result<Vec<Vec<Vec<u8>>>, BackendError> {
-        if items.is_empty() {
-            // As the provided method: no item, no dispatch, nothing to check.
-            return Ok(Vec::new());
-        }
-        if program.buffers.iter().any(|b| !b.element.is_word()) {
-            return items
-                .iter()
-                .enumerate()
-                .map(|(k, inputs)| {
-                    self.dispatch(program, inputs, config)
-                        .map_err(|e| e.in_item(k))
-                })
-                .collect();
-        }
-        self.compile_persistent(program, config)?
-            .dispatch_coalesced(items, config)
     }
 }
 
