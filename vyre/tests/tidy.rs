@@ -489,3 +489,55 @@ fn every_publishable_crate_has_full_metadata_and_both_licenses() {
         problems.join("\n")
     );
 }
+
+/// ARCHITECTURE.md is the code map a newcomer reads in ten minutes: it names every source folder of
+/// every crate (as `path/` from the crate's `src`, or its last component in backticks, `name/`),
+/// so a new folder cannot go unmapped, and it stays short (proofs belong in the module docs).
+#[test]
+fn architecture_md_maps_every_source_folder_and_stays_short() {
+    let root = repo();
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let lines = text.lines().count();
+    assert!(
+        lines <= 220,
+        "ARCHITECTURE.md has {lines} lines; keep it a map of at most ~200 (link the module docs for the rest)"
+    );
+    fn folders(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.push(path.strip_prefix(base).unwrap_or(&path).to_path_buf());
+                folders(&path, base, out);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for src in [
+        "vyre-foundation/src",
+        "vyre-driver/src",
+        "vyre-driver-wgpu/src",
+        "vyre-driver-wgpu/bench/src",
+        "vyre/src",
+        "conformance/src",
+        "conformance/reference/src",
+        "conformance/cli/src",
+    ] {
+        let base = root.join(src);
+        let mut found = Vec::new();
+        folders(&base, &base, &mut found);
+        for folder in found {
+            let rel = folder.to_string_lossy().replace('\\', "/");
+            let last = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+            if !text.contains(&format!("{rel}/")) && !text.contains(&format!("`{last}/`")) {
+                missing.push(format!("{src}/{rel}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not map these source folders: {missing:?}. Fix: add a line for each to its crate's section."
+    );
+}
