@@ -6,7 +6,8 @@
 //! generator as it was) most take thousands of programs or are never found (numbers in FUZZING.md).
 //!
 //! `VYRE_DRIVER_SHAPES_MEASURE=N` (with `--nocapture`) prints, for each bug and seeds 1..=N, the
-//! index of the first program that shows it with and without the three features.
+//! index of the first program that shows it with and without the three features, and in
+//! metamorphic mode (no reference) with them.
 
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, Verdict};
@@ -506,7 +507,36 @@ fn measure_when_asked() {
             }
             eprintln!("{bug:?} {label}: first program showing it, per seed: {found:?}");
         }
+        let config = GenConfig::differential();
+        let found: Vec<Option<u64>> = (1..=seeds)
+            .map(|seed| first_metamorphic_catch(&planted, &config, seed, 20_000))
+            .collect();
+        eprintln!(
+            "{bug:?} metamorphic, no reference: first program showing it, per seed: {found:?}"
+        );
     }
+}
+
+/// The number of programs of `seed` up to and including the first whose variants the planted
+/// backend runs to other outputs than the program itself (`fuzz::metamorphic`; the planted
+/// backend is its own oracle, so no reference is compared with).
+fn first_metamorphic_catch(
+    planted: &Planted,
+    config: &GenConfig,
+    seed: u64,
+    limit: u64,
+) -> Option<u64> {
+    let oracle = fuzz::Untraced(Planted {
+        inner: ReferenceBackend::new(),
+        bug: planted.bug,
+    });
+    (0..limit).find_map(|i| {
+        let (_, case) = fuzz::generate(config, seed, i)?;
+        let mut dispatch = case.config.clone();
+        dispatch.fuel = Some(FuzzOptions::default().fuel);
+        let (verdict, _) = fuzz::metamorphic::check(&oracle, planted, &case, &dispatch, i);
+        matches!(verdict, Verdict::Mismatch(_)).then_some(i + 1)
+    })
 }
 
 /// The number of programs of `seed` up to and including the first that shows the bug.

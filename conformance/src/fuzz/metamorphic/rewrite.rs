@@ -181,7 +181,9 @@ fn wrap(
 /// **Law.** The condition is false (the opaque zero is 0), so the inserted statements never run
 /// and the program means what it meant. They are valid where they stand: the copied statement's
 /// variables were in scope before it, and scopes only grow along a body. The condition is uniform,
-/// so nothing after it changes uniformity.
+/// so nothing after it changes uniformity. A statement with a subgroup operation is never copied:
+/// the place may follow a `return` only some invocations take, where no subgroup operation may
+/// stand (found by the first metamorphic campaign over the driver shapes).
 pub(super) fn dead_code(
     program: &Program,
     zero: &OpaqueZero,
@@ -194,16 +196,13 @@ pub(super) fn dead_code(
     if at.1 > body.len() {
         return None;
     }
-    let copied = body[..at.1]
-        .iter()
-        .rev()
-        .find(|n| {
-            matches!(
-                n,
-                Node::Store { .. } | Node::Assign { .. } | Node::Atomic { .. }
-            )
-        })
-        .cloned();
+    let copyable = |n: &&Node| {
+        matches!(
+            n,
+            Node::Store { .. } | Node::Assign { .. } | Node::Atomic { .. }
+        ) && !n.exprs().any(Expr::has_subgroup_op)
+    };
+    let copied = body[..at.1].iter().rev().find(copyable).cloned();
     let mut dead = vec![store];
     dead.extend(copied);
     let cond = Expr::ne(zero.word(), Expr::u32(0));
@@ -228,7 +227,7 @@ fn junk(ty: DataType) -> Expr {
 mod tests {
     use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
 
-    use super::wrap_in_loop;
+    use super::{dead_code, wrap_in_loop};
     use crate::fuzz::metamorphic::opaque::OpaqueZero;
     use crate::r#gen::GeneratedCase;
 
@@ -280,5 +279,31 @@ mod tests {
         ]);
         assert_eq!(wrap_in_loop(&program, &zero, (1, 0)), None);
         assert!(wrap_in_loop(&program, &zero, (0, 0)).is_none());
+    }
+
+    #[test]
+    fn dead_code_never_copies_a_subgroup_operation() {
+        // After a `return` only some invocations take, a copy of the first store would put a
+        // subgroup operation in non-uniform control flow.
+        let tid = || Expr::var("tid");
+        let program = Program::new(
+            vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+            [4, 1, 1],
+            vec![
+                Node::let_bind("tid", Expr::gid_x()),
+                Node::store("out", tid(), Expr::subgroup_add(Expr::u32(1))),
+                Node::if_then(Expr::eq(tid(), Expr::u32(0)), vec![Node::Return]),
+            ],
+        );
+        let mut case = GeneratedCase {
+            program,
+            inputs: Vec::new(),
+            config: vyre_driver::DispatchConfig::new(),
+        };
+        let zero = OpaqueZero::add_to(&mut case).expect("a zero");
+        let rewritten = dead_code(&case.program, &zero, (0, 3)).expect("dead code");
+        if let Err(e) = vyre_foundation::validate(&rewritten) {
+            panic!("{e}\n{rewritten}");
+        }
     }
 }
