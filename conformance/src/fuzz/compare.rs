@@ -188,7 +188,8 @@ fn differences_up_to(
 }
 
 /// Each output of `program` in `outputs` as one line: its name, type and element values
-/// (`out0 (u32) from element 0: 1u 2u 3u`), the parts of elements its byte range cuts in hex.
+/// (`out0 (u32) from element 0: 1u 2u 3u`; bools as their words), the parts of elements its byte
+/// range cuts in hex.
 #[must_use]
 pub fn output_values(program: &Program, outputs: &[Vec<u8>]) -> Vec<String> {
     program
@@ -199,7 +200,11 @@ pub fn output_values(program: &Program, outputs: &[Vec<u8>]) -> Vec<String> {
             let Readback { lead, whole, first } = Readback::of(decl, bytes.len());
             let mut values: Vec<String> = bytes[lead..lead + whole]
                 .chunks_exact(size)
-                .map(|e| show(decl.element, bits(e)))
+                .map(|e| match decl.element {
+                    // A list of words, so `1 (bool word)` each would drown them.
+                    DataType::Bool => bits(e).to_string(),
+                    element => show(element, bits(e)),
+                })
                 .collect();
             if lead > 0 {
                 values.insert(0, format!("{:02x?}", &bytes[..lead]));
@@ -286,6 +291,40 @@ mod tests {
         got[0] ^= 1;
         let diff = first_difference(&p, &[want], &[got]).unwrap_or_default();
         assert!(diff.contains("bytes 0..5"), "{diff}");
+    }
+
+    #[test]
+    fn differences_lists_every_element_that_differs_and_output_values_every_element() {
+        use super::{differences, output_values};
+        let p = one_output(DataType::I32, 4, 0..16);
+        let words = |v: [i32; 4]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let want = words([1, 2, 3, 4]);
+        let got = words([1, -2, 3, 5]);
+        let names = ["expected", "actual"];
+        let lines = differences(&p, std::slice::from_ref(&want), &[got], names);
+        assert_eq!(
+            lines,
+            [
+                "output `o` element 1: expected 2i but actual -2i",
+                "output `o` element 3: expected 4i but actual 5i"
+            ]
+        );
+        assert!(
+            differences(
+                &p,
+                std::slice::from_ref(&want),
+                std::slice::from_ref(&want),
+                names
+            )
+            .is_empty()
+        );
+        // A range that cuts elements: the cut parts in hex, the whole elements as values.
+        let p = one_output(DataType::I32, 4, 2..10);
+        let values = output_values(&p, &[vec![1, 0, 7, 0, 0, 0, 9, 9]]);
+        assert_eq!(
+            values,
+            ["`o` (i32, 8 bytes from element 1): [01, 00] 7i [09, 09]"]
+        );
     }
 
     #[test]
