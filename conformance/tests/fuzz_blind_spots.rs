@@ -199,9 +199,11 @@ fn assert_found(bug: Bug, cases: u64) {
     }
 }
 
+/// 1024 programs: with the driver shapes (FUZZING.md) in half the cases, seed 3 first shows this
+/// bug at program 704 (448 before them; seeds 4 to 8 show it at 128 to 384 either way).
 #[test]
 fn a_compare_exchange_statement_run_as_an_exchange_is_found() {
-    assert_found(Bug::CompareExchangeStatementAsExchange, 640);
+    assert_found(Bug::CompareExchangeStatementAsExchange, 1024);
 }
 
 #[test]

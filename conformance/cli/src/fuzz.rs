@@ -22,9 +22,10 @@ pub(crate) struct FuzzArgs {
     /// The seed: the same seed generates the same programs.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub(crate) seed: u64,
-    /// Stop after this many minutes even if cases remain.
-    #[arg(long, value_name = "M")]
-    pub(crate) minutes: Option<u64>,
+    /// Stop starting new batches after this many minutes, even if cases remain; fractions are
+    /// fine (`--minutes 0.5` is 30 s).
+    #[arg(long, value_name = "M", value_parser = parse_minutes, allow_negative_numbers = true)]
+    pub(crate) minutes: Option<Duration>,
     /// The backend compared with the reference (reference, wgpu).
     #[arg(long, value_name = "NAME", default_value = "wgpu")]
     pub(crate) backend: String,
@@ -43,12 +44,35 @@ pub(crate) struct FuzzArgs {
     /// (coalesced into one launch, packed where the program allows).
     #[arg(long, conflicts_with = "resident")]
     pub(crate) batch: bool,
+    /// Metamorphic mode: run each program and semantics-preserving rewrites of it (operands of
+    /// commutative operators swapped, opaque zeros added, statements wrapped in always-true
+    /// branches and one-trip loops, dead code) on the backend alone and compare them with each
+    /// other; the reference only rules out programs whose result SEMANTICS.md leaves open.
+    /// Combines with --batch and --resident.
+    #[arg(long)]
+    pub(crate) metamorphic: bool,
     /// Write the summary and every mismatch as JSON to PATH (`-`: stdout, in place of the text).
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
     /// No progress on stderr.
     #[arg(long)]
     pub(crate) quiet: bool,
+}
+
+/// A time limit of `text` minutes: a finite number, 0 or more, that a `Duration` holds.
+fn parse_minutes(text: &str) -> Result<Duration, String> {
+    let fix = "Fix: give a number of minutes, 0 or more (`--minutes 0.5` is 30 s), or leave --minutes out (no time limit).";
+    let minutes: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number. {fix}"))?;
+    if !minutes.is_finite() || minutes < 0.0 {
+        return Err(format!(
+            "`{text}` is not a time limit: minutes must be finite and 0 or more. {fix}"
+        ));
+    }
+    Duration::try_from_secs_f64(minutes * 60.0)
+        .map_err(|_| format!("`{text}` minutes is more time than a time limit can hold. {fix}"))
 }
 
 fn parse_mode(name: &str) -> Result<ResidentMode, String> {
@@ -62,16 +86,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         eprintln!("vyre-conform fuzz: {message}");
         return ExitCode::from(2);
     }
-    let time_limit = match args.minutes.map(|m| (m, m.checked_mul(60))) {
-        None => None,
-        Some((_, Some(seconds))) => Some(Duration::from_secs(seconds)),
-        Some((minutes, None)) => {
-            eprintln!(
-                "vyre-conform fuzz: --minutes {minutes} is more seconds than a u64 holds. Fix: give fewer minutes, or leave --minutes out (no time limit)."
-            );
-            return ExitCode::from(2);
-        }
-    };
+    let time_limit = args.minutes;
     let picked = match select(Choice::Named(&args.backend)) {
         Ok(p) => p,
         Err(e) => {
@@ -119,16 +134,25 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
             off.join(", ")
         );
     }
-    let summary = fuzz::run(&options, &reference, candidate.as_ref(), &progress);
+    let summary = if args.metamorphic {
+        fuzz::metamorphic::run(&options, &reference, candidate.as_ref(), &progress)
+    } else {
+        fuzz::run(&options, &reference, candidate.as_ref(), &progress)
+    };
     meter.finish();
     let to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let mode = if args.metamorphic {
+        "metamorphic"
+    } else {
+        "differential"
+    };
     if !to_stdout {
-        print_summary(args.seed, &summary);
+        print_summary(args.seed, mode, &summary);
     }
     if let Some(Err(message)) = args
         .json
         .as_deref()
-        .map(|p| write_json(p, args.seed, &summary))
+        .map(|p| write_json(p, args.seed, mode, &summary))
     {
         eprintln!("vyre-conform fuzz: {message}");
         return ExitCode::from(2);
@@ -177,12 +201,17 @@ fn check_paths(args: &FuzzArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn print_summary(seed: u64, summary: &FuzzSummary) {
+fn print_summary(seed: u64, mode: &str, summary: &FuzzSummary) {
+    // A metamorphic run executes nothing on the reference unless it sees a disagreement.
+    let (label, ops) = if mode == "metamorphic" {
+        (" (metamorphic)", String::new())
+    } else {
+        ("", format!(" {} ops executed,", summary.ops_executed))
+    };
     say!(
-        "fuzz seed {seed}: {} programs, {} compared, {} ops executed, {} skipped ({} indeterminate), {} mismatches, {:.1} s",
+        "fuzz seed {seed}{label}: {} programs, {} compared,{ops} {} skipped ({} indeterminate), {} mismatches, {:.1} s",
         summary.programs,
         summary.compared(),
-        summary.ops_executed,
         summary.skipped,
         summary.indeterminate,
         summary.mismatched,
@@ -201,8 +230,9 @@ fn print_summary(seed: u64, summary: &FuzzSummary) {
     }
 }
 
-/// The summary as JSON: the counts, and each mismatch with its minimal program's text form.
-fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
+/// The summary as JSON: the mode, the counts, and each mismatch with its minimal program's text
+/// form (and, in metamorphic mode, the variant that disagreed).
+fn summary_json(seed: u64, mode: &str, summary: &FuzzSummary) -> serde_json::Value {
     let mismatches: Vec<serde_json::Value> = summary
         .mismatches
         .iter()
@@ -213,10 +243,16 @@ fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
                 "minimal_program": m.minimal.program.to_string(),
                 "saved": m.saved.as_ref().map(|p| p.display().to_string()),
                 "save_error": m.save_error,
+                "variant": m.variant.as_ref().map(|v| serde_json::json!({
+                    "rewrite": v.rewrite,
+                    "program": v.case.program.to_string(),
+                    "saved": v.saved.as_ref().map(|p| p.display().to_string()),
+                })),
             })
         })
         .collect();
     serde_json::json!({
+        "mode": mode,
         "seed": seed,
         "programs": summary.programs,
         "compared": summary.compared(),
@@ -229,8 +265,8 @@ fn summary_json(seed: u64, summary: &FuzzSummary) -> serde_json::Value {
     })
 }
 
-fn write_json(path: &Path, seed: u64, summary: &FuzzSummary) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(&summary_json(seed, summary))
+fn write_json(path: &Path, seed: u64, mode: &str, summary: &FuzzSummary) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(&summary_json(seed, mode, summary))
         .map_err(|e| format!("could not serialise the summary: {e}. Fix: report this bug."))?;
     if path == Path::new("-") {
         say!("{text}");

@@ -1,7 +1,8 @@
 //! `vyre-conform`: runs the conformance catalogue on every backend available here (or one, with
 //! `--backend`), prints an area x backend table and the first failures in full, optionally writes the
-//! reports as JSON, and exits non-zero on any failure. `fuzz` runs the differential fuzzer and
-//! `list-adapters` says which GPU adapters vyre sees and which one it takes.
+//! reports as JSON, and exits non-zero on any failure. `fuzz` runs the differential fuzzer (or, with
+//! `--metamorphic`, a backend against itself), `replay` runs saved regression cases again and shows
+//! where they differ, and `list-adapters` says which GPU adapters vyre sees and which one it takes.
 //!
 //! Arguments are parsed by clap; a usage error is one line on stderr and exit code 2. Adding a
 //! subcommand means adding a [`Command`] variant with its own arguments and an arm in [`main`].
@@ -24,6 +25,7 @@ mod adapters;
 mod check;
 mod fuzz;
 mod progress;
+mod replay;
 
 use std::process::ExitCode;
 
@@ -33,9 +35,11 @@ use clap::{CommandFactory, Parser, Subcommand};
 const EXIT_CODES: &str = "\
 Exit codes:
   0  everything asked for ran and passed (for list-adapters: the listing was printed)
-  1  a case failed (check), or a mismatch was found, or programs ran but none was compared (fuzz)
+  1  a case failed (check), or a mismatch was found, or programs ran but none was compared (fuzz),
+     or a replayed case disagrees or none was compared (replay)
   2  a usage error, or a backend that was asked for (--backend, VYRE_BACKEND, or wgpu under
-     VYRE_REQUIRE_GPU=1) is unavailable, or a report could not be written
+     VYRE_REQUIRE_GPU=1) is unavailable, or a report could not be written, or a regression file
+     could not be read (replay)
 
 Environment:
   VYRE_BACKEND=NAME        check only this backend when --backend is absent
@@ -67,10 +71,16 @@ enum Command {
     /// Run the conformance catalogue (the default when no subcommand is given).
     #[command(after_help = EXIT_CODES)]
     Check(check::CheckArgs),
-    /// Run random valid programs on the reference and on another backend; mismatches are shrunk,
-    /// printed, and saved as regression cases.
+    /// Run random valid programs on the reference and on another backend (with --metamorphic:
+    /// programs and rewrites of them on one backend); mismatches are shrunk, printed, and saved as
+    /// regression cases.
     #[command(after_help = EXIT_CODES)]
     Fuzz(fuzz::FuzzArgs),
+    /// Run saved regression cases (fuzz --save, conformance/regressions/) on a backend against the
+    /// reference, printing each program, its inputs, both sides' outputs, every element where they
+    /// differ, and the verdict.
+    #[command(after_help = EXIT_CODES)]
+    Replay(replay::ReplayArgs),
     /// List every adapter wgpu sees, which one vyre's automatic choice takes, and why.
     #[command(after_help = EXIT_CODES)]
     ListAdapters(adapters::ListArgs),
@@ -85,6 +95,7 @@ fn main() -> ExitCode {
         None => check::run(&cli.check),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Fuzz(args)) => fuzz::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         Some(Command::ListAdapters(args)) => adapters::run(&args),
     }
 }
@@ -122,11 +133,26 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     }
 }
 
-/// clap's first line without its `error: ` prefix, and a `Fix:` (clap's own tip when it has one).
+/// clap's first line without its `error: ` prefix, and a `Fix:` (clap's own tip when it has one),
+/// unless the line has one already (the value parsers' own messages end in one).
 fn one_line(rendered: &str) -> String {
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("bad arguments");
     let first = first.strip_prefix("error: ").unwrap_or(first);
+    if first.contains("Fix:") {
+        return first.to_owned();
+    }
+    // "the following required arguments were not provided:" names them on the next line.
+    let owned;
+    let first = if first.ends_with(':') {
+        owned = format!(
+            "{first} {}",
+            lines.next().unwrap_or("?").trim_end_matches('.')
+        );
+        owned.as_str()
+    } else {
+        first
+    };
     let tip = lines
         .find_map(|l| l.strip_prefix("tip: "))
         .map(|t| format!("{t}, or see"))
@@ -186,6 +212,29 @@ mod tests {
     }
 
     #[test]
+    fn minutes_take_fractions_and_metamorphic_combines_with_batch() {
+        let Some(Command::Fuzz(args)) =
+            parse(&["fuzz", "--minutes", "0.5", "--metamorphic", "--batch"])
+                .unwrap()
+                .command
+        else {
+            panic!("not fuzz");
+        };
+        assert_eq!(args.minutes, Some(std::time::Duration::from_secs(30)));
+        assert!(args.metamorphic && args.batch);
+    }
+
+    #[test]
+    fn replay_takes_files_and_a_backend() {
+        let Some(Command::Replay(args)) = parse(&["replay", "a.json", "b.json"]).unwrap().command
+        else {
+            panic!("not replay");
+        };
+        assert_eq!(args.files.len(), 2);
+        assert_eq!(args.backend, "wgpu");
+    }
+
+    #[test]
     fn bad_values_and_flags_are_usage_errors_on_one_line() {
         for bad in [
             &["--area", "nothing"][..],
@@ -193,6 +242,12 @@ mod tests {
             &["--frobnicate"],
             &["fuzz", "--cases", "-1"],
             &["fuzz", "--resident", "sometimes"],
+            &["fuzz", "--minutes", "-1"],
+            &["fuzz", "--minutes=nan"],
+            &["fuzz", "--minutes", "inf"],
+            &["fuzz", "--minutes", "1e300"],
+            &["replay"],
+            &["replay", "a.json", "--cases", "3"],
             &["fuzz", "--area", "integer"],
             &["list-adapters", "--cases", "3"],
             &["nonsense"],
@@ -200,7 +255,7 @@ mod tests {
             let error = parse(bad).unwrap_err();
             let line = one_line(&error.render().to_string());
             assert!(
-                !line.contains('\n') && line.contains("Fix:"),
+                !line.contains('\n') && line.contains("Fix:") && line.matches("Fix:").count() == 1,
                 "{bad:?}: {line}"
             );
             assert_eq!(error.exit_code(), 2, "{bad:?}");

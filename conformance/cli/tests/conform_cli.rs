@@ -99,6 +99,7 @@ fn help_on_every_subcommand_and_version_exit_zero_on_stdout() {
         &["check", "--help"],
         &["fuzz", "--help"],
         &["list-adapters", "--help"],
+        &["replay", "--help"],
         &["help", "fuzz"],
     ] {
         let output = bare(args);
@@ -169,4 +170,120 @@ fn list_adapters_says_what_the_automatic_choice_takes() {
     let output = bare(&["list-adapters"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(text(&output).contains("Choice::Auto took the reference backend"));
+}
+
+/// A checked-in regression case (one with inputs), replayed on the reference.
+fn checked_in_case() -> std::path::PathBuf {
+    vyre_conformance::fuzz::checked_in_dir().join("fuzz-4c3682087006210244158fd24971fc27.json")
+}
+
+#[test]
+fn replay_prints_a_checked_in_case_and_its_outputs_and_agrees_on_the_reference() {
+    let case = checked_in_case();
+    let output = bare(&["replay", "--backend", "reference", &case.to_string_lossy()]);
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    for needle in [
+        "program @workgroup_size(5, 1, 1)",
+        "input `rw2` (200 bytes): 04000000",
+        "expected (the reference):",
+        "actual (reference):",
+        "`acc1` (i32, 24 bytes from element 0): 0i 0i 0i 0i 2i 0i",
+        "verdict: AGREE",
+        "1 cases, 1 agree, 0 mismatch",
+    ] {
+        assert!(out.contains(needle), "{needle}: {out}");
+    }
+}
+
+#[test]
+fn replay_of_a_corrupted_or_missing_file_is_a_usage_error() {
+    let dir = std::env::temp_dir().join(format!("vyre-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let corrupted = dir.join("corrupted.json");
+    let saved = std::fs::read_to_string(checked_in_case()).expect("the checked-in case");
+    std::fs::write(
+        &corrupted,
+        saved.replace("program @workgroup_size", "progrm @workgroup_size"),
+    )
+    .expect("writing the corrupted case");
+    let truncated = dir.join("truncated.json");
+    std::fs::write(&truncated, &saved[..saved.len() / 2]).expect("writing the truncated case");
+    let good = checked_in_case();
+    for bad in [&corrupted, &truncated, &dir.join("missing.json")] {
+        // Nothing runs, not even the good case given first.
+        let output = bare(&[
+            "replay",
+            "--backend",
+            "reference",
+            &good.to_string_lossy(),
+            &bad.to_string_lossy(),
+        ]);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(output.stdout.is_empty(), "{}", text(&output));
+        assert!(
+            err.contains(&*bad.to_string_lossy())
+                && err.trim_end().ends_with('.')
+                && err.contains("Fix:"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fuzz_minutes_take_fractions_and_refuse_what_is_no_time_limit() {
+    let ok = bare(&[
+        "fuzz",
+        "--backend",
+        "reference",
+        "--cases",
+        "16",
+        "--minutes",
+        "0.5",
+        "--quiet",
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    for minutes in ["-1", "nan", "inf", "1e300"] {
+        let output = bare(&[
+            "fuzz",
+            "--backend",
+            "reference",
+            &format!("--minutes={minutes}"),
+        ]);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{minutes}: {}",
+            text(&output)
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{minutes}: {err}");
+        let fix = err.rsplit("Fix: ").next().unwrap_or_default();
+        assert!(
+            err.contains("Fix: ") && fix.contains("--minutes"),
+            "{minutes}: {err}"
+        );
+    }
+}
+
+#[test]
+fn fuzz_metamorphic_runs_a_backend_against_itself() {
+    let output = bare(&[
+        "fuzz",
+        "--metamorphic",
+        "--backend",
+        "reference",
+        "--cases",
+        "24",
+        "--quiet",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(summary["mode"], "metamorphic", "{summary}");
+    assert_eq!(summary["programs"], 24, "{summary}");
 }

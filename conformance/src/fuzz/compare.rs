@@ -7,7 +7,7 @@
 //! accuracy intervals of `div`, `sqrt`, `exp`, `log`, `sin`, `cos`, fusion of `a * b + c`, flushed
 //! subnormals, the sign of zero).
 
-use vyre_foundation::ir::{DataType, Program, f16_bits_to_f32};
+use vyre_foundation::ir::{BufferDecl, DataType, Program, f16_bits_to_f32};
 
 /// Absolute tolerance for float elements: covers flushed subnormals and the absolute error bounds of
 /// `log` and `sin`/`cos`.
@@ -60,51 +60,117 @@ pub fn first_difference(
     expected: &[Vec<u8>],
     actual: &[Vec<u8>],
 ) -> Option<String> {
+    first_difference_between(
+        program,
+        expected,
+        actual,
+        ["the reference", "the other backend"],
+    )
+}
+
+/// [`first_difference`], naming the two sides `names` (`["the original", "the variant"]`).
+pub(crate) fn first_difference_between(
+    program: &Program,
+    expected: &[Vec<u8>],
+    actual: &[Vec<u8>],
+    names: [&str; 2],
+) -> Option<String> {
+    differences_up_to(program, expected, actual, names, 1).pop()
+}
+
+/// Every difference between `expected` and `actual` outputs of `program`, one line each, naming
+/// the two sides `names` (`["the reference", "wgpu"]`): every element that differs (floats under
+/// [`floats_agree`] and [`f16_agree`]), every part of an element a byte range cuts that differs,
+/// or the one line saying the buffers or their lengths do not match. Empty when they agree.
+#[must_use]
+pub fn differences(
+    program: &Program,
+    expected: &[Vec<u8>],
+    actual: &[Vec<u8>],
+    names: [&str; 2],
+) -> Vec<String> {
+    differences_up_to(program, expected, actual, names, usize::MAX)
+}
+
+/// How an output's readback splits into elements: the bytes of a cut element before the first
+/// whole one (`lead`), the whole elements' bytes (`whole`), and the first whole element's index.
+struct Readback {
+    lead: usize,
+    whole: usize,
+    first: usize,
+}
+
+impl Readback {
+    /// The split of `len` bytes read back from `decl`, which start where its byte range starts.
+    fn of(decl: &BufferDecl, len: usize) -> Self {
+        let size = decl.element.size_bytes();
+        let start = decl.output_byte_range.as_ref().map_or(0, |r| r.start);
+        let lead = ((size - start % size) % size).min(len);
+        let whole = (len - lead) / size * size;
+        Readback {
+            lead,
+            whole,
+            first: (start + lead) / size,
+        }
+    }
+}
+
+fn differences_up_to(
+    program: &Program,
+    expected: &[Vec<u8>],
+    actual: &[Vec<u8>],
+    names: [&str; 2],
+    limit: usize,
+) -> Vec<String> {
+    let [want_side, got_side] = names;
     if expected.len() != actual.len() {
-        return Some(format!(
-            "{} output buffers from the reference but {} from the other backend",
+        return vec![format!(
+            "{} output buffers from {want_side} but {} from {got_side}",
             expected.len(),
             actual.len()
-        ));
+        )];
     }
+    let mut out = Vec::new();
     let outputs = program.output_buffers();
     for ((decl, want), got) in outputs.zip(expected).zip(actual) {
+        if out.len() >= limit {
+            break;
+        }
         if want.len() != got.len() {
-            return Some(format!(
-                "output `{}` has {} bytes from the reference but {} from the other backend",
+            out.push(format!(
+                "output `{}` has {} bytes from {want_side} but {} from {got_side}",
                 decl.name,
                 want.len(),
                 got.len()
             ));
+            continue;
         }
         // The bytes are the buffer's from its byte range's start, which may cut an element: the
         // whole elements are compared as values, the parts of cut ones at either end bit for bit.
         let size = decl.element.size_bytes();
-        let start = decl.output_byte_range.as_ref().map_or(0, |r| r.start);
-        let lead = ((size - start % size) % size).min(want.len());
-        let whole = (want.len() - lead) / size * size;
-        let first = (start + lead) / size;
+        let Readback { lead, whole, first } = Readback::of(decl, want.len());
         let cut = |at: std::ops::Range<usize>| {
             (want[at.clone()] != got[at.clone()]).then(|| {
                 format!(
-                    "output `{}` bytes {at:?} of its readback (part of an element): reference {:02x?} but the other backend {:02x?}",
+                    "output `{}` bytes {at:?} of its readback (part of an element): {want_side} {:02x?} but {got_side} {:02x?}",
                     decl.name,
                     &want[at.clone()],
                     &got[at.clone()]
                 )
             })
         };
-        if let Some(diff) = cut(0..lead) {
-            return Some(diff);
-        }
+        out.extend(cut(0..lead));
         let elements = want[lead..lead + whole]
             .chunks_exact(size)
             .zip(got[lead..lead + whole].chunks_exact(size));
         for (i, (w, g)) in elements.enumerate() {
             let (w, g) = (bits(w), bits(g));
+            if out.len() >= limit {
+                break;
+            }
             if !element_agrees(decl.element, w, g) {
-                return Some(format!(
-                    "output `{}` element {}: reference {} but the other backend {}",
+                out.push(format!(
+                    "output `{}` element {}: {want_side} {} but {got_side} {}",
                     decl.name,
                     first + i,
                     show(decl.element, w),
@@ -112,11 +178,49 @@ pub fn first_difference(
                 ));
             }
         }
-        if let Some(diff) = cut(lead + whole..want.len()) {
-            return Some(diff);
+        out.extend(cut(lead + whole..want.len()));
+        if out.len() >= limit {
+            out.truncate(limit);
+            break;
         }
     }
-    None
+    out
+}
+
+/// Each output of `program` in `outputs` as one line: its name, type and element values
+/// (`out0 (u32) from element 0: 1u 2u 3u`; bools as their words), the parts of elements its byte
+/// range cuts in hex.
+#[must_use]
+pub fn output_values(program: &Program, outputs: &[Vec<u8>]) -> Vec<String> {
+    program
+        .output_buffers()
+        .zip(outputs)
+        .map(|(decl, bytes)| {
+            let size = decl.element.size_bytes();
+            let Readback { lead, whole, first } = Readback::of(decl, bytes.len());
+            let mut values: Vec<String> = bytes[lead..lead + whole]
+                .chunks_exact(size)
+                .map(|e| match decl.element {
+                    // A list of words, so `1 (bool word)` each would drown them.
+                    DataType::Bool => bits(e).to_string(),
+                    element => show(element, bits(e)),
+                })
+                .collect();
+            if lead > 0 {
+                values.insert(0, format!("{:02x?}", &bytes[..lead]));
+            }
+            if lead + whole < bytes.len() {
+                values.push(format!("{:02x?}", &bytes[lead + whole..]));
+            }
+            format!(
+                "`{}` ({}, {} bytes from element {first}): {}",
+                decl.name,
+                decl.element,
+                bytes.len(),
+                values.join(" ")
+            )
+        })
+        .collect()
 }
 
 /// The little-endian element of 2, 4 or 8 bytes as 64 bits.
@@ -187,6 +291,40 @@ mod tests {
         got[0] ^= 1;
         let diff = first_difference(&p, &[want], &[got]).unwrap_or_default();
         assert!(diff.contains("bytes 0..5"), "{diff}");
+    }
+
+    #[test]
+    fn differences_lists_every_element_that_differs_and_output_values_every_element() {
+        use super::{differences, output_values};
+        let p = one_output(DataType::I32, 4, 0..16);
+        let words = |v: [i32; 4]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let want = words([1, 2, 3, 4]);
+        let got = words([1, -2, 3, 5]);
+        let names = ["expected", "actual"];
+        let lines = differences(&p, std::slice::from_ref(&want), &[got], names);
+        assert_eq!(
+            lines,
+            [
+                "output `o` element 1: expected 2i but actual -2i",
+                "output `o` element 3: expected 4i but actual 5i"
+            ]
+        );
+        assert!(
+            differences(
+                &p,
+                std::slice::from_ref(&want),
+                std::slice::from_ref(&want),
+                names
+            )
+            .is_empty()
+        );
+        // A range that cuts elements: the cut parts in hex, the whole elements as values.
+        let p = one_output(DataType::I32, 4, 2..10);
+        let values = output_values(&p, &[vec![1, 0, 7, 0, 0, 0, 9, 9]]);
+        assert_eq!(
+            values,
+            ["`o` (i32, 8 bytes from element 1): [01, 00] 7i [09, 09]"]
+        );
     }
 
     #[test]

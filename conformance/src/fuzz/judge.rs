@@ -120,16 +120,43 @@ pub fn judge(
     inputs: &[Vec<u8>],
     config: &DispatchConfig,
 ) -> Verdict {
-    let expected = match catch_unwind(AssertUnwindSafe(|| reference.run(program, inputs, config))) {
-        Err(panic) => {
-            return Verdict::Mismatch(format!("the reference panicked: {}", panic_text(&*panic)));
-        }
+    let (expected, actual) = run_both(reference, other, program, inputs, config);
+    verdict_of(other, program, expected, actual)
+}
+
+/// A dispatch's result, or the message of the panic it ended in.
+pub(crate) type Caught<T> = Result<Result<T, BackendError>, String>;
+
+/// `program` on the reference, then on the other backend, each panic caught.
+pub(crate) fn run_both(
+    reference: &dyn Oracle,
+    other: &dyn VyreBackend,
+    program: &Program,
+    inputs: &[Vec<u8>],
+    config: &DispatchConfig,
+) -> (Caught<TracedRun>, Caught<Vec<Vec<u8>>>) {
+    let expected = catch_unwind(AssertUnwindSafe(|| reference.run(program, inputs, config)))
+        .map_err(|panic| panic_text(&*panic));
+    let actual = catch_unwind(AssertUnwindSafe(|| other.dispatch(program, inputs, config)))
+        .map_err(|panic| panic_text(&*panic));
+    (expected, actual)
+}
+
+/// The verdict on the two sides' results of `program`.
+pub(crate) fn verdict_of(
+    other: &dyn VyreBackend,
+    program: &Program,
+    expected: Caught<TracedRun>,
+    actual: Caught<Vec<Vec<u8>>>,
+) -> Verdict {
+    let expected = match expected {
+        Err(panic) => return Verdict::Mismatch(format!("the reference panicked: {panic}")),
         Ok(r) => r,
     };
-    let actual = match catch_unwind(AssertUnwindSafe(|| other.dispatch(program, inputs, config))) {
+    let actual = match actual {
         Err(panic) => {
             let id = other.id();
-            return Verdict::Mismatch(format!("backend `{id}` panicked: {}", panic_text(&*panic)));
+            return Verdict::Mismatch(format!("backend `{id}` panicked: {panic}"));
         }
         Ok(r) => r,
     };
@@ -154,24 +181,34 @@ pub fn judge(
 }
 
 fn other_failed(other: &dyn VyreBackend, error: BackendError) -> Verdict {
+    if refused(other, &error) {
+        return Verdict::Skip(SkipReason::OtherRefused);
+    }
+    Verdict::Mismatch(format!(
+        "`{}` failed where the reference succeeded: {error}",
+        other.id()
+    ))
+}
+
+/// True when `error` of `backend` refuses a case for a reason that is not a wrong answer: a device
+/// limit, an unsupported construct, a timeout, memory, or a lost device (which this recovers, so
+/// the next case has a device).
+pub(crate) fn refused(backend: &dyn VyreBackend, error: &BackendError) -> bool {
     match error {
         BackendError::DeviceLost(_) => {
-            // Recover so the next case has a device; a lost device is not a wrong answer.
-            let _ = other.try_recover();
-            Verdict::Skip(SkipReason::OtherRefused)
+            let _ = backend.try_recover();
+            true
         }
         BackendError::LimitExceeded(_)
         | BackendError::Unsupported(_)
         | BackendError::Timeout(_)
-        | BackendError::OutOfMemory(_) => Verdict::Skip(SkipReason::OtherRefused),
-        e => Verdict::Mismatch(format!(
-            "`{}` failed where the reference succeeded: {e}",
-            other.id()
-        )),
+        | BackendError::OutOfMemory(_) => true,
+        _ => false,
     }
 }
 
-fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+/// The message of a caught panic.
+pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = panic.downcast_ref::<String>() {

@@ -8,6 +8,11 @@
 //! skipped. A progress callback sees every finished batch, so an hour-long run on a GPU machine shows
 //! where it is.
 //!
+//! [`metamorphic`] is the other mode: a backend against itself, on programs and semantics-preserving
+//! rewrites of them, with no reference to compare with; [`metamorphic::run`] returns the same
+//! [`FuzzSummary`], its mismatches shrunk the same way. [`replay`] runs a saved case again, and
+//! [`replay_outputs`] keeps both sides' outputs for a report of every element that differs.
+//!
 //! ```
 //! use vyre_conformance::ReferenceBackend;
 //! use vyre_conformance::fuzz::{self, FuzzOptions};
@@ -18,25 +23,28 @@
 //! assert!(summary.mismatches.is_empty());
 //! ```
 
+mod campaign;
 mod compare;
 mod judge;
+pub mod metamorphic;
 mod program_text;
 mod reduce;
 mod regression;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rayon::prelude::{IntoParallelIterator, ParallelIterator};
-use vyre_driver::{DispatchConfig, VyreBackend};
+use vyre_driver::{BackendError, DispatchConfig, VyreBackend};
 
-use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, keeps_float_rules, recipe};
+use crate::fuzz::campaign::{Campaign, Check, save_case};
+use crate::fuzz::judge::{run_both, verdict_of};
+use crate::r#gen::{GenConfig, GeneratedCase, Recipe, decode, recipe};
 
 pub use compare::{
-    F16_ABS_TOLERANCE, F16_REL_TOLERANCE, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, f16_agree,
-    first_difference, floats_agree,
+    F16_ABS_TOLERANCE, F16_REL_TOLERANCE, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, differences,
+    f16_agree, first_difference, floats_agree, output_values,
 };
 pub use judge::{Oracle, SkipReason, Untraced, Verdict, judge};
 pub use program_text::ProgramJson;
@@ -123,6 +131,21 @@ pub struct FuzzMismatch {
     pub saved: Option<PathBuf>,
     /// Why it was not, when a regressions directory was given and the save failed.
     pub save_error: Option<String>,
+    /// Metamorphic runs ([`metamorphic::run`]): the rewritten program that disagreed with
+    /// `minimal` on the same backend. `None` for differential runs.
+    pub variant: Option<MismatchVariant>,
+}
+
+/// The variant of a metamorphic mismatch: `minimal` rewritten, which the backend ran to other
+/// outputs than `minimal` itself.
+#[derive(Clone, Debug)]
+pub struct MismatchVariant {
+    /// The rewrite that made it ([`metamorphic::Rewrite::name`]).
+    pub rewrite: String,
+    /// The rewritten case (with the opaque zero's buffer and input, where the rewrite adds one).
+    pub case: GeneratedCase,
+    /// Where it was saved, next to `minimal`.
+    pub saved: Option<PathBuf>,
 }
 
 impl FuzzMismatch {
@@ -130,40 +153,58 @@ impl FuzzMismatch {
     /// the program as generated.
     #[must_use]
     pub fn report(&self) -> String {
-        let names = self
-            .minimal
-            .program
-            .input_buffers()
-            .map(|b| b.name.as_str());
-        let inputs: String = self
-            .minimal
-            .inputs
+        let inputs: String = input_lines(&self.minimal.program, &self.minimal.inputs)
             .iter()
-            .zip(names.chain(std::iter::repeat("?")))
-            .map(|(bytes, name)| {
-                format!(
-                    "\ninput `{name}` ({} bytes): {}",
-                    bytes.len(),
-                    input_hex(bytes)
-                )
-            })
+            .map(|line| format!("\n{line}"))
             .collect();
         let saved = self
             .saved
             .as_ref()
             .map(|p| format!("\nsaved as {}", p.display()))
             .or_else(|| self.save_error.as_ref().map(|e| format!("\n{e}")));
+        let variant = self.variant.as_ref().map(|v| {
+            let saved = v
+                .saved
+                .as_ref()
+                .map(|p| format!("\nsaved as {}", p.display()));
+            format!(
+                "\nthe variant (rewrite `{}`) that disagreed with it:\n{}{}",
+                v.rewrite,
+                v.case.program,
+                saved.unwrap_or_default()
+            )
+        });
         format!(
-            "case {}: {}\n{}{inputs}\ngrid {:?}{}\nas generated (grid {:?}):\n{}",
+            "case {}: {}\n{}{inputs}\ngrid {:?}{}{}\nas generated (grid {:?}):\n{}",
             self.case_index,
             self.detail,
             self.minimal.program,
             self.minimal.config.grid,
             saved.unwrap_or_default(),
+            variant.unwrap_or_default(),
             self.original.config.grid,
             self.original.program,
         )
     }
+}
+
+/// One line per input of `program`: `input \`in1\` (8 bytes): 01000000 02000000`, the bytes in
+/// hex in memory order, four to a group, the first 256 of each (a saved regression holds them
+/// all).
+#[must_use]
+pub fn input_lines(program: &vyre_foundation::ir::Program, inputs: &[Vec<u8>]) -> Vec<String> {
+    let names = program.input_buffers().map(|b| b.name.as_str());
+    inputs
+        .iter()
+        .zip(names.chain(std::iter::repeat("?")))
+        .map(|(bytes, name)| {
+            format!(
+                "input `{name}` ({} bytes): {}",
+                bytes.len(),
+                input_hex(bytes)
+            )
+        })
+        .collect()
 }
 
 /// An input's bytes as hex, in memory order, four bytes to a group; past 256 bytes cut short (the
@@ -236,7 +277,7 @@ fn case_seed(seed: u64, index: u64) -> [u8; 32] {
     out
 }
 
-fn runner(seed: u64, index: u64) -> TestRunner {
+pub(crate) fn runner(seed: u64, index: u64) -> TestRunner {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &case_seed(seed, index));
     TestRunner::new_with_rng(Config::default(), rng)
 }
@@ -277,125 +318,6 @@ pub fn generate(config: &GenConfig, seed: u64, index: u64) -> Option<(Recipe, Ge
     Some((r, case))
 }
 
-struct Harness<'a> {
-    options: &'a FuzzOptions,
-    /// `options.config` with the generator features both sides can run (see [`drawable`]).
-    config: GenConfig,
-    reference: &'a dyn Oracle,
-    other: &'a dyn VyreBackend,
-}
-
-impl Harness<'_> {
-    fn dispatch_config(&self, case: &GeneratedCase) -> DispatchConfig {
-        let mut config = case.config.clone();
-        config.fuel = Some(self.options.fuel);
-        config.timeout = Some(self.options.dispatch_timeout);
-        config
-    }
-
-    fn judge(&self, case: &GeneratedCase) -> Verdict {
-        let config = self.dispatch_config(case);
-        judge(
-            self.reference,
-            self.other,
-            &case.program,
-            &case.inputs,
-            &config,
-        )
-    }
-
-    fn fails(&self, case: &GeneratedCase) -> bool {
-        matches!(self.judge(case), Verdict::Mismatch(_))
-    }
-
-    /// A reduction candidate that still shows a bug: it fails and, in a comparable run, still follows
-    /// the float rules of comparable programs (an edit such as dropping the `% 17` before an integer
-    /// is converted to `f32` makes a program whose backends may legally disagree).
-    fn reduction_fails(&self, case: &GeneratedCase) -> bool {
-        let rules_hold = !self.config.comparable
-            || vyre_foundation::validate(&case.program).is_ok_and(|v| keeps_float_rules(&v));
-        rules_hold && self.fails(case)
-    }
-
-    /// proptest's shrinking of the recipe tree, then the IR reducer.
-    fn shrink(&self, index: u64, original: GeneratedCase) -> FuzzMismatch {
-        let config = &self.config;
-        let mut best_recipe = None;
-        if let Ok(mut tree) = recipe(config).new_tree(&mut runner(self.options.seed, index)) {
-            best_recipe = Some(tree.current());
-            let mut steps = 0;
-            let mut more = tree.simplify();
-            while more && steps < self.options.shrink_steps {
-                steps += 1;
-                let candidate = tree.current();
-                if self.fails(&decode(&candidate, config)) {
-                    best_recipe = Some(candidate);
-                    more = tree.simplify();
-                } else {
-                    more = tree.complicate();
-                }
-            }
-        }
-        let recipe = best_recipe.unwrap_or_else(empty_recipe);
-        let shrunk = decode(&recipe, config);
-        let start = if self.fails(&shrunk) {
-            shrunk
-        } else {
-            original.clone()
-        };
-        let minimal = reduce(
-            &start,
-            &mut |c| self.reduction_fails(c),
-            self.options.reduce_attempts,
-        );
-        let detail = match self.judge(&minimal) {
-            Verdict::Mismatch(d) => d,
-            other => format!("the mismatch did not reproduce on the minimal case ({other:?})"),
-        };
-        let mut mismatch = FuzzMismatch {
-            case_index: index,
-            detail,
-            original,
-            minimal,
-            recipe,
-            saved: None,
-            save_error: None,
-        };
-        if let Some(dir) = &self.options.regressions_dir {
-            let regression = Regression {
-                note: format!(
-                    "reference vs {}: {} (seed {}, case {index})",
-                    self.other.id(),
-                    mismatch.detail,
-                    self.options.seed
-                ),
-                case: mismatch.minimal.clone(),
-                recipe: Some(mismatch.recipe.clone()),
-            };
-            match regression.save(dir) {
-                Ok(path) => mismatch.saved = Some(path),
-                Err(e) => {
-                    mismatch.save_error = Some(format!(
-                        "not saved under {}: {e}. Fix: pass a writable regressions directory.",
-                        dir.display()
-                    ));
-                }
-            }
-        }
-        mismatch
-    }
-}
-
-fn empty_recipe() -> Recipe {
-    Recipe {
-        features: 0,
-        shape: Vec::new(),
-        buffers: Vec::new(),
-        stmts: Vec::new(),
-        inputs: Vec::new(),
-    }
-}
-
 /// `config` without the generator features whose device features `backend` lacks (`f16`, 64-bit
 /// integers, 64-bit atomics): programs that use them would only be refused.
 #[must_use]
@@ -418,75 +340,110 @@ pub fn run(
         config: config_for(&options.config, other),
         ..options.clone()
     };
-    let started = Instant::now();
-    let harness = Harness {
+    let check = Differential {
+        options,
+        reference,
+        other,
+    };
+    let campaign = Campaign {
         options,
         config: GenConfig {
             features: drawable(options.config.features, reference, other),
             ..options.config.clone()
         },
-        reference,
-        other,
+        check: &check,
     };
-    let mut summary = FuzzSummary::default();
-    let batch = options.batch.max(1) as u64;
-    let mut next = 0;
-    while next < options.cases {
-        let end = (next + batch).min(options.cases);
-        let verdicts: Vec<(u64, Option<GeneratedCase>, Verdict)> = (next..end)
-            .into_par_iter()
-            .map(|i| match generate(&harness.config, options.seed, i) {
-                Some((_, case)) => {
-                    let verdict = harness.judge(&case);
-                    (i, Some(case), verdict)
-                }
-                None => (i, None, Verdict::Skip(SkipReason::BothRejected)),
-            })
-            .collect();
-        for (i, case, verdict) in verdicts {
-            summary.programs += 1;
-            match verdict {
-                Verdict::Agree { ops } => summary.ops_executed += ops,
-                Verdict::Skip(reason) => {
-                    summary.skipped += 1;
-                    summary.indeterminate += u64::from(reason == SkipReason::Indeterminate);
-                }
-                Verdict::Mismatch(_) => {
-                    summary.mismatched += 1;
-                    if let Some(case) = case
-                        && summary.mismatches.len() < options.max_mismatches
-                    {
-                        summary.mismatches.push(harness.shrink(i, case));
-                    }
-                }
-            }
-        }
-        next = end;
-        summary.elapsed = started.elapsed();
-        progress(&FuzzProgress {
-            done: summary.programs,
-            total: options.cases,
-            mismatches: usize::try_from(summary.mismatched).unwrap_or(usize::MAX),
-            skipped: summary.skipped,
-            ops_executed: summary.ops_executed,
-            elapsed: summary.elapsed,
-        });
-        let out_of_time = options.time_limit.is_some_and(|t| summary.elapsed >= t);
-        // `max_mismatches: 0` shrinks none and stops after the first batch that has one.
-        let enough = summary.mismatched > 0
-            && summary.mismatched >= u64::try_from(options.max_mismatches).unwrap_or(u64::MAX);
-        if out_of_time || enough {
-            break;
+    campaign.run(progress)
+}
+
+/// The differential check: a case's outputs on the reference and on the other backend must agree.
+struct Differential<'a> {
+    options: &'a FuzzOptions,
+    reference: &'a dyn Oracle,
+    other: &'a dyn VyreBackend,
+}
+
+impl Check for Differential<'_> {
+    fn verdict(&self, _index: u64, case: &GeneratedCase) -> Verdict {
+        let config = dispatch_config(self.options, case);
+        judge(
+            self.reference,
+            self.other,
+            &case.program,
+            &case.inputs,
+            &config,
+        )
+    }
+
+    fn finish(&self, index: u64, mismatch: &mut FuzzMismatch, dir: Option<&std::path::Path>) {
+        let Some(dir) = dir else {
+            return;
+        };
+        let note = format!(
+            "reference vs {}: {} (seed {}, case {index})",
+            self.other.id(),
+            mismatch.detail,
+            self.options.seed
+        );
+        match save_case(dir, note, &mismatch.minimal, Some(mismatch.recipe.clone())) {
+            Ok(path) => mismatch.saved = Some(path),
+            Err(e) => mismatch.save_error = Some(e),
         }
     }
-    summary
+}
+
+/// A case's dispatch configuration with the run's fuel and timeout.
+pub(crate) fn dispatch_config(options: &FuzzOptions, case: &GeneratedCase) -> DispatchConfig {
+    let mut config = case.config.clone();
+    config.fuel = Some(options.fuel);
+    config.timeout = Some(options.dispatch_timeout);
+    config
 }
 
 /// Replays a saved case on both backends.
 #[must_use]
 pub fn replay(regression: &Regression, reference: &dyn Oracle, other: &dyn VyreBackend) -> Verdict {
+    replay_outputs(regression, reference, other).verdict
+}
+
+/// What [`replay_outputs`] saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    /// The reference's outputs, or what it said (an error, or the panic it ended in) instead.
+    pub expected: Result<Vec<Vec<u8>>, String>,
+    /// The other backend's outputs, or what it said instead.
+    pub actual: Result<Vec<Vec<u8>>, String>,
+    /// The verdict, as [`replay`] gives it.
+    pub verdict: Verdict,
+}
+
+/// Replays a saved case on both backends, as [`replay`], keeping each side's outputs with the
+/// verdict (for a report of every element that differs: [`differences`], [`output_values`]).
+#[must_use]
+pub fn replay_outputs(
+    regression: &Regression,
+    reference: &dyn Oracle,
+    other: &dyn VyreBackend,
+) -> Replayed {
     let mut config = regression.case.config.clone();
     config.fuel = Some(FuzzOptions::default().fuel);
     let case = &regression.case;
-    judge(reference, other, &case.program, &case.inputs, &config)
+    let (expected, actual) = run_both(reference, other, &case.program, &case.inputs, &config);
+    let said = |e: &BackendError| e.to_string();
+    let panicked = |p: &String| format!("panicked: {p}");
+    let expected_outputs = match &expected {
+        Ok(Ok(run)) => Ok(run.outputs.clone()),
+        Ok(Err(e)) => Err(said(e)),
+        Err(p) => Err(panicked(p)),
+    };
+    let actual_outputs = match &actual {
+        Ok(Ok(outputs)) => Ok(outputs.clone()),
+        Ok(Err(e)) => Err(said(e)),
+        Err(p) => Err(panicked(p)),
+    };
+    Replayed {
+        expected: expected_outputs,
+        actual: actual_outputs,
+        verdict: verdict_of(other, &case.program, expected, actual),
+    }
 }

@@ -109,6 +109,26 @@ impl Ctx {
         Expr::load(info.decl.name.as_str(), index)
     }
 
+    /// A load of type `ty` from a buffer the program never writes (`read` or `uniform`), whose
+    /// elements are its inputs as given; `None` when there is none.
+    pub(crate) fn read_only_load(
+        &self,
+        ch: &mut Choices<'_>,
+        ty: DataType,
+        depth: u32,
+    ) -> Option<Expr> {
+        let candidates: Vec<&BufInfo> = self
+            .loadable(ty)
+            .filter(|b| !b.decl.access.is_writable())
+            .collect();
+        let info = candidates.get(ch.below(candidates.len()))?;
+        if info.rows {
+            return Some(self.row_load(ch, info, depth));
+        }
+        let index = self.index(ch, info, depth);
+        Some(Expr::load(info.decl.name.as_str(), index))
+    }
+
     /// A load of a row-loaded buffer (`Feature::RowLoads`): one element, or two lanes of one row
     /// with `select` choosing (both are read), so that programs read rows at several lanes.
     fn row_load(&self, ch: &mut Choices<'_>, info: &BufInfo, depth: u32) -> Expr {

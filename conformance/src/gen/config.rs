@@ -66,11 +66,26 @@ pub enum Feature {
     /// `(b << 2) | c`, `c + b * 4`, literals), in bounds, in the last partial row and past the end,
     /// which the wgpu lowering reads as `vec4` rows.
     RowLoads,
+    /// Edge operands (`gen/edges.rs`): `min`/`max` of a value and its negation (`min(v, -v)`,
+    /// `max(i2, -i1)`, `min(v, 0 - v)`), of `abs` and of literals at 0, ±1 and the type's MIN and
+    /// MAX, 64-bit literals whose low 32 bits order differently from the whole value
+    /// (`i64::MIN + 17892187`), and one-trip loops from large literal bounds whose counters feed
+    /// these. Shapes an NVIDIA driver miscompiled (FUZZING.md, "Driver shapes").
+    EdgeOperands,
+    /// Casts between integer widths and signedness right next to shifts and remainders
+    /// (`gen/widths.rs`): `u64(i32(x)) << k`, `i64(x) >> k`, `i64(i32 x) % k`, narrowing then
+    /// widening, and the shift done before the widening, with shift amounts near 32 and 64 and
+    /// large literal ones.
+    WidthCasts,
+    /// `f16` round trips (`gen/round_trips.rs`): `f32(f16(x))` with `x` at f16 rounding
+    /// boundaries (ties, just above and below them, the subnormal range, near 65504), `f16(f32(h))`,
+    /// and f16 variables holding a rounded value (needs the device feature `f16`).
+    F16RoundTrips,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 26] = [
+    pub const ALL: [Feature; 29] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -97,6 +112,9 @@ impl Feature {
         Feature::Int64,
         Feature::Int64Atomics,
         Feature::RowLoads,
+        Feature::EdgeOperands,
+        Feature::WidthCasts,
+        Feature::F16RoundTrips,
     ];
 
     const fn bit(self) -> u32 {
@@ -110,7 +128,7 @@ impl Feature {
     pub const fn device_features(self) -> DeviceFeatures {
         match self {
             Feature::Subgroups => DeviceFeatures::SUBGROUPS,
-            Feature::F16 => DeviceFeatures::F16,
+            Feature::F16 | Feature::F16RoundTrips => DeviceFeatures::F16,
             Feature::Int64 => DeviceFeatures::INT64,
             Feature::Int64Atomics => DeviceFeatures::INT64.union(DeviceFeatures::INT64_ATOMICS),
             Feature::IntArith
@@ -134,7 +152,9 @@ impl Feature {
             | Feature::Returns
             | Feature::WildIndices
             | Feature::Elementwise
-            | Feature::RowLoads => DeviceFeatures::NONE,
+            | Feature::RowLoads
+            | Feature::EdgeOperands
+            | Feature::WidthCasts => DeviceFeatures::NONE,
         }
     }
 }

@@ -37,6 +37,11 @@ pub(crate) struct Var {
     pub(crate) name: String,
     pub(crate) ty: DataType,
     pub(crate) mutable: bool,
+    /// An `f16` variable that holds a correctly rounded conversion of an exact value and is never
+    /// assigned (`Feature::F16RoundTrips`): exact, so comparable programs may widen it to `f32`.
+    pub(crate) rounded: bool,
+    /// A `loop_for` counter, which the edge shapes favour (`edges.rs`).
+    pub(crate) counter: bool,
 }
 
 #[derive(Debug)]
@@ -142,7 +147,24 @@ impl Ctx {
     }
 
     pub(crate) fn declare(&mut self, name: String, ty: DataType, mutable: bool) {
-        self.vars.push(Var { name, ty, mutable });
+        self.vars.push(Var {
+            name,
+            ty,
+            mutable,
+            rounded: false,
+            counter: false,
+        });
+    }
+
+    /// Declares an `f16` variable holding a rounded exact value (see [`Var::rounded`]).
+    pub(crate) fn declare_rounded(&mut self, name: String) {
+        self.vars.push(Var {
+            name,
+            ty: DataType::F16,
+            mutable: false,
+            rounded: true,
+            counter: false,
+        });
     }
 
     pub(crate) fn open_if(&mut self, cond: Expr) {
@@ -152,7 +174,13 @@ impl Ctx {
     pub(crate) fn open_loop(&mut self, var: String, ty: DataType, from: Expr, to: Expr) {
         let name = var.clone();
         self.open(FrameKind::Loop { var, from, to });
-        self.declare(name, ty, false);
+        self.vars.push(Var {
+            name,
+            ty,
+            mutable: false,
+            rounded: false,
+            counter: true,
+        });
     }
 
     pub(crate) fn open_block(&mut self) {
@@ -283,7 +311,7 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
     for stmt in recipe.stmts.iter().take(config.max_stmts) {
         ctx.stmt(stmt);
     }
-    let inputs = inputs::decode_inputs(&ctx.buffers, &recipe.inputs, config.comparable);
+    let inputs = inputs::decode_inputs(&ctx.buffers, &recipe.inputs, config.comparable, features);
     let decls = ctx.buffers.iter().map(|b| b.decl.clone()).collect();
     let body = ctx.finish();
     GeneratedCase {

@@ -30,6 +30,12 @@ enum Form {
     Shuffle,
     SubgroupSize,
     SubgroupLane,
+    /// `min`/`max` over negations and edge literals (`Feature::EdgeOperands`, `edges.rs`).
+    EdgeMinMax,
+    /// An integer cast next to a shift or remainder (`Feature::WidthCasts`, `widths.rs`).
+    WidthCast,
+    /// An f16 round trip (`Feature::F16RoundTrips`, `round_trips.rs`).
+    RoundTrip,
 }
 
 /// Float binary operators drawn as plain `Form::Binary`: the arithmetic class without `div`, which
@@ -174,7 +180,27 @@ impl Ctx {
         if self.subgroups_here() {
             self.subgroup_forms(ty, &mut forms);
         }
+        self.driver_forms(ty, &mut forms);
         forms
+    }
+
+    /// The shapes drivers miscompiled (`edges.rs`, `widths.rs`, `round_trips.rs`), each pushed
+    /// several times: where its feature is on, a shape is a sizeable share of the expressions of
+    /// its type (about one in six for an integer with both integer features, one in eight for an
+    /// `f32`), and none at all where it is off, so older masks decode as they did.
+    fn driver_forms(&self, ty: DataType, forms: &mut Vec<Form>) {
+        if ty.is_integer() {
+            if self.on(Feature::EdgeOperands) {
+                forms.extend([Form::EdgeMinMax; 3]);
+            }
+            if self.on(Feature::WidthCasts) {
+                // 64-bit values are where a width is crossed both ways: one more.
+                let weight = if ty.size_bytes() == 8 { 3 } else { 2 };
+                forms.extend(std::iter::repeat_n(Form::WidthCast, weight));
+            }
+        } else if ty.is_float() && self.round_trips_on() {
+            forms.extend([Form::RoundTrip; 3]);
+        }
     }
 
     /// True where a subgroup operation may stand: the feature is on and the control flow is
@@ -326,6 +352,9 @@ impl Ctx {
             }
             Form::SubgroupSize => Expr::subgroup_size(),
             Form::SubgroupLane => Expr::subgroup_invocation_id(),
+            Form::EdgeMinMax => self.edge_min_max(ch, ty, depth),
+            Form::WidthCast => self.width_cast(ch, ty, depth),
+            Form::RoundTrip => self.round_trip(ch, ty, depth),
             Form::Binary(op @ (BinOp::Shl | BinOp::Shr)) => {
                 let lhs = self.expr(ch, ty, depth);
                 bin(op, lhs, self.expr(ch, DataType::U32, depth))
@@ -353,7 +382,8 @@ impl Ctx {
                 // would be compared at the target's precision: comparable programs convert only
                 // exact f16 values (found on the H200, seed 20261207).
                 let arg = if from == DataType::F16 && self.config.comparable {
-                    self.exact_expr(ch, from, depth)
+                    self.rounded_var(ch)
+                        .unwrap_or_else(|| self.exact_expr(ch, from, depth))
                 } else {
                     self.expr(ch, from, depth)
                 };
@@ -413,8 +443,28 @@ impl Ctx {
         self.config.comparable && self.exact.get() > 0
     }
 
+    /// Half the time, where there is one, an f16 variable holding a rounded value
+    /// (`round_trips.rs`): exact, so it may be widened, but a variable, so never in an exact-floats
+    /// context (`keeps_float_rules` holds float variables out of those). No choice word is read
+    /// where there is none, so programs without round trips decode as before.
+    fn rounded_var(&self, ch: &mut Choices<'_>) -> Option<Expr> {
+        if self.exact_only() {
+            return None;
+        }
+        let rounded: Vec<&str> = self
+            .vars
+            .iter()
+            .filter(|v| v.rounded)
+            .map(|v| v.name.as_str())
+            .collect();
+        if rounded.is_empty() || !ch.one_in(2) {
+            return None;
+        }
+        Some(Expr::var(rounded[ch.below(rounded.len())]))
+    }
+
     /// An expression generated in an exact-floats context.
-    fn exact_expr(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
+    pub(crate) fn exact_expr(&self, ch: &mut Choices<'_>, ty: DataType, depth: u32) -> Expr {
         self.exact.set(self.exact.get() + 1);
         let e = self.expr(ch, ty, depth);
         self.exact.set(self.exact.get() - 1);
@@ -470,6 +520,10 @@ impl Ctx {
                 3 => word as i32,
                 _ => I32_VALUES[pick % I32_VALUES.len()],
             }),
+            // With `EdgeOperands`, one 64-bit literal in eight is an edge value (`edges.rs`).
+            DataType::U64 | DataType::I64 if word % 8 == 6 && self.on(Feature::EdgeOperands) => {
+                crate::r#gen::edges::edge_value(ty, word >> 3, ch.next_word())
+            }
             DataType::U64 => Expr::u64(match word % 4 {
                 0 => u64::from(pick as u32 % 8),
                 3 => (u64::from(ch.next_word()) << 32) | u64::from(word),

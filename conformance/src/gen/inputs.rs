@@ -4,6 +4,8 @@ use vyre_foundation::ir::DataType;
 
 use crate::r#gen::expr::{f16_from_word, float_from_word};
 use crate::r#gen::layout::BufInfo;
+use crate::r#gen::round_trips::{SMALL, f16_boundary};
+use crate::r#gen::{Feature, Features};
 
 /// Integer inputs favour boundary values, which find more bugs than uniform random words.
 const BOUNDARY: [u32; 8] = [
@@ -20,7 +22,17 @@ const BOUNDARY: [u32; 8] = [
 /// One byte vector per input buffer, in declaration order. Words past the end of `words` read as 0.
 /// Floats are small exact values in comparable programs (so every backend rounds alike), and may be
 /// anything in valid-only ones.
-pub(crate) fn decode_inputs(buffers: &[BufInfo], words: &[u32], comparable: bool) -> Vec<Vec<u8>> {
+///
+/// With `F16RoundTrips` (and `f16`) on, one `f32` input element in eight is an f16 rounding
+/// boundary below 16 of at most 12 significant bits (`round_trips.rs`), which the round trips
+/// convert and the generator's other floats keep exact.
+pub(crate) fn decode_inputs(
+    buffers: &[BufInfo],
+    words: &[u32],
+    comparable: bool,
+    features: Features,
+) -> Vec<Vec<u8>> {
+    let boundaries = features.has(Feature::F16RoundTrips) && features.has(Feature::F16);
     let mut next = words.iter().copied().chain(std::iter::repeat(0));
     let mut inputs = Vec::new();
     for info in buffers.iter().filter(|b| b.decl.access.takes_input()) {
@@ -35,6 +47,10 @@ pub(crate) fn decode_inputs(buffers: &[BufInfo], words: &[u32], comparable: bool
                 }
                 DataType::U64 | DataType::I64 => {
                     bytes.extend_from_slice(&wide_bits(word).to_le_bytes());
+                }
+                DataType::F32 if boundaries && word % 8 == 7 => {
+                    let value = f16_boundary(word >> 3, SMALL, true);
+                    bytes.extend_from_slice(&value.to_bits().to_le_bytes());
                 }
                 _ => {
                     let value = element_bits(element, word, comparable);

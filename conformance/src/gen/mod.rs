@@ -17,13 +17,16 @@
 mod access;
 mod config;
 mod decode;
+mod edges;
 mod expr;
 mod inputs;
 mod layout;
 mod moderated;
 mod raw;
 mod recipe;
+mod round_trips;
 mod stmt;
+mod widths;
 
 pub use config::{Feature, Features, GenConfig};
 

@@ -108,7 +108,7 @@ fn fract_argument(arg: &Expr) -> Option<&Expr> {
 
 /// True when `expr` holds only floats every backend computes alike: no float variables, no loads of
 /// writable float buffers (they may hold inexact values), no division, no math functions, no `f16`
-/// arithmetic and no `f32` rounded to `f16`.
+/// arithmetic and no `f32` rounded to `f16` except the round trips' (see [`rounds_exactly`]).
 fn exact(validated: &Validated<'_>, expr: &Expr) -> bool {
     let ty = |e: &Expr| validated.type_of(e).ok();
     let here = match expr {
@@ -124,9 +124,27 @@ fn exact(validated: &Validated<'_>, expr: &Expr) -> bool {
         Expr::Cast {
             to: DataType::F16,
             arg,
-        } => ty(arg) != Some(DataType::F32),
+        } => ty(arg) != Some(DataType::F32) || rounds_exactly(arg),
         Expr::Unary { op, .. } => op.class() != vyre_foundation::ir::UnClass::Transcendental,
         _ => true,
     };
     here && expr.children().all(|c| exact(validated, c))
+}
+
+/// True for the `f32` operands whose conversion to `f16` every backend rounds alike, because the
+/// operand itself is exact and a conversion is correctly rounded (SEMANTICS.md section 6): a
+/// literal or its negation, a load (of a read-only buffer: [`exact`] checks the load itself), a
+/// `select` of such values (a row load picks one of two lanes), and the widening of an `f16`
+/// (`f16(f32(h))`, whose `h` [`exact`] checks). These are the operands of
+/// the generator's round trips (`round_trips.rs`); the `f32` arithmetic a backend may round either
+/// way, or contract, is not among them.
+fn rounds_exactly(arg: &Expr) -> bool {
+    match arg {
+        Expr::Lit(_) | Expr::Load { .. } | Expr::Cast { .. } => true,
+        Expr::Select {
+            on_true, on_false, ..
+        } => rounds_exactly(on_true) && rounds_exactly(on_false),
+        Expr::Unary { op: UnOp::Neg, arg } => matches!(&**arg, Expr::Lit(_)),
+        _ => false,
+    }
 }

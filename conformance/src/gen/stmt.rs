@@ -140,6 +140,14 @@ impl Ctx {
     }
 
     fn let_stmt(&mut self, ch: &mut Choices<'_>) {
+        // With round trips on, a let in four holds a rounded f16 (`round_trips.rs`).
+        if self.round_trips_on() && ch.one_in(4) {
+            let value = self.rounded_value(ch, SHALLOW);
+            let name = self.fresh("r");
+            self.emit(Node::let_bind(name.as_str(), value));
+            self.declare_rounded(name);
+            return;
+        }
         let types = types(self.features);
         let ty = types[ch.below(types.len())];
         let value = self.expr(ch, ty, self.config.max_expr_depth);
@@ -161,21 +169,31 @@ impl Ctx {
     }
 
     /// `for i in lo .. lo + trip`: at most `max_trip` iterations (none when the addition wraps).
+    /// With `EdgeOperands`, half the loops run one trip from a large literal (`edges.rs`).
     fn loop_stmt(&mut self, ch: &mut Choices<'_>) {
-        let ty = if ch.next_word().is_multiple_of(2) {
-            DataType::U32
-        } else {
-            DataType::I32
+        let word = ch.next_word();
+        let big = self.features.has(Feature::EdgeOperands) && ch.one_in(2);
+        // Three big loops in four count in `i32`, whose negation the H100 dropped.
+        let ty = match (big, word % 4) {
+            (true, 3) | (false, 0 | 2) => DataType::U32,
+            _ => DataType::I32,
         };
-        let from = self.expr(ch, ty, SHALLOW);
-        let trip = ch.below(self.config.max_trip as usize + 1) as u32;
+        let (from, trip) = if big {
+            (self.large_bound(ch, ty), 1)
+        } else {
+            let from = self.expr(ch, ty, SHALLOW);
+            (from, ch.below(self.config.max_trip as usize + 1) as u32)
+        };
         let step = match ty {
             DataType::I32 => Expr::i32(trip as i32),
             _ => Expr::u32(trip),
         };
         let to = Expr::add(from.clone(), step);
         let var = self.fresh("i");
-        self.open_loop(var, ty, from, to);
+        self.open_loop(var.clone(), ty, from, to);
+        if big && !ch.one_in(4) {
+            self.feed_counter(ch, &var, ty);
+        }
     }
 
     fn atomic(&mut self, ch: &mut Choices<'_>) {
