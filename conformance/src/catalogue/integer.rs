@@ -3,11 +3,9 @@
 
 use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnClass, UnOp};
 
-use super::comparison_ops;
-
 use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::values::{
-    SHIFT_AMOUNTS, bit_words, i32_words, pairs, product, singles, u32_words,
+    SHIFT_AMOUNTS, bit_words, comparison_ops, i32_words, pairs, product, singles, u32_words,
 };
 use crate::catalogue::{Area, Batch, Expectation, oracle};
 

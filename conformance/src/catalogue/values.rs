@@ -1,4 +1,7 @@
-//! The edge values every operator is checked over, and helpers to combine them into rows.
+//! The edge values every operator is checked over, helpers to combine them into rows, and the
+//! operator lists several batches share.
+
+use vyre_foundation::ir::BinOp;
 
 /// `u32` edge values: zero, small values, the sign boundary, the top, and irregular bit patterns.
 pub(crate) const U32_EDGES: [u32; 16] = [
@@ -176,4 +179,9 @@ pub(crate) fn bit_words() -> Vec<u32> {
     words.push(0x0f0f_0f0f);
     words.push(0xffff_0000);
     words
+}
+
+/// The comparison operators (equality and ordering), in the order of [`BinOp::ALL`].
+pub(crate) fn comparison_ops() -> impl Iterator<Item = BinOp> {
+    BinOp::ALL.iter().copied().filter(|op| op.is_comparison())
 }
