@@ -15,7 +15,7 @@ pub(super) fn batches() -> Vec<Batch> {
     vec![arithmetic(), comparisons(), math(), fma()]
 }
 
-fn binary_op(op: BinOp, result: DataType) -> ElementOp {
+fn binary_op(op: BinOp, result: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.f32", op.name()),
         result,

@@ -15,7 +15,7 @@ fn integer_types() -> [(DataType, Vec<u32>); 2] {
 }
 
 /// A binary operator over operands `ops[0]`, `ops[1]`, checked against the oracle.
-fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp {
+fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.{ty}", op.name()),
         result,
@@ -25,7 +25,7 @@ fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp {
 }
 
 /// A unary operator, checked against the oracle.
-fn unary_op(op: UnOp, ty: DataType) -> ElementOp {
+fn unary_op(op: UnOp, ty: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.{ty}", op.name()),
         ty,

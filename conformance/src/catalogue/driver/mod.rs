@@ -24,7 +24,7 @@
 //! rounding), never taken from the reference.
 //!
 //! [`snippets`] builds the programs that write values in ([`Snippets`]); the loaded form uses the
-//! catalogue's [`Wide`] batches; [`int`] does the integer arithmetic of the expectations.
+//! catalogue's [`Elementwise`] batches; [`int`] does the integer arithmetic of the expectations.
 
 mod half_round;
 mod int;
@@ -39,7 +39,7 @@ use std::rc::Rc;
 
 use vyre_foundation::ir::{DataType, Expr, Node};
 
-use crate::catalogue::wide::{Wide, WideOp};
+use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::{Area, Batch, Expectation, format_word};
 
 pub(crate) use snippets::{Slot, Snippets, Spread};
@@ -270,12 +270,12 @@ pub(crate) fn loaded(
     rows: Vec<Vec<u64>>,
     shapes: &[Shape],
 ) -> Batch {
-    let batch = Wide::new(area, name, operands.to_vec()).rows(rows);
+    let batch = Elementwise::new(area, name, operands.to_vec()).rows(rows);
     shapes
         .iter()
         .fold(batch, |b, shape| {
             let (build, expect) = (shape.build.clone(), shape.expect.clone());
-            b.op(WideOp::new(
+            b.op(ElementOp::new(
                 format!("driver.{}.{}", shape.id, Form::Load.name(Spread::One)),
                 shape.result,
                 move |e| build(e),
