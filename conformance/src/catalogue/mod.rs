@@ -7,6 +7,8 @@
 
 pub mod accuracy;
 mod area;
+mod atomic_slots;
+mod atomic_statements;
 mod build;
 mod case;
 mod casts;
@@ -39,6 +41,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(float::batches());
     batches.extend(control::batches());
     batches.extend(exits::batches());
+    batches.extend(atomic_statements::batches());
     batches.extend(memory::batches());
     batches.extend(oob::batches());
     batches.extend(shapes::batches());

@@ -11,11 +11,12 @@ use vyre_foundation::ir::{
     AtomicOp, BinClass, BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp,
 };
 
+use crate::catalogue::atomic_slots::{Slots, atomic_rmw, atomic_slots};
 use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::values::{
     SHIFT_AMOUNTS_64, comparison_ops, i64_words, pairs, product, singles, u64_words,
 };
-use crate::catalogue::{Area, Batch, Expectation, format_word};
+use crate::catalogue::{Area, Batch, Expectation};
 
 /// The bits of `ty`'s edge values (`u64` or `i64`).
 fn words_of(ty: DataType) -> Vec<u64> {
@@ -195,104 +196,15 @@ fn select64() -> Batch {
     .into_batch()
 }
 
-/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange) on a
-/// 64-bit element, in plain Rust.
-pub(crate) fn atomic_rmw64(op: AtomicOp, ty: DataType, old: u64, v: u64, expected: u64) -> u64 {
-    let signed = ty == DataType::I64;
-    match op {
-        AtomicOp::Add => old.wrapping_add(v),
-        AtomicOp::Sub => old.wrapping_sub(v),
-        AtomicOp::Min if signed => (old as i64).min(v as i64) as u64,
-        AtomicOp::Min => old.min(v),
-        AtomicOp::Max if signed => (old as i64).max(v as i64) as u64,
-        AtomicOp::Max => old.max(v),
-        AtomicOp::And => old & v,
-        AtomicOp::Or => old | v,
-        AtomicOp::Xor => old ^ v,
-        AtomicOp::Exchange => v,
-        AtomicOp::CompareExchange => {
-            if old == expected {
-                v
-            } else {
-                old
-            }
-        }
-    }
-}
-
-fn bytes64(values: impl IntoIterator<Item = u64>) -> Vec<u8> {
-    values.into_iter().flat_map(u64::to_le_bytes).collect()
-}
-
-/// Every atomic operation slot by slot on 64-bit elements: each invocation owns one slot per
-/// operation, so its old and new values are both deterministic.
+/// Every atomic operation slot by slot on 64-bit elements, over the edges' ordered pairs thinned to
+/// every third so the batch stays small; every odd row's compare-exchange misses by bit 40.
 fn atomic_slots64(ty: DataType) -> Batch {
-    const WG: u32 = 64;
-    let words = words_of(ty);
-    // The edges' pairs, thinned to every third so the batch stays small.
-    let rows: Vec<Vec<u64>> = pairs(&words).into_iter().step_by(3).collect();
-    let n = rows.len() as u32;
-    let ops = AtomicOp::ALL.len() as u32;
-    let expected: Vec<u64> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            if r % 2 == 0 {
-                row[0]
-            } else {
-                row[0] ^ (1 << 40)
-            }
-        })
+    let rows = pairs(&words_of(ty))
+        .into_iter()
+        .step_by(3)
+        .map(|r| [r[0], r[1]])
         .collect();
-    let program = crate::catalogue::memory::atomic_slots_program(ty, n);
-    let initial: Vec<u64> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
-    let inputs = vec![
-        bytes64(rows.iter().map(|r| r[1])),
-        bytes64(expected.iter().copied()),
-        bytes64(initial),
-    ];
-    let config = DispatchConfig::new().with_grid([n.div_ceil(WG), 1, 1]);
-    let mut batch = Batch::manual(
-        Area::Atomics,
-        format!("atomics.slots.{ty}"),
-        program,
-        inputs,
-        config,
-    );
-    for (j, op) in AtomicOp::ALL.iter().copied().enumerate() {
-        for (r, row) in rows.iter().enumerate() {
-            let (old, v, e) = (row[0], row[1], expected[r]);
-            let shown = |w| format_word(ty, w);
-            let described = if op == AtomicOp::CompareExchange {
-                format!(
-                    "slot = {}, expected = {}, value = {}",
-                    shown(old),
-                    shown(e),
-                    shown(v)
-                )
-            } else {
-                format!("slot = {}, value = {}", shown(old), shown(v))
-            };
-            let element = j * rows.len() + r;
-            let label = format!("{}.{ty}({described})", op.name());
-            batch = batch
-                .expect_word(
-                    format!("{label}.old"),
-                    described.clone(),
-                    (0, element),
-                    ty,
-                    Expectation::exact_bits(old),
-                )
-                .expect_word(
-                    format!("{label}.new"),
-                    described,
-                    (1, element),
-                    ty,
-                    Expectation::exact_bits(atomic_rmw64(op, ty, old, v, e)),
-                );
-        }
-    }
-    batch
+    atomic_slots(&Slots::new(ty, rows, 1 << 40))
 }
 
 /// 256 invocations of one workgroup hit the same `u64` elements with values that cross the 32-bit
@@ -359,7 +271,7 @@ fn atomic_contended64() -> Batch {
     for (k, &(op, start)) in ops.iter().enumerate() {
         let last = values
             .iter()
-            .fold(start, |acc, &v| atomic_rmw64(op, ty, acc, v, 0));
+            .fold(start, |acc, &v| atomic_rmw(op, ty, acc, v, 0));
         batch = batch.expect_word(
             format!("contended_final.u64[{}]", op.name()),
             "256 invocations on one u64 each",
@@ -404,10 +316,5 @@ mod tests {
         assert_eq!(binary64(BinOp::Lt, u, neg1, 0), Some(0));
         assert_eq!(binary64(BinOp::Mul, u, 1 << 32, 1 << 32), Some(0));
         assert_eq!(binary64(BinOp::And, u, 1, 1), None);
-        assert_eq!(
-            atomic_rmw64(AtomicOp::Min, i, 5, neg1, 0),
-            neg1,
-            "signed atomic min"
-        );
     }
 }
