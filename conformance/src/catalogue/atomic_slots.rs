@@ -139,9 +139,11 @@ pub(crate) struct SlotCase {
 }
 
 impl Slots {
-    /// Rows of `[start, operand]` bits of `ty`; the compare-exchange of every odd row expects the
-    /// start value with the bits `miss` flipped, so it leaves the slot alone.
-    pub(crate) fn new(ty: DataType, rows: Vec<[u64; 2]>, miss: u64) -> Self {
+    /// Rows of `[start, operand]` bits of `ty` (as [`pairs`](super::values::pairs) makes them); the
+    /// compare-exchange of every odd row expects the start value with the bits `miss` flipped, so
+    /// it leaves the slot alone.
+    pub(crate) fn new(ty: DataType, rows: Vec<Vec<u64>>, miss: u64) -> Self {
+        let rows: Vec<[u64; 2]> = rows.iter().map(|row| [row[0], row[1]]).collect();
         let expected = rows
             .iter()
             .enumerate()

@@ -41,8 +41,7 @@ const STATEMENT_WORDS: [u32; 9] = [
 /// bit 8.
 fn atomic_statement_slots(ty: DataType) -> Batch {
     let words: Vec<u64> = STATEMENT_WORDS.iter().map(|&w| u64::from(w)).collect();
-    let rows = pairs(&words).into_iter().map(|r| [r[0], r[1]]).collect();
-    let slots = Slots::new(ty, rows, 0x100);
+    let slots = Slots::new(ty, pairs(&words), 0x100);
     let program = slots_program(ty, slots.count(), Applied::Statement);
     let name = format!("atomics.statement.slots.{ty}");
     let mut batch = Batch::manual(Area::Atomics, name, program, slots.inputs(), slots.config());

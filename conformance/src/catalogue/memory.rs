@@ -112,8 +112,7 @@ fn workgroup_shared() -> Batch {
 /// row's compare-exchange misses by bit 6.
 fn atomic_slots_of(ty: DataType, words: Vec<u32>) -> Batch {
     let words: Vec<u64> = words.into_iter().map(u64::from).collect();
-    let rows = pairs(&words).into_iter().map(|r| [r[0], r[1]]).collect();
-    atomic_slots(&Slots::new(ty, rows, 0x40))
+    atomic_slots(&Slots::new(ty, pairs(&words), 0x40))
 }
 
 /// Every invocation of one big workgroup hits the same words; the final values do not depend on the

@@ -199,11 +199,7 @@ fn select64() -> Batch {
 /// Every atomic operation slot by slot on 64-bit elements, over the edges' ordered pairs thinned to
 /// every third so the batch stays small; every odd row's compare-exchange misses by bit 40.
 fn atomic_slots64(ty: DataType) -> Batch {
-    let rows = pairs(&words_of(ty))
-        .into_iter()
-        .step_by(3)
-        .map(|r| [r[0], r[1]])
-        .collect();
+    let rows = pairs(&words_of(ty)).into_iter().step_by(3).collect();
     atomic_slots(&Slots::new(ty, rows, 1 << 40))
 }
 
