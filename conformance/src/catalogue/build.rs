@@ -2,7 +2,12 @@
 //!
 //! An [`Elementwise`] batch reads one row of operands per invocation from input buffers and writes one
 //! result per operator and row. Results go to one output buffer per result type, operator after
-//! operator: the result of operator `j` (among those of its type) on row `r` is word `j * rows + r`.
+//! operator: the result of operator `j` (among those of its type) on row `r` is element `j * rows + r`.
+//!
+//! One builder serves every element width. A row holds each operand's bits zero-extended to the
+//! batch's word type `W`: `u32` for the 32-bit batches, whose operators compute on words, and `u64`
+//! for batches whose elements may be 2, 4 or 8 bytes wide. Each input buffer holds its operands at
+//! their own type's size, and a case's `word` is an element index.
 
 use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
@@ -15,28 +20,28 @@ const WORKGROUP: u32 = 64;
 /// Builds the result of an operator from the operand expressions of one row.
 pub(crate) type BuildFn = Box<dyn Fn(&[Expr]) -> Expr>;
 
-/// What a backend must yield for the operand words of one row.
-pub(crate) type ExpectFn = Box<dyn Fn(&[u32]) -> Expectation>;
+/// What a backend must yield for the operand bits (zero-extended to `W`) of one row.
+pub(crate) type ExpectFn<W> = Box<dyn Fn(&[W]) -> Expectation>;
 
-/// One operator of an elementwise batch.
-pub(crate) struct ElementOp {
+/// One operator of an elementwise batch whose rows hold words of type `W`.
+pub(crate) struct ElementOp<W> {
     /// The case-name prefix, e.g. `add.u32`.
-    pub(crate) label: String,
+    label: String,
     /// The result type.
-    pub(crate) result: DataType,
+    result: DataType,
     /// The expression, from the row's operands.
-    pub(crate) build: BuildFn,
-    /// The expectation, from the row's operand words.
-    pub(crate) expect: ExpectFn,
+    build: BuildFn,
+    /// The expectation, from the row's operand bits.
+    expect: ExpectFn<W>,
 }
 
-impl ElementOp {
+impl<W> ElementOp<W> {
     /// An operator called `label` yielding `result`.
     pub(crate) fn new(
         label: impl Into<String>,
         result: DataType,
         build: impl Fn(&[Expr]) -> Expr + 'static,
-        expect: impl Fn(&[u32]) -> Expectation + 'static,
+        expect: impl Fn(&[W]) -> Expectation + 'static,
     ) -> Self {
         Self {
             label: label.into(),
@@ -47,21 +52,22 @@ impl ElementOp {
     }
 }
 
-/// A batch applying several operators to every row of operands.
-pub(crate) struct Elementwise {
+/// A batch applying several operators to every row of operands, each operand's bits held as a `W`
+/// (`u32` or `u64`).
+pub(crate) struct Elementwise<W> {
     /// The area its cases belong to.
-    pub(crate) area: Area,
+    area: Area,
     /// The batch name, e.g. `integer.u32`.
-    pub(crate) name: String,
+    name: String,
     /// The operand types, one input buffer each.
-    pub(crate) operands: Vec<DataType>,
-    /// The operand words, one row per invocation.
-    pub(crate) rows: Vec<Vec<u32>>,
+    operands: Vec<DataType>,
+    /// The operand bits, one row per invocation.
+    rows: Vec<Vec<W>>,
     /// The operators.
-    pub(crate) ops: Vec<ElementOp>,
+    ops: Vec<ElementOp<W>>,
 }
 
-impl Elementwise {
+impl<W: Copy + Into<u64>> Elementwise<W> {
     /// An empty batch over `operands`.
     pub(crate) fn new(area: Area, name: impl Into<String>, operands: Vec<DataType>) -> Self {
         Self {
@@ -73,14 +79,14 @@ impl Elementwise {
         }
     }
 
-    /// Sets the rows of operand words.
-    pub(crate) fn rows(mut self, rows: Vec<Vec<u32>>) -> Self {
+    /// Sets the rows of operand bits.
+    pub(crate) fn rows(mut self, rows: Vec<Vec<W>>) -> Self {
         self.rows = rows;
         self
     }
 
     /// Adds an operator.
-    pub(crate) fn op(mut self, op: ElementOp) -> Self {
+    pub(crate) fn op(mut self, op: ElementOp<W>) -> Self {
         self.ops.push(op);
         self
     }
@@ -96,13 +102,16 @@ impl Elementwise {
         types
     }
 
-    /// The program, its inputs and its cases.
+    /// The program, its inputs (each operand at its type's size) and its cases.
     pub(crate) fn into_batch(self) -> Batch {
         let n = self.rows.len() as u32;
         let types = self.result_types();
         let program = self.program(n, &types);
-        let inputs = (0..self.operands.len())
-            .map(|k| words_to_bytes(self.rows.iter().map(|row| row[k])))
+        let inputs = self
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(k, &ty)| element_bytes(ty, self.rows.iter().map(|row| row[k].into())))
             .collect();
         let cases = self.cases(&types);
         Batch {
@@ -113,12 +122,6 @@ impl Elementwise {
             config: DispatchConfig::new().with_grid([n.div_ceil(WORKGROUP).max(1), 1, 1]),
             cases,
         }
-    }
-
-    /// The program for `n` rows (what [`Elementwise::into_batch`] builds), for batches that make
-    /// their own inputs and cases.
-    pub(crate) fn program_for(&self, n: u32) -> Program {
-        self.program(n, &self.result_types())
     }
 
     fn program(&self, n: u32, types: &[DataType]) -> Program {
@@ -184,7 +187,7 @@ impl Elementwise {
         cases
     }
 
-    fn describe_row(&self, row: &[u32]) -> Vec<String> {
+    fn describe_row(&self, row: &[W]) -> Vec<String> {
         self.operands
             .iter()
             .zip(row)
@@ -202,65 +205,11 @@ pub(crate) fn words_to_bytes(words: impl IntoIterator<Item = u32>) -> Vec<u8> {
     words.into_iter().flat_map(u32::to_le_bytes).collect()
 }
 
-/// Hand-built batches: a program written out in full, and cases added word by word.
-impl Batch {
-    /// A batch with no cases yet.
-    pub(crate) fn manual(
-        area: Area,
-        name: impl Into<String>,
-        program: Program,
-        inputs: Vec<Vec<u8>>,
-        config: DispatchConfig,
-    ) -> Self {
-        Batch {
-            area,
-            name: name.into(),
-            program,
-            inputs,
-            config,
-            cases: Vec::new(),
-        }
-    }
-
-    /// One case per word of output `output`, named `{prefix}[k]`, each bit-exact against `words[k]`.
-    pub(crate) fn expect_words(
-        mut self,
-        prefix: &str,
-        inputs: &str,
-        output: usize,
-        ty: DataType,
-        words: &[u32],
-    ) -> Self {
-        for (k, &w) in words.iter().enumerate() {
-            self.cases.push(Case {
-                name: format!("{prefix}[{k}]"),
-                inputs: inputs.to_string(),
-                output,
-                word: k,
-                ty,
-                expect: Expectation::exact(w),
-            });
-        }
-        self
-    }
-
-    /// One case: word `word` of output `output`.
-    pub(crate) fn expect_word(
-        mut self,
-        name: impl Into<String>,
-        inputs: impl Into<String>,
-        (output, word): (usize, usize),
-        ty: DataType,
-        expect: Expectation,
-    ) -> Self {
-        self.cases.push(Case {
-            name: name.into(),
-            inputs: inputs.into(),
-            output,
-            word,
-            ty,
-            expect,
-        });
-        self
-    }
+/// Little-endian bytes of elements of type `ty`, each given by its bits zero-extended to `u64`:
+/// 2, 4 or 8 bytes each, the low ones.
+pub(crate) fn element_bytes(ty: DataType, bits: impl IntoIterator<Item = u64>) -> Vec<u8> {
+    let size = ty.size_bytes();
+    bits.into_iter()
+        .flat_map(|b| b.to_le_bytes().into_iter().take(size))
+        .collect()
 }

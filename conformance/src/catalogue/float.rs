@@ -3,11 +3,11 @@
 
 use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnOp};
 
-use super::comparison_ops;
-
 use crate::catalogue::accuracy;
 use crate::catalogue::build::{ElementOp, Elementwise};
-use crate::catalogue::values::{F32_BINARY, F32_FMA, F32_UNARY, f32_words, pairs, singles};
+use crate::catalogue::values::{
+    F32_BINARY, F32_FMA, F32_UNARY, comparison_ops, f32_words, pairs, singles,
+};
 use crate::catalogue::{Acceptance, Area, Batch, Expectation};
 
 /// Every batch of the float area (float comparisons belong to the compare area).
@@ -15,7 +15,7 @@ pub(super) fn batches() -> Vec<Batch> {
     vec![arithmetic(), comparisons(), math(), fma()]
 }
 
-fn binary_op(op: BinOp, result: DataType) -> ElementOp {
+fn binary_op(op: BinOp, result: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.f32", op.name()),
         result,

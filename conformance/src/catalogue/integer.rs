@@ -3,11 +3,9 @@
 
 use vyre_foundation::ir::{BinClass, BinOp, DataType, Expr, UnClass, UnOp};
 
-use super::comparison_ops;
-
 use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::values::{
-    SHIFT_AMOUNTS, bit_words, i32_words, pairs, product, singles, u32_words,
+    SHIFT_AMOUNTS, bit_words, comparison_ops, i32_words, pairs, product, singles, u32_words,
 };
 use crate::catalogue::{Area, Batch, Expectation, oracle};
 
@@ -17,7 +15,7 @@ fn integer_types() -> [(DataType, Vec<u32>); 2] {
 }
 
 /// A binary operator over operands `ops[0]`, `ops[1]`, checked against the oracle.
-fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp {
+fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.{ty}", op.name()),
         result,
@@ -27,7 +25,7 @@ fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp {
 }
 
 /// A unary operator, checked against the oracle.
-fn unary_op(op: UnOp, ty: DataType) -> ElementOp {
+fn unary_op(op: UnOp, ty: DataType) -> ElementOp<u32> {
     ElementOp::new(
         format!("{}.{ty}", op.name()),
         ty,

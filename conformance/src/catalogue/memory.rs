@@ -4,9 +4,10 @@
 use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 
+use crate::catalogue::atomic_slots::{Slots, atomic_rmw, atomic_slots};
 use crate::catalogue::build::words_to_bytes;
 use crate::catalogue::values::{i32_words, pairs, u32_words};
-use crate::catalogue::{Area, Batch, Expectation};
+use crate::catalogue::{Area, Batch};
 
 /// Invocations per workgroup in this file's programs.
 const WG: u32 = 64;
@@ -17,8 +18,8 @@ const GROUPS: u32 = 4;
 pub(super) fn batches() -> Vec<Batch> {
     vec![
         workgroup_shared(),
-        atomic_slots(DataType::U32, u32_words()),
-        atomic_slots(DataType::I32, i32_words()),
+        atomic_slots_of(DataType::U32, u32_words()),
+        atomic_slots_of(DataType::I32, i32_words()),
         atomic_contended(),
         atomic_workgroup(),
     ]
@@ -107,120 +108,11 @@ fn workgroup_shared() -> Batch {
         .expect_words("tree_sum_with_barriers", "", 2, DataType::U32, &sums)
 }
 
-/// The atomic operations checked slot by slot: each invocation owns one slot per operation, so the old
-/// value and the new value are both deterministic.
-const SLOT_OPS: &[AtomicOp] = AtomicOp::ALL;
-
-/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange), in
-/// plain Rust: the catalogue's expected values. The 32-bit rule is the 64-bit one
-/// ([`super::wide::atomic_rmw64`]) on the values sign-extended (`i32`) or zero-extended, truncated:
-/// wrapping and bitwise results keep their low 32 bits, and extension keeps order and equality.
-pub(super) fn atomic_rmw(op: AtomicOp, ty: DataType, old: u32, v: u32, expected: u32) -> u32 {
-    let (wide, extend): (DataType, fn(u32) -> u64) = if ty == DataType::I32 {
-        (DataType::I64, |w| i64::from(w as i32) as u64)
-    } else {
-        (DataType::U64, u64::from)
-    };
-    super::wide::atomic_rmw64(op, wide, extend(old), extend(v), extend(expected)) as u32
-}
-
-/// Every atomic operation slot by slot over `n` elements of `ty`: invocation `i` (of a grid of
-/// `ceil(n / WG)` workgroups of `WG`) runs operation `j` of [`SLOT_OPS`] with `operand[i]` (and
-/// `expected[i]` for compare-exchange) on its own slot `j * n + i` of `slots`, storing the old value
-/// in `old` and the slot's new value in `new`, so both are deterministic. Shared by the 32-bit and
-/// 64-bit catalogues.
-pub(crate) fn atomic_slots_program(ty: DataType, n: u32) -> Program {
-    let ops = SLOT_OPS.len() as u32;
-    let slot = |j: u32| Expr::add(Expr::u32(j * n), Expr::var("i"));
-    let mut body = vec![
-        Node::let_bind("v", Expr::load("operand", Expr::var("i"))),
-        Node::let_bind("e", Expr::load("expected", Expr::var("i"))),
-    ];
-    for (j, op) in SLOT_OPS.iter().copied().enumerate() {
-        let j = j as u32;
-        let call = if op == AtomicOp::CompareExchange {
-            Expr::atomic_compare_exchange("slots", slot(j), Expr::var("e"), Expr::var("v"))
-        } else {
-            Expr::atomic(op, "slots", slot(j), Expr::var("v"))
-        };
-        body.push(Node::store("old", slot(j), call));
-        body.push(Node::store("new", slot(j), Expr::load("slots", slot(j))));
-    }
-    Program::wrapped(
-        vec![
-            BufferDecl::read("operand", 0, ty).with_count(n),
-            BufferDecl::read("expected", 1, ty).with_count(n),
-            BufferDecl::read_write("slots", 2, ty).with_count(n * ops),
-            BufferDecl::output("old", 3, ty).with_count(n * ops),
-            BufferDecl::output("new", 4, ty).with_count(n * ops),
-        ],
-        [WG, 1, 1],
-        vec![
-            Node::let_bind("i", Expr::gid_x()),
-            Node::if_then(Expr::lt(Expr::var("i"), Expr::u32(n)), body),
-        ],
-    )
-}
-
-fn atomic_slots(ty: DataType, words: Vec<u32>) -> Batch {
-    let rows = pairs(&words);
-    let n = rows.len() as u32;
-    let ops = SLOT_OPS.len() as u32;
-    // Every second compare-exchange expects the current value; the others expect something else.
-    let expected: Vec<u32> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| if r % 2 == 0 { row[0] } else { row[0] ^ 0x40 })
-        .collect();
-    let program = atomic_slots_program(ty, n);
-    let initial: Vec<u32> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
-    let inputs = vec![
-        words_to_bytes(rows.iter().map(|r| r[1])),
-        words_to_bytes(expected.iter().copied()),
-        words_to_bytes(initial),
-    ];
-    let config = DispatchConfig::new().with_grid([n.div_ceil(WG), 1, 1]);
-    let mut batch = Batch::manual(
-        Area::Atomics,
-        format!("atomics.slots.{ty}"),
-        program,
-        inputs,
-        config,
-    );
-    for (j, op) in SLOT_OPS.iter().copied().enumerate() {
-        for (r, row) in rows.iter().enumerate() {
-            let (old, v, e) = (row[0], row[1], expected[r]);
-            let shown = |w| crate::catalogue::format_word(ty, w);
-            let described = if op == AtomicOp::CompareExchange {
-                format!(
-                    "slot = {}, expected = {}, value = {}",
-                    shown(old),
-                    shown(e),
-                    shown(v)
-                )
-            } else {
-                format!("slot = {}, value = {}", shown(old), shown(v))
-            };
-            let word = j * rows.len() + r;
-            let label = format!("{}.{ty}({described})", op.name());
-            batch = batch
-                .expect_word(
-                    format!("{label}.old"),
-                    described.clone(),
-                    (0, word),
-                    ty,
-                    Expectation::exact(old),
-                )
-                .expect_word(
-                    format!("{label}.new"),
-                    described,
-                    (1, word),
-                    ty,
-                    Expectation::exact(atomic_rmw(op, ty, old, v, e)),
-                );
-        }
-    }
-    batch
+/// Every atomic operation slot by slot over every ordered pair of `ty`'s edge words; every odd
+/// row's compare-exchange misses by bit 6.
+fn atomic_slots_of(ty: DataType, words: Vec<u32>) -> Batch {
+    let words: Vec<u64> = words.into_iter().map(u64::from).collect();
+    atomic_slots(&Slots::new(ty, pairs(&words), 0x40))
 }
 
 /// Every invocation of one big workgroup hits the same words; the final values do not depend on the
@@ -270,9 +162,9 @@ fn atomic_contended() -> Batch {
     let mut finals: Vec<u32> = ops
         .iter()
         .map(|&(op, start)| {
-            values
-                .iter()
-                .fold(start, |acc, &v| atomic_rmw(op, DataType::U32, acc, v, 0))
+            values.iter().fold(start, |acc, &v| {
+                atomic_rmw(op, DataType::U32, acc.into(), v.into(), 0) as u32
+            })
         })
         .collect();
     finals.push(N);

@@ -1,6 +1,7 @@
-//! Elementwise batches over elements of any size (2, 4 or 8 bytes), and the 64-bit integer cases:
-//! every operator over `u64` and `i64` edge values, conversions to and from the 64-bit types, and
-//! 64-bit atomics, each with its expected value computed here in plain Rust.
+//! The 64-bit integer cases: every operator over `u64` and `i64` edge values (through the
+//! catalogue's one [`Elementwise`] builder, at 8-byte elements), conversions to and from the 64-bit
+//! types ([`wide_casts`](super::wide_casts)), and 64-bit atomics, each with its expected value
+//! computed here in plain Rust.
 //!
 //! Each case's program declares the optional types it uses (`u64`, `i64`, `f16` buffers), so a
 //! backend whose device lacks one refuses the batch with `Unsupported` naming it.
@@ -10,220 +11,20 @@ use vyre_foundation::ir::{
     AtomicOp, BinClass, BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp,
 };
 
-use crate::catalogue::build::{BuildFn, ElementOp, Elementwise};
-use crate::catalogue::{Area, Batch, Case, Expectation, format_word};
+use crate::catalogue::atomic_slots::{Slots, atomic_rmw, atomic_slots};
+use crate::catalogue::build::{ElementOp, Elementwise};
+use crate::catalogue::values::{
+    SHIFT_AMOUNTS_64, comparison_ops, i64_words, pairs, product, singles, u64_words,
+};
+use crate::catalogue::{Area, Batch, Expectation};
 
-/// What a backend must yield for the operand values (bits, zero-extended) of one row.
-pub(crate) type WideExpectFn = Box<dyn Fn(&[u64]) -> Expectation>;
-
-/// One operator of a [`Wide`] batch.
-pub(crate) struct WideOp {
-    label: String,
-    result: DataType,
-    build: BuildFn,
-    expect: WideExpectFn,
-}
-
-impl WideOp {
-    /// An operator called `label` yielding `result`.
-    pub(crate) fn new(
-        label: impl Into<String>,
-        result: DataType,
-        build: impl Fn(&[Expr]) -> Expr + 'static,
-        expect: impl Fn(&[u64]) -> Expectation + 'static,
-    ) -> Self {
-        Self {
-            label: label.into(),
-            result,
-            build: Box::new(build),
-            expect: Box::new(expect),
-        }
-    }
-}
-
-/// An elementwise batch whose operands and results may be 2, 4 or 8 bytes wide: operand rows hold
-/// each element's bits zero-extended to `u64`, and a case's `word` is an element index.
-pub(crate) struct Wide {
-    area: Area,
-    name: String,
-    operands: Vec<DataType>,
-    rows: Vec<Vec<u64>>,
-    ops: Vec<WideOp>,
-}
-
-impl Wide {
-    /// An empty batch over `operands`.
-    pub(crate) fn new(area: Area, name: impl Into<String>, operands: Vec<DataType>) -> Self {
-        Self {
-            area,
-            name: name.into(),
-            operands,
-            rows: Vec::new(),
-            ops: Vec::new(),
-        }
-    }
-
-    /// Sets the rows of operand bits.
-    pub(crate) fn rows(mut self, rows: Vec<Vec<u64>>) -> Self {
-        self.rows = rows;
-        self
-    }
-
-    /// Adds an operator.
-    pub(crate) fn op(mut self, op: WideOp) -> Self {
-        self.ops.push(op);
-        self
-    }
-
-    /// The program (the layout of [`Elementwise`]), the inputs at each operand's size, and the cases.
-    pub(crate) fn into_batch(self) -> Batch {
-        let n = self.rows.len();
-        let mut types: Vec<DataType> = Vec::new();
-        for op in &self.ops {
-            if !types.contains(&op.result) {
-                types.push(op.result);
-            }
-        }
-        let inputs = self
-            .operands
-            .iter()
-            .enumerate()
-            .map(|(k, ty)| {
-                let size = ty.size_bytes();
-                let rows = self.rows.iter();
-                rows.flat_map(|row| row[k].to_le_bytes()[..size].to_vec())
-                    .collect()
-            })
-            .collect();
-        let mut cases = Vec::with_capacity(n * self.ops.len());
-        let mut slot = vec![0usize; types.len()];
-        let mut element_ops = Vec::with_capacity(self.ops.len());
-        for op in self.ops {
-            let t = types.iter().position(|&ty| ty == op.result).unwrap_or(0);
-            for (r, row) in self.rows.iter().enumerate() {
-                let args: Vec<String> = self
-                    .operands
-                    .iter()
-                    .zip(row)
-                    .map(|(&ty, &w)| format_word(ty, w))
-                    .collect();
-                cases.push(Case {
-                    name: format!("{}({})", op.label, args.join(", ")),
-                    inputs: args.join(", "),
-                    output: t,
-                    word: slot[t] * n + r,
-                    ty: op.result,
-                    expect: (op.expect)(row),
-                });
-            }
-            slot[t] += 1;
-            let build = op.build;
-            element_ops.push(ElementOp::new(
-                op.label,
-                op.result,
-                move |e| build(e),
-                |_| Expectation::reference(),
-            ));
-        }
-        let program = element_ops
-            .into_iter()
-            .fold(
-                Elementwise::new(self.area, self.name.clone(), self.operands.clone())
-                    .rows(vec![Vec::new(); n]),
-                Elementwise::op,
-            )
-            .program_for(n as u32);
-        Batch {
-            area: self.area,
-            name: self.name,
-            program,
-            inputs,
-            config: DispatchConfig::new().with_grid([(n as u32).div_ceil(64).max(1), 1, 1]),
-            cases,
-        }
-    }
-}
-
-/// `u64` edge values: zero, small values, shift-like amounts, the 32-bit boundaries, the sign
-/// boundary, the top, irregular patterns.
-pub(crate) const U64_EDGES: [u64; 22] = [
-    0,
-    1,
-    2,
-    3,
-    7,
-    31,
-    32,
-    33,
-    63,
-    64,
-    65,
-    0x7fff_ffff,
-    0x8000_0000,
-    0xffff_ffff,
-    0x1_0000_0000,
-    0x7fff_ffff_ffff_ffff,
-    0x8000_0000_0000_0000,
-    0x8000_0000_0000_0001,
-    0xffff_ffff_ffff_fffe,
-    0xffff_ffff_ffff_ffff,
-    0x1234_5678_9abc_def0,
-    0xdead_beef_cafe_f00d,
-];
-
-/// `i64` edge values: zero, signs, `MIN`/`MAX` and their neighbours, the 32-bit boundaries.
-pub(crate) const I64_EDGES: [i64; 20] = [
-    0,
-    1,
-    -1,
-    2,
-    -2,
-    3,
-    -7,
-    7,
-    63,
-    64,
-    i64::MAX,
-    i64::MIN,
-    i64::MIN + 1,
-    i64::MAX - 1,
-    i32::MAX as i64,
-    i32::MIN as i64,
-    1 << 32,
-    -(1 << 32),
-    0x1234_5678_9abc_def0,
-    -0x1234_5678_9abc_def0,
-];
-
-/// Shift amounts: in range, at and past 64 (taken mod 64), and the largest `u32`.
-pub(crate) const SHIFT_AMOUNTS_64: [u64; 12] =
-    [0, 1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 0xffff_ffff];
-
-fn u64_words() -> Vec<u64> {
-    U64_EDGES.to_vec()
-}
-
-fn i64_words() -> Vec<u64> {
-    I64_EDGES.iter().map(|&v| v as u64).collect()
-}
-
+/// The bits of `ty`'s edge values (`u64` or `i64`).
 fn words_of(ty: DataType) -> Vec<u64> {
     if ty == DataType::I64 {
         i64_words()
     } else {
         u64_words()
     }
-}
-
-fn pairs(values: &[u64]) -> Vec<Vec<u64>> {
-    values
-        .iter()
-        .flat_map(|&a| values.iter().map(move |&b| vec![a, b]))
-        .collect()
-}
-
-fn singles(values: &[u64]) -> Vec<Vec<u64>> {
-    values.iter().map(|&v| vec![v]).collect()
 }
 
 /// `op` on two 64-bit operands (`ty` says signed or not), by the rules of SEMANTICS.md section 4:
@@ -279,8 +80,8 @@ pub(crate) fn binary64(op: BinOp, ty: DataType, a: u64, b: u64) -> Option<u64> {
     })
 }
 
-fn binary_op(op: BinOp, ty: DataType, result: DataType) -> WideOp {
-    WideOp::new(
+fn binary_op(op: BinOp, ty: DataType, result: DataType) -> ElementOp<u64> {
+    ElementOp::new(
         format!("{}.{ty}", op.name()),
         result,
         move |e| Expr::binary(op, e[0].clone(), e[1].clone()),
@@ -291,8 +92,8 @@ fn binary_op(op: BinOp, ty: DataType, result: DataType) -> WideOp {
     )
 }
 
-fn unary_op(op: UnOp, ty: DataType, f: fn(u64) -> u64) -> WideOp {
-    WideOp::new(
+fn unary_op(op: UnOp, ty: DataType, f: fn(u64) -> u64) -> ElementOp<u64> {
+    ElementOp::new(
         format!("{}.{ty}", op.name()),
         ty,
         move |e| Expr::unary(op, e[0].clone()),
@@ -306,21 +107,19 @@ pub(super) fn batches() -> Vec<Batch> {
     for ty in [DataType::U64, DataType::I64] {
         let words = words_of(ty);
         let arithmetic = BinOp::of_class(BinClass::Arithmetic).fold(
-            Wide::new(Area::Integer, format!("integer.{ty}"), vec![ty, ty]).rows(pairs(&words)),
+            Elementwise::new(Area::Integer, format!("integer.{ty}"), vec![ty, ty])
+                .rows(pairs(&words)),
             |b, op| b.op(binary_op(op, ty, ty)),
         );
         out.push(arithmetic.into_batch());
         let bitwise = BinOp::of_class(BinClass::Bitwise).fold(
-            Wide::new(Area::Bits, format!("bits.{ty}"), vec![ty, ty]).rows(pairs(&words)),
+            Elementwise::new(Area::Bits, format!("bits.{ty}"), vec![ty, ty]).rows(pairs(&words)),
             |b, op| b.op(binary_op(op, ty, ty)),
         );
         out.push(bitwise.op(unary_op(UnOp::BitNot, ty, |x| !x)).into_batch());
-        let shift_rows = words
-            .iter()
-            .flat_map(|&a| SHIFT_AMOUNTS_64.iter().map(move |&b| vec![a, b]))
-            .collect();
+        let shift_rows = product(&words, &SHIFT_AMOUNTS_64);
         let shifts = BinOp::of_class(BinClass::Shift).fold(
-            Wide::new(
+            Elementwise::new(
                 Area::Bits,
                 format!("bits.shift.{ty}"),
                 vec![ty, DataType::U32],
@@ -329,17 +128,14 @@ pub(super) fn batches() -> Vec<Batch> {
             |b, op| b.op(binary_op(op, ty, ty)),
         );
         out.push(shifts.into_batch());
-        let compare = BinOp::ALL
-            .iter()
-            .copied()
-            .filter(|op| op.is_comparison())
-            .fold(
-                Wide::new(Area::Compare, format!("compare.{ty}"), vec![ty, ty]).rows(pairs(&words)),
-                |b, op| b.op(binary_op(op, ty, DataType::Bool)),
-            );
+        let compare = comparison_ops().fold(
+            Elementwise::new(Area::Compare, format!("compare.{ty}"), vec![ty, ty])
+                .rows(pairs(&words)),
+            |b, op| b.op(binary_op(op, ty, DataType::Bool)),
+        );
         out.push(compare.into_batch());
     }
-    let unary = Wide::new(Area::Integer, "integer.unary.i64", vec![DataType::I64])
+    let unary = Elementwise::new(Area::Integer, "integer.unary.i64", vec![DataType::I64])
         .rows(singles(&i64_words()))
         .op(unary_op(UnOp::Neg, DataType::I64, |x| {
             (x as i64).wrapping_neg() as u64
@@ -348,7 +144,7 @@ pub(super) fn batches() -> Vec<Batch> {
             (x as i64).wrapping_abs() as u64
         }));
     out.push(unary.into_batch());
-    let unsigned_abs = Wide::new(Area::Integer, "integer.unary.u64", vec![DataType::U64])
+    let unsigned_abs = Elementwise::new(Area::Integer, "integer.unary.u64", vec![DataType::U64])
         .rows(singles(&u64_words()))
         .op(unary_op(UnOp::Abs, DataType::U64, |x| x));
     out.push(unsigned_abs.into_batch());
@@ -373,13 +169,13 @@ fn select64() -> Batch {
         })
         .collect();
     let pick = |w: &[u64]| if w[0] != 0 { w[1] } else { w[2] };
-    Wide::new(
+    Elementwise::new(
         Area::Compare,
         "compare.select.wide",
         vec![DataType::Bool, DataType::U64, DataType::I64],
     )
     .rows(rows)
-    .op(WideOp::new(
+    .op(ElementOp::new(
         "select.u64",
         DataType::U64,
         |e| {
@@ -388,7 +184,7 @@ fn select64() -> Batch {
         },
         move |w| Expectation::exact_bits(pick(w)),
     ))
-    .op(WideOp::new(
+    .op(ElementOp::new(
         "select.i64",
         DataType::I64,
         |e| {
@@ -400,104 +196,11 @@ fn select64() -> Batch {
     .into_batch()
 }
 
-/// `op` applied by an atomic to `old` with operand `v` (and `expected` for compare-exchange) on a
-/// 64-bit element, in plain Rust.
-pub(crate) fn atomic_rmw64(op: AtomicOp, ty: DataType, old: u64, v: u64, expected: u64) -> u64 {
-    let signed = ty == DataType::I64;
-    match op {
-        AtomicOp::Add => old.wrapping_add(v),
-        AtomicOp::Sub => old.wrapping_sub(v),
-        AtomicOp::Min if signed => (old as i64).min(v as i64) as u64,
-        AtomicOp::Min => old.min(v),
-        AtomicOp::Max if signed => (old as i64).max(v as i64) as u64,
-        AtomicOp::Max => old.max(v),
-        AtomicOp::And => old & v,
-        AtomicOp::Or => old | v,
-        AtomicOp::Xor => old ^ v,
-        AtomicOp::Exchange => v,
-        AtomicOp::CompareExchange => {
-            if old == expected {
-                v
-            } else {
-                old
-            }
-        }
-    }
-}
-
-fn bytes64(values: impl IntoIterator<Item = u64>) -> Vec<u8> {
-    values.into_iter().flat_map(u64::to_le_bytes).collect()
-}
-
-/// Every atomic operation slot by slot on 64-bit elements: each invocation owns one slot per
-/// operation, so its old and new values are both deterministic.
+/// Every atomic operation slot by slot on 64-bit elements, over the edges' ordered pairs thinned to
+/// every third so the batch stays small; every odd row's compare-exchange misses by bit 40.
 fn atomic_slots64(ty: DataType) -> Batch {
-    const WG: u32 = 64;
-    let words = words_of(ty);
-    // The edges' pairs, thinned to every third so the batch stays small.
-    let rows: Vec<Vec<u64>> = pairs(&words).into_iter().step_by(3).collect();
-    let n = rows.len() as u32;
-    let ops = AtomicOp::ALL.len() as u32;
-    let expected: Vec<u64> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            if r % 2 == 0 {
-                row[0]
-            } else {
-                row[0] ^ (1 << 40)
-            }
-        })
-        .collect();
-    let program = crate::catalogue::memory::atomic_slots_program(ty, n);
-    let initial: Vec<u64> = (0..ops).flat_map(|_| rows.iter().map(|r| r[0])).collect();
-    let inputs = vec![
-        bytes64(rows.iter().map(|r| r[1])),
-        bytes64(expected.iter().copied()),
-        bytes64(initial),
-    ];
-    let config = DispatchConfig::new().with_grid([n.div_ceil(WG), 1, 1]);
-    let mut batch = Batch::manual(
-        Area::Atomics,
-        format!("atomics.slots.{ty}"),
-        program,
-        inputs,
-        config,
-    );
-    for (j, op) in AtomicOp::ALL.iter().copied().enumerate() {
-        for (r, row) in rows.iter().enumerate() {
-            let (old, v, e) = (row[0], row[1], expected[r]);
-            let shown = |w| format_word(ty, w);
-            let described = if op == AtomicOp::CompareExchange {
-                format!(
-                    "slot = {}, expected = {}, value = {}",
-                    shown(old),
-                    shown(e),
-                    shown(v)
-                )
-            } else {
-                format!("slot = {}, value = {}", shown(old), shown(v))
-            };
-            let element = j * rows.len() + r;
-            let label = format!("{}.{ty}({described})", op.name());
-            batch = batch
-                .expect_word(
-                    format!("{label}.old"),
-                    described.clone(),
-                    (0, element),
-                    ty,
-                    Expectation::exact_bits(old),
-                )
-                .expect_word(
-                    format!("{label}.new"),
-                    described,
-                    (1, element),
-                    ty,
-                    Expectation::exact_bits(atomic_rmw64(op, ty, old, v, e)),
-                );
-        }
-    }
-    batch
+    let rows = pairs(&words_of(ty)).into_iter().step_by(3).collect();
+    atomic_slots(&Slots::new(ty, rows, 1 << 40))
 }
 
 /// 256 invocations of one workgroup hit the same `u64` elements with values that cross the 32-bit
@@ -564,7 +267,7 @@ fn atomic_contended64() -> Batch {
     for (k, &(op, start)) in ops.iter().enumerate() {
         let last = values
             .iter()
-            .fold(start, |acc, &v| atomic_rmw64(op, ty, acc, v, 0));
+            .fold(start, |acc, &v| atomic_rmw(op, ty, acc, v, 0));
         batch = batch.expect_word(
             format!("contended_final.u64[{}]", op.name()),
             "256 invocations on one u64 each",
@@ -609,10 +312,5 @@ mod tests {
         assert_eq!(binary64(BinOp::Lt, u, neg1, 0), Some(0));
         assert_eq!(binary64(BinOp::Mul, u, 1 << 32, 1 << 32), Some(0));
         assert_eq!(binary64(BinOp::And, u, 1, 1), None);
-        assert_eq!(
-            atomic_rmw64(AtomicOp::Min, i, 5, neg1, 0),
-            neg1,
-            "signed atomic min"
-        );
     }
 }

@@ -4,10 +4,12 @@
 
 use vyre_foundation::ir::{BinOp, DataType, Expr, UnClass, UnOp};
 
+use crate::catalogue::build::{ElementOp, Elementwise};
 use crate::catalogue::half;
 use crate::catalogue::interval::Acceptance;
-use crate::catalogue::values::{F32_UNARY, i32_words, u32_words};
-use crate::catalogue::wide::{I64_EDGES, U64_EDGES, Wide, WideOp};
+use crate::catalogue::values::{
+    F32_UNARY, I64_EDGES, U64_EDGES, comparison_ops, i32_words, pairs, singles, u32_words,
+};
 use crate::catalogue::{Area, Batch, Expectation};
 
 /// A source value of a conversion, read from its bits.
@@ -242,11 +244,10 @@ pub(super) fn batches() -> Vec<Batch> {
             .into_iter()
             .filter(|&t| wide_source || !t.is_word())
             .collect();
-        let rows = sources(from).into_iter().map(|w| vec![w]).collect();
-        let mut batch =
-            Wide::new(Area::Cast, format!("cast.from_{from}.wide"), vec![from]).rows(rows);
+        let mut batch = Elementwise::new(Area::Cast, format!("cast.from_{from}.wide"), vec![from])
+            .rows(singles(&sources(from)));
         for to in targets {
-            batch = batch.op(WideOp::new(
+            batch = batch.op(ElementOp::new(
                 format!("cast.{from}_to_{to}"),
                 to,
                 move |e| Expr::cast(to, e[0].clone()),
@@ -259,7 +260,7 @@ pub(super) fn batches() -> Vec<Batch> {
             _ => None,
         };
         if let Some(to) = partner {
-            batch = batch.op(WideOp::new(
+            batch = batch.op(ElementOp::new(
                 format!("bitcast.{from}_to_{to}"),
                 to,
                 move |e| Expr::bitcast(to, e[0].clone()),
@@ -280,11 +281,8 @@ fn f16_expectation(accept: Option<Acceptance>) -> Expectation {
 fn f16_batches() -> Vec<Batch> {
     let ty = DataType::F16;
     let edges: Vec<u64> = half::edges().into_iter().map(u64::from).collect();
-    let pairs: Vec<Vec<u64>> = edges
-        .iter()
-        .flat_map(|&a| edges.iter().map(move |&b| vec![a, b]))
-        .collect();
-    let mut arithmetic = Wide::new(Area::Float, "float.f16", vec![ty, ty]).rows(pairs.clone());
+    let mut arithmetic =
+        Elementwise::new(Area::Float, "float.f16", vec![ty, ty]).rows(pairs(&edges));
     for op in [
         BinOp::Add,
         BinOp::Sub,
@@ -293,24 +291,25 @@ fn f16_batches() -> Vec<Batch> {
         BinOp::Min,
         BinOp::Max,
     ] {
-        arithmetic = arithmetic.op(WideOp::new(
+        arithmetic = arithmetic.op(ElementOp::new(
             format!("{}.f16", op.name()),
             ty,
             move |e| Expr::binary(op, e[0].clone(), e[1].clone()),
             move |w| f16_expectation(half::binary(op, w[0] as u16, w[1] as u16)),
         ));
     }
-    let mut compare = Wide::new(Area::Compare, "compare.f16", vec![ty, ty]).rows(pairs);
-    for op in BinOp::ALL.iter().copied().filter(|op| op.is_comparison()) {
-        compare = compare.op(WideOp::new(
+    let mut compare =
+        Elementwise::new(Area::Compare, "compare.f16", vec![ty, ty]).rows(pairs(&edges));
+    for op in comparison_ops() {
+        compare = compare.op(ElementOp::new(
             format!("{}.f16", op.name()),
             DataType::Bool,
             move |e| Expr::binary(op, e[0].clone(), e[1].clone()),
             move |w| f16_expectation(half::binary(op, w[0] as u16, w[1] as u16)),
         ));
     }
-    let rows = edges.iter().map(|&w| vec![w]).collect();
-    let mut unary = Wide::new(Area::Float, "float.unary.f16", vec![ty]).rows(rows);
+    let mut unary =
+        Elementwise::new(Area::Float, "float.unary.f16", vec![ty]).rows(singles(&edges));
     let ops = UnOp::ALL.iter().copied().filter(|op| {
         matches!(
             op.class(),
@@ -318,7 +317,7 @@ fn f16_batches() -> Vec<Batch> {
         )
     });
     for op in ops {
-        unary = unary.op(WideOp::new(
+        unary = unary.op(ElementOp::new(
             format!("{}.f16", op.name()),
             ty,
             move |e| Expr::unary(op, e[0].clone()),

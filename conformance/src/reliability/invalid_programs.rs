@@ -7,7 +7,7 @@
 use vyre_foundation::ir::{AtomicOp, BufferDecl, DataType, Expr, Node, Program};
 use vyre_foundation::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
-use crate::reliability::bad_input::{Case, Expect};
+use crate::reliability::case::{Case, Expect};
 
 /// The buffers `a: read u32[16]`, `f: read f32[16]`, `o: output u32[16]`, `rw: read_write i32[16]`,
 /// `u: uniform u32[4]`, `wg: workgroup u32[64]` around `body`.

@@ -8,6 +8,7 @@
 //! injection) around the same programs ([`mix`], [`isolation::poison`], [`load::warm_up`]).
 
 pub mod bad_input;
+mod case;
 pub mod invalid_programs;
 pub mod isolation;
 pub mod load;

@@ -17,7 +17,8 @@
 
 use vyre_foundation::ir::{DataType, Expr, Node};
 
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, describe, literal, loaded, write};
+use super::shape::{Form, LOOPS_PER_PROGRAM, Shape, describe, literal, loaded, write};
+use super::snippets::{Snippets, Spread};
 use crate::catalogue::half;
 use crate::catalogue::interval::Acceptance;
 use crate::catalogue::{Area, Batch, Expectation};

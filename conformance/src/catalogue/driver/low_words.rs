@@ -14,8 +14,9 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr};
 
 use super::int::Int;
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, loaded, write};
-use crate::catalogue::{Area, Batch, Expectation};
+use super::shape::{Form, LOOPS_PER_PROGRAM, Shape, exact, loaded, write};
+use super::snippets::{Snippets, Spread};
+use crate::catalogue::{Area, Batch};
 
 /// `i64` pairs whose low words order otherwise (as `i32` or as `u32`) than the values, or are equal.
 const I64_PAIRS: [(i64, i64); 14] = [
@@ -77,10 +78,6 @@ const AGAINST_MINUS_THREE: [i64; 9] = [
     0xffff_fffd,
     -(1 << 32) - 3,
 ];
-
-fn exact(bits: u64) -> Expectation {
-    Expectation::exact_bits(bits)
-}
 
 /// `min`, `max`, the comparisons and a compare-and-select of two `ty` values; `wrap` makes the
 /// first from its operand expression (a widening for the mixed pairs) and `value` does the same to

@@ -11,8 +11,8 @@
 use vyre_foundation::ir::{DataType, Expr, Node};
 
 use super::int::Int;
-use super::negation::{exact, neg, zero_minus};
-use super::{Form, Shape, Snippets, Spread, describe, literal};
+use super::shape::{Form, Shape, describe, exact, literal, neg, zero_minus};
+use super::snippets::{Snippets, Spread};
 
 /// `(x, y)` pairs for the two-operand shapes `max(y, -x)`: the seed-29210 values both ways round,
 /// small values, signs, the extremes.

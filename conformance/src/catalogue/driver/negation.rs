@@ -17,10 +17,11 @@ use vyre_foundation::ir::{DataType, Expr, Node};
 
 use super::int::Int;
 use super::negated_pairs::{accumulated, pair_rows, two_operand};
-use super::{
-    Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, by_invocation, literal, loaded, write,
+use super::shape::{
+    Form, LOOPS_PER_PROGRAM, Shape, by_invocation, exact, literal, loaded, neg, write, zero_minus,
 };
-use crate::catalogue::{Area, Batch, Expectation};
+use super::snippets::{Snippets, Spread};
+use crate::catalogue::{Area, Batch};
 
 /// `i32` values: 0, ±1, small, the divisor 17 and its negation, the fuzzed values, the extremes.
 const I32_VALUES: [i32; 15] = [
@@ -76,18 +77,6 @@ const I64_VALUES: [i64; 16] = [
 
 fn rows(t: Int, values: impl IntoIterator<Item = i64>) -> Vec<Vec<u64>> {
     values.into_iter().map(|v| vec![t.of(v)]).collect()
-}
-
-pub(super) fn exact(bits: u64) -> Expectation {
-    Expectation::exact_bits(bits)
-}
-
-pub(super) fn neg(e: &Expr) -> Expr {
-    Expr::neg(e.clone())
-}
-
-pub(super) fn zero_minus(ty: DataType, e: &Expr) -> Expr {
-    Expr::sub(literal(ty, 0), e.clone())
 }
 
 /// One-operand shapes over `ty` (`i32` or `i64`): the value against its negation, nested, followed

@@ -1,8 +1,8 @@
 //! Straight-line batches: each case is a few statements that leave one result in an output element
 //! of its own, with its operand values written into the program rather than loaded.
 //!
-//! The load-based builders ([`Elementwise`](crate::catalogue::build::Elementwise),
-//! [`Wide`](crate::catalogue::wide::Wide)) hide every operand from the compiler behind a buffer. The
+//! The load-based builder ([`Elementwise`](crate::catalogue::build::Elementwise)) hides every
+//! operand from the compiler behind a buffer. The
 //! shapes drivers got wrong were miscompiled when the compiler could see the values: literals it
 //! folds, one-trip loops with literal bounds it unrolls, the invocation id. A [`Snippets`] batch
 //! holds such statements, one block per case, run by every invocation of its [`Spread`]; each

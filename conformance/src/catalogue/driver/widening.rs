@@ -13,8 +13,9 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr};
 
 use super::int::Int;
-use super::{Form, LOOPS_PER_PROGRAM, Shape, Snippets, Spread, by_invocation, loaded, write};
-use crate::catalogue::{Area, Batch, Expectation};
+use super::shape::{Form, LOOPS_PER_PROGRAM, Shape, by_invocation, exact, loaded, write};
+use super::snippets::{Snippets, Spread};
+use crate::catalogue::{Area, Batch};
 
 /// Shift amounts: in range, at and past 32, at 63, and past 63 (taken mod 64: 0, 31, 63, 31).
 const AMOUNTS: [u32; 10] = [0, 1, 31, 32, 33, 63, 64, 95, 127, 959_816_159];
@@ -38,10 +39,6 @@ const U32_VALUES: [u32; 6] = [1, 5, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x123
 
 /// `u32` values of the written forms.
 const WRITTEN_U32: [u32; 4] = [1, 0x8000_0000, 0xffff_ffff, 0x1234_5678];
-
-fn exact(bits: u64) -> Expectation {
-    Expectation::exact_bits(bits)
-}
 
 /// `to(x) op to(k)` or `to(x) op k` (shifts take the `u32` amount as it is), for `x` of type
 /// `from` and the amount `k`.
