@@ -22,6 +22,11 @@
 //!   within the WGSL accuracy intervals (floats); [`assert_conforms`] and [`conformance_test!`] run
 //!   them from a downstream crate's tests (see [`report`] for an example); `vyre-conform` is the CLI
 //!   (its own crate, `conformance/cli`).
+//! - `gen` generates random valid programs from recipes of small integers (biased, by its
+//!   `EdgeOperands`, `WidthCasts` and `F16RoundTrips` features, toward shapes GPU drivers have
+//!   miscompiled), and [`fuzz`] runs them: [`fuzz::run`] against the reference, and
+//!   [`fuzz::metamorphic::run`] a backend against itself on semantics-preserving rewrites, both
+//!   shrinking what they find to a regression case that [`fuzz::replay`] runs again.
 //!
 //! The library sees backends only through [`vyre_driver::VyreBackend`]: picking one by name or
 //! automatically is `vyre::backend`'s job, which only the `vyre-conform` binary uses.

@@ -51,6 +51,24 @@ fn declares_an_assigned_variable(body: &[Node]) -> bool {
         .any(|n| matches!(n, Node::Let { name, .. } if names.contains(name)))
 }
 
+/// True when a loop's variable is read by the index of a store in its body: the reducer never
+/// edits such an index (it keeps own-slot stores race-free), so the loop cannot go either.
+fn a_kept_index_reads_a_loop_variable(body: &[Node]) -> bool {
+    fn reads(e: &Expr, var: &str) -> bool {
+        matches!(e, Expr::Var(v) if v == var) || e.children().any(|c| reads(c, var))
+    }
+    fn stores_read(body: &[Node], var: &str) -> bool {
+        body.iter().any(|n| {
+            matches!(n, Node::Store { index, .. } if reads(index, var))
+                || n.bodies().any(|b| stores_read(b, var))
+        })
+    }
+    body.iter().any(|n| {
+        matches!(n, Node::Loop { var, body, .. } if stores_read(body, var))
+            || n.bodies().any(|b| a_kept_index_reads_a_loop_variable(b))
+    })
+}
+
 #[test]
 fn reducer_keeps_only_what_the_predicate_needs() {
     // "Fails" when the program multiplies somewhere outside the id lets: the reducer must end with
@@ -81,12 +99,14 @@ fn reducer_keeps_only_what_the_predicate_needs() {
         assert!(vyre_foundation::validate(&minimal.program).is_ok());
         assert!(fuzz::cost(&minimal) <= fuzz::cost(&case));
         // Three nodes, or four when the multiplication is in an assignment, whose variable's
-        // `let` must stay.
+        // `let` must stay, or in a store inside a loop whose index reads the loop's variable (with
+        // `EdgeOperands`, a store of a one-trip loop's counter opens the loop).
         let nodes = count_nodes(&minimal.program.body);
-        let declared_for_assignment =
-            nodes == 4 && declares_an_assigned_variable(&minimal.program.body);
+        let body = &minimal.program.body;
+        let fourth_needed =
+            declares_an_assigned_variable(body) || a_kept_index_reads_a_loop_variable(body);
         assert!(
-            nodes <= 3 || declared_for_assignment,
+            nodes <= 3 || (nodes == 4 && fourth_needed),
             "{nodes} nodes left:\n{}",
             minimal.program
         );

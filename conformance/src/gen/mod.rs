@@ -10,7 +10,10 @@
 //!   (`expr(ty, depth)`). A [`GenConfig`] says which [`Feature`]s to draw from and how large programs
 //!   get; with `swarm` on, each case keeps a random subset of the features. With `comparable` on, the
 //!   programs are race-free and keep floats away from integers and control flow, so their outputs can
-//!   be compared between backends.
+//!   be compared between backends. Three features bias the programs toward shapes a GPU driver
+//!   miscompiled while the catalogue was green (`edges.rs`, `widths.rs`, `round_trips.rs`, which say
+//!   why they are features and not weights): negations and edge literals around `min`/`max`/`abs`,
+//!   integer width casts next to shifts and remainders, and f16 round trips at rounding boundaries.
 //! - **Raw programs** ([`raw_program`]): structurally arbitrary trees, most of them invalid, for
 //!   checking that `validate` never panics and that no backend panics on what it accepts.
 

@@ -153,11 +153,8 @@ pub fn variant(case: &GeneratedCase, rewrite: Rewrite, seed: u64) -> Option<Gene
         }
         Rewrite::WrapInIf => rewrite::wrap_in_if(program, &zero, place(program, seed, false)?)?,
         Rewrite::WrapInLoop => {
-            let fits = |p: (usize, usize)| rewrite::wrap_in_loop(program, &zero, p).is_some();
-            let at = places(program, false)
-                .into_iter()
-                .filter(|&p| fits(p))
-                .collect::<Vec<_>>();
+            let fits = |p: &(usize, usize)| rewrite::loop_wrappable(program, *p);
+            let at: Vec<_> = places(program, false).into_iter().filter(fits).collect();
             rewrite::wrap_in_loop(program, &zero, *at.get(index(seed, 1, at.len()))?)?
         }
         Rewrite::DeadCode => rewrite::dead_code(program, &zero, place(program, seed, true)?)?,

@@ -127,8 +127,7 @@ pub(super) fn wrap_in_loop(
     zero: &OpaqueZero,
     at: (usize, usize),
 ) -> Option<Program> {
-    let suffix = bodies(&program.body).get(at.0)?.get(at.1..)?;
-    if suffix.iter().any(|n| escapes_loop(n) || returns(n)) {
+    if !loop_wrappable(program, at) {
         return None;
     }
     let var = fresh_name(program, "once");
@@ -136,6 +135,16 @@ pub(super) fn wrap_in_loop(
     wrap(program, at, |rest| {
         Node::loop_for(var, Expr::u32(0), to, rest)
     })
+}
+
+/// True when [`wrap_in_loop`] may wrap the statements of body `at.0` from `at.1` on: there are
+/// some, and none holds a `break` or `continue` of an enclosing loop or a `return`.
+pub(super) fn loop_wrappable(program: &Program, at: (usize, usize)) -> bool {
+    let suffix = bodies(&program.body)
+        .get(at.0)
+        .and_then(|body| body.get(at.1..))
+        .unwrap_or_default();
+    !suffix.is_empty() && !suffix.iter().any(|n| escapes_loop(n) || returns(n))
 }
 
 /// True when `node` holds a `break` or `continue` that is not inside a loop of its own.
