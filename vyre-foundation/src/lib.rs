@@ -68,6 +68,7 @@
 
 pub mod elementwise;
 pub mod ir;
+pub mod pass;
 pub mod validate;
 mod visit;
 
