@@ -79,8 +79,8 @@ mod tests {
 
     #[test]
     fn the_switch_reads_on_and_off_and_refuses_anything_else_with_a_fix() {
-        assert_eq!(parse_switch(" ON ").unwrap(), true);
-        assert_eq!(parse_switch("off").unwrap(), false);
+        assert!(parse_switch(" ON ").unwrap());
+        assert!(!parse_switch("off").unwrap());
         let err = parse_switch("maybe").unwrap_err().to_string();
         assert!(
             err.contains("VYRE_PASSES") && err.contains("Fix: "),
