@@ -47,6 +47,7 @@ mod launch;
 mod lifecycle;
 mod lower;
 mod pipeline;
+mod poller;
 mod pool;
 mod stats;
 pub mod testing;
