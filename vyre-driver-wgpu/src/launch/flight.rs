@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
-use super::readback::{Readback, Slot, Step};
+use super::readback::{Held, Readback, Slot, Step};
 use super::submit;
 use super::upload::Uploaded;
 use crate::device::DeviceState;
@@ -141,18 +141,6 @@ fn reclaim(pool: &Mutex<BufferPool>, generation: u64, ring: Vec<Slot>, uploaded:
     if let Some(uploaded) = uploaded {
         uploaded.give_back(&mut pool, generation);
     }
-}
-
-/// What a staging slot's buffer is doing.
-pub(super) enum Held {
-    /// Neither mapped nor waiting for a map.
-    Idle,
-    /// Its map is pending: the device may still copy into it.
-    Mapping,
-    /// Mapped for the host, not read yet.
-    Mapped,
-    /// Its map failed.
-    Failed,
 }
 
 /// A resident sequence whose one submit is made: done when the device has finished it.

@@ -15,7 +15,6 @@ use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
 use super::fault::FaultPoint;
-use super::flight::Held;
 use super::ring::{RING, lease};
 use super::submit;
 use crate::poller::Signal;
@@ -66,6 +65,18 @@ impl Slot {
             (false, Some(Err(_))) => Held::Failed,
         }
     }
+}
+
+/// What a staging slot's buffer is doing.
+pub(super) enum Held {
+    /// Neither mapped nor waiting for a map.
+    Idle,
+    /// Its map is pending: the device may still copy into it.
+    Mapping,
+    /// Mapped for the host, not read yet.
+    Mapped,
+    /// Its map failed.
+    Failed,
 }
 
 /// The word-aligned pieces of every read, in order.
