@@ -3,8 +3,8 @@
 //! trait sits above both and neither layer reaches up to the other.
 
 use vyre_driver::{
-    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step,
-    VyreBackend,
+    BackendError, BackendFuture, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan,
+    PreparedStep, Step, VyreBackend,
 };
 use vyre_foundation::ir::{Features, Program};
 use vyre_foundation::validate::Validated;
@@ -141,5 +141,51 @@ impl VyreBackend for WgpuBackend {
 
     fn try_recover(&self) -> Result<(), BackendError> {
         self.recover()
+    }
+
+    /// As `dispatch`, never blocking a thread: the host work and the submit in the first poll,
+    /// then the future waits for the device's poller (`WgpuBackend`'s async calls).
+    fn dispatch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        inputs: &'a [Vec<u8>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<u8>>> {
+        Box::pin(self.dispatch_async_impl(program, inputs, config))
+    }
+
+    /// Each item a launch of its own, up to 16 on the device at once, never blocking a thread (the
+    /// blocking `dispatch_batch` coalesces items into shared launches; this does not yet).
+    fn dispatch_batch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        items: &'a [Vec<Vec<u8>>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<Vec<u8>>>> {
+        Box::pin(self.dispatch_batch_async_impl(program, items, config))
+    }
+
+    fn read_buffer_async<'a>(
+        &'a self,
+        buffer: &'a DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> BackendFuture<'a, Vec<u8>> {
+        Box::pin(self.read_buffer_async_impl(buffer, range))
+    }
+
+    fn dispatch_resident_async<'a>(
+        &'a self,
+        program: &'a Program,
+        buffers: &'a [&'a DeviceBuffer],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, ()> {
+        Box::pin(async move {
+            let steps = [Step::new(program, buffers, config)];
+            self.dispatch_sequence_async_impl(&steps).await
+        })
+    }
+
+    fn dispatch_sequence_async<'a>(&'a self, steps: &'a [Step<'a>]) -> BackendFuture<'a, ()> {
+        Box::pin(self.dispatch_sequence_async_impl(steps))
     }
 }

@@ -3,6 +3,7 @@
 //! The backend owns every piece of shared state; the layers below it (device, pool, pipeline, launch,
 //! cache) never see it, and get only what one call needs (a [`LaunchContext`] for a launch).
 
+mod asynch;
 pub(crate) mod form;
 mod grid;
 mod recovery;
@@ -30,7 +31,7 @@ use crate::lifecycle::{TeardownTurn, Turn};
 use crate::lower::{self, Form};
 use crate::pipeline::{self, Compiled};
 use crate::pool::{self, BufferPool};
-use crate::stats::{Counters, Phase, WgpuStats};
+use crate::stats::{Counters, Phase, PoolCounts, WgpuStats};
 
 pub(crate) use grid::fold_grid;
 
@@ -47,7 +48,7 @@ struct Shared {
     passes_id: u64,
     /// The programs dispatched lately, so that a repeated dispatch skips validation and analysis.
     known: KnownPrograms,
-    pool: Mutex<BufferPool>,
+    pool: Arc<Mutex<BufferPool>>,
     counters: Counters,
     recovery: Mutex<()>,
     faults: Faults,
@@ -305,7 +306,7 @@ impl WgpuBackend {
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
                 known: KnownPrograms::default(),
-                pool: Mutex::new(BufferPool::new(pool_limit)),
+                pool: Arc::new(Mutex::new(BufferPool::new(pool_limit))),
                 counters: Counters::default(),
                 recovery: Mutex::new(()),
                 faults: Faults::default(),
@@ -330,7 +331,7 @@ impl WgpuBackend {
     }
 
     /// What a launch on the device `state` needs of this backend: its pool, counters and faults.
-    pub(crate) fn context<'a>(&'a self, state: &'a DeviceState) -> LaunchContext<'a> {
+    pub(crate) fn context<'a>(&'a self, state: &'a Arc<DeviceState>) -> LaunchContext<'a> {
         LaunchContext {
             state,
             pool: &self.shared.pool,
@@ -342,7 +343,7 @@ impl WgpuBackend {
     /// Runs `job` on `compiled` on the device `state`, with this backend's pool, counters and faults.
     pub(crate) fn launch(
         &self,
-        state: &DeviceState,
+        state: &Arc<DeviceState>,
         compiled: &Compiled,
         job: Job<'_>,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
@@ -476,13 +477,21 @@ impl WgpuBackend {
             .lock()
             .map(|c| c.counts())
             .unwrap_or_default();
-        let (held, limit) = self
+        let mut pool = self
             .shared
             .pool
             .lock()
-            .map(|p| (p.held_bytes(), p.limit_bytes()))
-            .unwrap_or((0, 0));
-        self.shared.counters.snapshot(cache, held, limit)
+            .map(|p| PoolCounts {
+                bytes_held: p.held_bytes(),
+                buffers_held: p.held_buffers(),
+                bytes_limit: p.limit_bytes(),
+                reclaims_pending: 0,
+            })
+            .unwrap_or_default();
+        pool.reclaims_pending = self
+            .state()
+            .map_or(0, |state| state.poller.reclaims_pending());
+        self.shared.counters.snapshot(cache, pool)
     }
 
     /// What the current device's disk pipeline cache did: its file, how it was loaded (or why it was
@@ -703,10 +712,26 @@ impl WgpuBackend {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<Vec<Vec<u8>>, BackendError> {
-        let started = Instant::now();
         let state = self.state()?;
+        let ctx = self.context(&state);
+        self.start_known(&state, known, plan, inputs, config, launch::Staging::Ring)?
+            .wait(ctx)
+    }
+
+    /// One attempt at a dispatch of the known program as `plan` says, on the device `state`, up to
+    /// its submit: the launch is under way when this returns (see `launch::start`).
+    pub(crate) fn start_known(
+        &self,
+        state: &Arc<DeviceState>,
+        known: &Arc<Known>,
+        plan: &DispatchPlan,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+        staging: launch::Staging,
+    ) -> Result<launch::InFlight, BackendError> {
+        let started = Instant::now();
         let program = known.program();
-        let per_piece = split::piece_elements(&state, program, &known.facts, plan)?;
+        let per_piece = split::piece_elements(state, program, &known.facts, plan)?;
         let limits = &state.limits;
         // Pooled buffers come in power-of-two sizes of at least 256 bytes, so whole rows need only
         // fit the binding and buffer limits.
@@ -723,7 +748,7 @@ impl WgpuBackend {
                 },
             )?,
         };
-        let compiled = self.get_or_compile(&state, known, launch.form)?;
+        let compiled = self.get_or_compile(state, known, launch.form)?;
         let workgroup_x = program.workgroup_size[0];
         let buffers = job_buffers(&compiled, Readback::Declared, |b| {
             let resolved = plan.buffers[b.buffer_index];
@@ -742,7 +767,7 @@ impl WgpuBackend {
         let pieces = match per_piece {
             Some(n) => {
                 let bytes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
-                split::pieces(&state, &compiled, plan, &bytes, n)?
+                split::pieces(state, &compiled, plan, &bytes, n)?
             }
             None => launch.pieces(plan)?,
         };
@@ -753,6 +778,6 @@ impl WgpuBackend {
             timeout: config.timeout,
         };
         self.counters().lap(Phase::Prepare, started);
-        self.launch(&state, &compiled, job)
+        launch::start(self.context(state), &compiled, job, staging)
     }
 }

@@ -9,6 +9,7 @@ use vyre_foundation::ir::Features;
 
 use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
+use crate::poller::Poller;
 use crate::workarounds::{self, Workarounds};
 
 /// The environment variable that picks an adapter by a case-insensitive substring of its name.
@@ -50,6 +51,9 @@ pub(crate) struct DeviceState {
     pub(crate) disk: DiskCache,
     /// The pipeline that edits parts of words (see `launch::patch`), made when first needed.
     pub(crate) patcher: std::sync::OnceLock<Patcher>,
+    /// The thread that drives wgpu's callbacks for async calls on this device (see `poller`);
+    /// stopped when the state is dropped, which no future on this device outlives.
+    pub(crate) poller: Poller,
     /// Held while the fields above are dropped: the device may go with them (see `lifecycle`).
     pub(crate) teardown: TeardownTurn,
 }
@@ -594,7 +598,9 @@ fn install(
             *slot = Some(error.to_string());
         }
     }));
+    let poller = Poller::new(device.clone(), Arc::clone(&lost));
     DeviceState {
+        poller,
         adapter,
         device,
         queue,

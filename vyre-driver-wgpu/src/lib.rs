@@ -23,6 +23,42 @@
 //! driver) matches and its checksum verifies; anything else is ignored with a `log` warning, and
 //! [`WgpuBackend::disk_cache`] says what happened.
 //!
+//! ## Async calls
+//!
+//! The async methods of [`vyre_driver::VyreBackend`] (`dispatch_async`, `read_buffer_async`,
+//! `dispatch_sequence_async`, ...) run the very steps of the blocking ones: a launch is *started*
+//! (uploads, encoding, one submit, the readback maps requested) and then waited for, by blocking the
+//! thread or as a future. A future does its start in its first poll and never blocks afterwards:
+//! each device has one poller thread, started by the first future that waits and stopped with the
+//! device, that calls `Device::poll(PollType::Wait)` for the oldest submission a future waits on
+//! and sleeps on a condition variable while none does; `map_async` and `on_submitted_work_done`
+//! callbacks wake the futures. A lost device wakes them too: they recover and retry once, like the
+//! blocking calls, or end in `BackendError::DeviceLost`. A future dropped mid-flight leaves its
+//! submitted work to finish; its pooled buffers go back to the pool once the device is done with
+//! them ([`WgpuStats::reclaims_pending`] counts those still waiting). RELIABILITY.md ("Async
+//! calls") has the design, including what a WebGPU (wasm32) build needs.
+//!
+//! ```
+//! use vyre_driver::{DispatchConfig, VyreBackend};
+//! use vyre_driver_wgpu::WgpuBackend;
+//! use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+//!
+//! let Ok(backend) = WgpuBackend::acquire() else {
+//!     return Ok(()); // no adapter on this machine
+//! };
+//! let program = Program::new(
+//!     vec![BufferDecl::output("o", 0, DataType::U32).with_count(8)],
+//!     [64, 1, 1],
+//!     vec![Node::store("o", Expr::gid_x(), Expr::u32(7))],
+//! );
+//! let config = DispatchConfig::default();
+//! // Inside tokio or any other runtime: `backend.dispatch_async(&program, &[], &config).await?`.
+//! let outputs = vyre_driver::block_on(backend.dispatch_async(&program, &[], &config))?;
+//! assert_eq!(outputs[0][28..32], 7u32.to_le_bytes());
+//! assert_eq!(backend.stats().reclaims_pending, 0);
+//! # Ok::<(), vyre_driver::BackendError>(())
+//! ```
+//!
 //! ## A driver deviation to know about
 //!
 //! Mesa's lavapipe (llvmpipe) ends every loop of a shader once the invocation has run 65535 loop
@@ -32,7 +68,7 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache and the device; the buffer pool; compiled pipelines;
+// the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache, the poller and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the `VyreBackend`
 // implementation; the test helpers.
 mod api;
@@ -48,6 +84,7 @@ mod lifecycle;
 mod lower;
 mod passes;
 mod pipeline;
+mod poller;
 mod pool;
 mod stats;
 pub mod testing;

@@ -53,6 +53,8 @@ fn parse_mem_total(text: &str) -> Option<u64> {
 pub(crate) struct BufferPool {
     free: HashMap<(u64, u32), Vec<wgpu::Buffer>>,
     held: u64,
+    /// How many buffers `free` holds.
+    buffers: u64,
     /// Idle bytes kept at most; buffers returned beyond it are freed.
     limit: u64,
     /// The device generation whose buffers the pool holds. A dispatch still running on a lost device
@@ -74,6 +76,7 @@ impl BufferPool {
         Self {
             free: HashMap::new(),
             held: 0,
+            buffers: 0,
             limit,
             generation: 0,
         }
@@ -93,6 +96,7 @@ impl BufferPool {
         let buffer = self.free.get_mut(&(class, usage.bits()))?.pop()?;
         // Every pooled buffer was counted in `held` when it was given back.
         self.held = self.held.saturating_sub(class);
+        self.buffers = self.buffers.saturating_sub(1);
         Some(buffer)
     }
 
@@ -107,6 +111,7 @@ impl BufferPool {
             return;
         }
         self.held += class;
+        self.buffers += 1;
         self.free
             .entry((class, buffer.usage().bits()))
             .or_default()
@@ -115,6 +120,10 @@ impl BufferPool {
 
     pub(crate) fn held_bytes(&self) -> u64 {
         self.held
+    }
+
+    pub(crate) fn held_buffers(&self) -> u64 {
+        self.buffers
     }
 
     pub(crate) fn limit_bytes(&self) -> u64 {
@@ -126,6 +135,7 @@ impl BufferPool {
     pub(crate) fn reset(&mut self, generation: u64, limit: u64) {
         self.free.clear();
         self.held = 0;
+        self.buffers = 0;
         self.generation = generation;
         self.limit = limit;
     }

@@ -65,6 +65,11 @@ pub struct WgpuStats {
     pub cache_entries: u64,
     /// Bytes of idle buffers the pool holds now.
     pub pool_bytes_held: u64,
+    /// Idle buffers the pool holds now.
+    pub pool_buffers_held: u64,
+    /// Work of dropped async calls whose buffers wait for the device to finish with them before
+    /// they go back to the pool (see `WgpuBackend`'s async calls): 0 once the device is idle.
+    pub reclaims_pending: u64,
     /// The most idle bytes the pool keeps: sized from the device's largest buffer and the host's
     /// memory when the device was opened (see `ARCHITECTURE.md`).
     pub pool_bytes_limit: u64,
@@ -194,13 +199,17 @@ pub(crate) struct CacheCounts {
     pub(crate) evictions: u64,
 }
 
+/// What the buffer pool and the poller hold, for [`WgpuStats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PoolCounts {
+    pub(crate) bytes_held: u64,
+    pub(crate) buffers_held: u64,
+    pub(crate) bytes_limit: u64,
+    pub(crate) reclaims_pending: u64,
+}
+
 impl Counters {
-    pub(crate) fn snapshot(
-        &self,
-        cache: CacheCounts,
-        pool_bytes_held: u64,
-        pool_bytes_limit: u64,
-    ) -> WgpuStats {
+    pub(crate) fn snapshot(&self, cache: CacheCounts, pool: PoolCounts) -> WgpuStats {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         WgpuStats {
             shader_modules_created: get(&self.shader_modules),
@@ -214,8 +223,10 @@ impl Counters {
             cache_misses: cache.misses,
             cache_evictions: cache.evictions,
             cache_entries: cache.entries,
-            pool_bytes_held,
-            pool_bytes_limit,
+            pool_bytes_held: pool.bytes_held,
+            pool_buffers_held: pool.buffers_held,
+            pool_bytes_limit: pool.bytes_limit,
+            reclaims_pending: pool.reclaims_pending,
             buffers_created: get(&self.buffers_created),
             recoveries: get(&self.recoveries),
             validations: get(&self.validations),

@@ -11,6 +11,7 @@ const LAYERS: &[&str] = &[
     "stats",       // The counters and their snapshot.
     "lifecycle",   // The process-wide turn for creating and tearing down devices.
     "disk",        // The disk pipeline cache: file format, directory, load and save.
+    "poller",      // Signals of wgpu callbacks, and the thread per device that drives them.
     "device",      // Adapter, device, loss detection.
     "pool",        // Pooled device buffers.
     "groups",      // The bind groups a pipeline reuses.

@@ -3,7 +3,9 @@
 use vyre_foundation::ir::{Features, Program};
 use vyre_foundation::validate::Validated;
 
-use crate::{BackendError, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step};
+use crate::{
+    BackendError, BackendFuture, DeviceBuffer, DispatchConfig, DispatchPlan, PreparedStep, Step,
+};
 
 /// What a backend or its device can do. Limits a program exceeds give [`BackendError::LimitExceeded`].
 ///
@@ -628,6 +630,178 @@ pub trait VyreBackend: Send + Sync {
     fn try_recover(&self) -> Result<(), BackendError> {
         Ok(())
     }
+
+    /// The async counterpart of [`VyreBackend::dispatch`]: the same checks, the same results and
+    /// errors, as a future (see [`BackendFuture`]).
+    ///
+    /// Provided: runs the blocking `dispatch` when the future is first polled, so for a backend
+    /// without an async path **it blocks the polling thread for the whole dispatch** (the
+    /// reference backend computes on that thread anyway). The wgpu backend overrides it: its
+    /// future does the host work and the submit when first polled, then waits without blocking
+    /// any thread, woken when the device's work is done.
+    ///
+    /// Cancelling (dropping the future before it finishes) is always safe: on wgpu the submitted
+    /// work finishes on the device and every pooled buffer it used goes back to the pool then.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch`].
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend, block_on};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let program = Program::new(
+    ///     vec![BufferDecl::output("y", 0, DataType::U32).with_count(2)],
+    ///     [64, 1, 1],
+    ///     vec![Node::store("y", Expr::gid_x(), Expr::add(Expr::gid_x(), Expr::u32(40)))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let config = DispatchConfig::default();
+    /// // Inside an async runtime: `backend.dispatch_async(&program, &[], &config).await?`.
+    /// let outputs = block_on(backend.dispatch_async(&program, &[], &config))?;
+    /// assert_eq!(outputs[0][4..8], 41u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn dispatch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        inputs: &'a [Vec<u8>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<u8>>> {
+        Box::pin(async move { self.dispatch(program, inputs, config) })
+    }
+
+    /// The async counterpart of [`VyreBackend::dispatch_batch`].
+    ///
+    /// Provided: runs the blocking `dispatch_batch` when first polled (**it blocks the polling
+    /// thread**). The wgpu backend's own never blocks a thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch_batch`].
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend, block_on};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let copy = Program::new(
+    ///     vec![
+    ///         BufferDecl::read("x", 0, DataType::U32).with_count(1),
+    ///         BufferDecl::output("y", 1, DataType::U32).with_count(1),
+    ///     ],
+    ///     [1, 1, 1],
+    ///     vec![Node::store("y", Expr::u32(0), Expr::load("x", Expr::u32(0)))],
+    /// );
+    /// let items: Vec<Vec<Vec<u8>>> = (0..3u32).map(|v| vec![v.to_le_bytes().to_vec()]).collect();
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let config = DispatchConfig::default();
+    /// let outputs = block_on(backend.dispatch_batch_async(&copy, &items, &config))?;
+    /// assert_eq!(outputs[2], vec![2u32.to_le_bytes().to_vec()]);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn dispatch_batch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        items: &'a [Vec<Vec<u8>>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<Vec<u8>>>> {
+        Box::pin(async move { self.dispatch_batch(program, items, config) })
+    }
+
+    /// The async counterpart of [`VyreBackend::read_buffer`]: the bytes `range` of `buffer`, after
+    /// every dispatch submitted before the call.
+    ///
+    /// Provided: runs the blocking `read_buffer` when first polled (**it blocks the polling
+    /// thread**). Cancelling a read never changes the buffer.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::read_buffer`].
+    ///
+    /// ```
+    /// use vyre_driver::{VyreBackend, block_on};
+    ///
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let buffer = backend.create_buffer(4)?;
+    /// backend.write_buffer(&buffer, 0, &[1, 2, 3, 4])?;
+    /// assert_eq!(block_on(backend.read_buffer_async(&buffer, 1..3))?, [2, 3]);
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn read_buffer_async<'a>(
+        &'a self,
+        buffer: &'a DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> BackendFuture<'a, Vec<u8>> {
+        Box::pin(async move { self.read_buffer(buffer, range) })
+    }
+
+    /// The async counterpart of [`VyreBackend::dispatch_resident`].
+    ///
+    /// Provided: runs the blocking `dispatch_resident` when first polled (**it blocks the polling
+    /// thread**). Cancelling never leaves a buffer half-written: a backend submits the whole
+    /// dispatch at once (wgpu: in the first poll) or not at all.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch_resident`].
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, VyreBackend, block_on};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let fill = Program::new(
+    ///     vec![BufferDecl::output("o", 0, DataType::U32).with_count(1)],
+    ///     [1, 1, 1],
+    ///     vec![Node::store("o", Expr::u32(0), Expr::u32(5))],
+    /// );
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let o = backend.create_buffer(4)?;
+    /// let config = DispatchConfig::default();
+    /// block_on(backend.dispatch_resident_async(&fill, &[&o], &config))?;
+    /// assert_eq!(block_on(backend.read_buffer_async(&o, 0..4))?, 5u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn dispatch_resident_async<'a>(
+        &'a self,
+        program: &'a Program,
+        buffers: &'a [&'a DeviceBuffer],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, ()> {
+        Box::pin(async move { self.dispatch_resident(program, buffers, config) })
+    }
+
+    /// The async counterpart of [`VyreBackend::dispatch_sequence`]: the same checks (nothing runs
+    /// unless every step passes them), the steps in order, resolved when the device has finished
+    /// them.
+    ///
+    /// Provided: runs the blocking `dispatch_sequence` when first polled (**it blocks the polling
+    /// thread**). Cancelling never leaves a sequence half-run: a backend submits all of it at once
+    /// (wgpu: one submit, in the first poll) or none of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`VyreBackend::dispatch_sequence`].
+    ///
+    /// ```
+    /// use vyre_driver::{DispatchConfig, Step, VyreBackend, block_on};
+    /// use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+    ///
+    /// let rw = || vec![BufferDecl::read_write("a", 0, DataType::U32).with_count(1)];
+    /// let add = |k| Program::new(rw(), [1, 1, 1], vec![Node::store("a", Expr::u32(0), Expr::add(Expr::load("a", Expr::u32(0)), Expr::u32(k)))]);
+    /// let (one, ten) = (add(1), add(10));
+    /// let backend = vyre_reference::ReferenceBackend::new();
+    /// let a = backend.create_buffer(4)?;
+    /// let config = DispatchConfig::default();
+    /// let buffers = [&a];
+    /// let steps = [Step::new(&one, &buffers, &config), Step::new(&ten, &buffers, &config)];
+    /// block_on(backend.dispatch_sequence_async(&steps))?;
+    /// assert_eq!(backend.read_buffer(&a, 0..4)?, 11u32.to_le_bytes());
+    /// # Ok::<(), vyre_driver::BackendError>(())
+    /// ```
+    fn dispatch_sequence_async<'a>(&'a self, steps: &'a [Step<'a>]) -> BackendFuture<'a, ()> {
+        Box::pin(async move { self.dispatch_sequence(steps) })
+    }
 }
 
 /// One [`VyreBackend::dispatch`] per item of `items`, in order: the provided
@@ -801,5 +975,44 @@ impl<B: VyreBackend + ?Sized> VyreBackend for Box<B> {
 
     fn try_recover(&self) -> Result<(), BackendError> {
         (**self).try_recover()
+    }
+
+    fn dispatch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        inputs: &'a [Vec<u8>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<u8>>> {
+        (**self).dispatch_async(program, inputs, config)
+    }
+
+    fn dispatch_batch_async<'a>(
+        &'a self,
+        program: &'a Program,
+        items: &'a [Vec<Vec<u8>>],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, Vec<Vec<Vec<u8>>>> {
+        (**self).dispatch_batch_async(program, items, config)
+    }
+
+    fn read_buffer_async<'a>(
+        &'a self,
+        buffer: &'a DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> BackendFuture<'a, Vec<u8>> {
+        (**self).read_buffer_async(buffer, range)
+    }
+
+    fn dispatch_resident_async<'a>(
+        &'a self,
+        program: &'a Program,
+        buffers: &'a [&'a DeviceBuffer],
+        config: &'a DispatchConfig,
+    ) -> BackendFuture<'a, ()> {
+        (**self).dispatch_resident_async(program, buffers, config)
+    }
+
+    fn dispatch_sequence_async<'a>(&'a self, steps: &'a [Step<'a>]) -> BackendFuture<'a, ()> {
+        (**self).dispatch_sequence_async(steps)
     }
 }

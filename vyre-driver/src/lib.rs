@@ -5,12 +5,14 @@
 //! [`BackendError`]. [`plan_dispatch`] holds the input and grid rules every backend shares, so all of
 //! them reject the same bad inputs the same way.
 
+mod asynch;
 mod backend;
 mod config;
 mod error;
 mod plan;
 mod resident;
 
+pub use asynch::{BackendFuture, block_on};
 pub use backend::{
     Capabilities, VyreBackend, check_features, dispatch_each, prepare, require_features,
 };

@@ -63,6 +63,55 @@
 //! # Ok::<(), vyre::BackendError>(())
 //! ```
 //!
+//! # Async
+//!
+//! Every call that waits for a device has an async counterpart on [`VyreBackend`]:
+//! [`dispatch_async`](VyreBackend::dispatch_async), [`dispatch_batch_async`](VyreBackend::dispatch_batch_async),
+//! [`read_buffer_async`](VyreBackend::read_buffer_async),
+//! [`dispatch_resident_async`](VyreBackend::dispatch_resident_async) and
+//! [`dispatch_sequence_async`](VyreBackend::dispatch_sequence_async). Each returns a
+//! [`BackendFuture`] (a boxed `Send` future, so the trait stays object-safe and the futures run on
+//! any multi-threaded runtime), with the same checks, results and errors as the blocking call. vyre
+//! depends on no runtime: on wgpu a future does its host work and its submit when first polled, then
+//! waits without holding a thread, woken by one poller thread per device when the device is done.
+//! Dropping a future cancels it safely: submitted work finishes on the device, and its pooled
+//! buffers go back to the pool then. Backends without an async path (the reference, [`Sharded`])
+//! run the blocking call when the future is first polled, which blocks the polling thread.
+//! [`block_on`] runs a future where there is no runtime.
+//!
+//! ```
+//! use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+//! use vyre::{DispatchConfig, VyreBackend};
+//!
+//! // `y[i] = x[i] * x[i]`
+//! let square = Program::new(
+//!     vec![
+//!         BufferDecl::read("x", 0, DataType::U32).with_count(3),
+//!         BufferDecl::output("y", 1, DataType::U32).with_count(3),
+//!     ],
+//!     [64, 1, 1],
+//!     vec![Node::store(
+//!         "y",
+//!         Expr::gid_x(),
+//!         Expr::mul(Expr::load("x", Expr::gid_x()), Expr::load("x", Expr::gid_x())),
+//!     )],
+//! );
+//! // wgpu where there is an adapter (lavapipe counts), the reference otherwise.
+//! let backend = vyre::backend(vyre::Choice::Auto)?;
+//! let config = DispatchConfig::default();
+//! let x: Vec<u8> = [2u32, 3, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+//! let inputs = [x];
+//! // Inside a runtime (tokio, a browser's event loop) this is just `.await`ed.
+//! let work = async {
+//!     let outputs = backend.dispatch_async(&square, &inputs, &config).await?;
+//!     let kept = backend.create_buffer(12)?;
+//!     backend.write_buffer(&kept, 0, &outputs[0])?;
+//!     backend.read_buffer_async(&kept, 4..8).await
+//! };
+//! assert_eq!(vyre::block_on(work)?, 9u32.to_le_bytes());
+//! # Ok::<(), vyre::BackendError>(())
+//! ```
+//!
 //! With `default-features = false` vyre builds no GPU code at all: the reference is the only backend,
 //! and `Choice::Named("wgpu")` is [`BackendError::Unsupported`] with a `Fix:`. Either way a user builds
 //! only the IR, the driver contract and the backends; the conformance suite (`vyre-conformance`),
@@ -92,7 +141,8 @@ pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, sele
 pub use sharded::{DEFAULT_SPLIT_THRESHOLD, MemberStats, Sharded};
 pub use typed::VyreBackendExt;
 pub use vyre_driver::{
-    BackendError, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, Step, VyreBackend,
+    BackendError, BackendFuture, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, Step,
+    VyreBackend, block_on,
 };
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{

@@ -335,6 +335,43 @@ fn the_facade_never_builds_test_only_crates() {
     }
 }
 
+/// Async runtimes and their helper crates: the async API is `std::future` futures driven by the
+/// backends themselves, so no library crate may need one.
+fn is_runtime(name: &str) -> bool {
+    [
+        "tokio",
+        "async-std",
+        "smol",
+        "async-executor",
+        "pollster-async",
+    ]
+    .contains(&name)
+        || name.starts_with("futures")
+        || name.starts_with("tokio-")
+}
+
+#[test]
+fn no_library_crate_depends_on_an_async_runtime() {
+    let Some(meta) = metadata() else { return };
+    for library in [
+        "vyre-foundation",
+        "vyre-driver",
+        "vyre-driver-wgpu",
+        "vyre-reference",
+        "vyre",
+    ] {
+        for default in [true, false] {
+            let closure = meta.closure(library, &[], default);
+            let bad = found(&closure, is_runtime);
+            assert!(
+                bad.is_empty(),
+                "{library} depends on {bad:?}. Fix: the async API needs only `std::future` and \
+                 `std::task`; take an async runtime as a dev-dependency of the tests that use it."
+            );
+        }
+    }
+}
+
 #[test]
 fn the_facade_without_default_features_has_no_gpu_dependency() {
     let Some(meta) = metadata() else { return };

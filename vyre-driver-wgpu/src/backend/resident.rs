@@ -14,7 +14,7 @@ use vyre_foundation::ir::BufferAccess;
 use super::{WgpuBackend, form, split};
 use crate::device::DeviceState;
 use crate::known::Known;
-use crate::launch::{self, Bound, ResidentLaunch, WgpuBuffer, binding_bytes};
+use crate::launch::{self, Bound, InFlight, ResidentLaunch, Settling, WgpuBuffer, binding_bytes};
 use crate::lower;
 
 impl WgpuBackend {
@@ -85,11 +85,26 @@ impl WgpuBackend {
         range: Range<u64>,
     ) -> Result<Vec<u8>, BackendError> {
         let state = self.state()?;
-        let held = self.resident(buffer, &state)?;
+        let ctx = self.context(&state);
+        match self.start_read_resident(&state, buffer, range)? {
+            Some(flight) => Ok(flight.wait(ctx)?.pop().unwrap_or_default()),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The checks of a resident read, then the read started on the device `state` (`None` for an
+    /// empty range, which reads nothing).
+    pub(crate) fn start_read_resident(
+        &self,
+        state: &Arc<DeviceState>,
+        buffer: &DeviceBuffer,
+        range: Range<u64>,
+    ) -> Result<Option<InFlight>, BackendError> {
+        let held = self.resident(buffer, state)?;
         buffer.check_range(&range, "reading")?;
         needs(held, wgpu::BufferUsages::COPY_SRC, "read")?;
-        launch::read_resident(
-            self.context(&state),
+        launch::start_read(
+            self.context(state),
             &held.buffer,
             held.allocated,
             range,
@@ -229,8 +244,20 @@ impl WgpuBackend {
     }
 
     pub(crate) fn sequence(&self, steps: &[KnownStep<'_>]) -> Result<(), BackendError> {
+        match self.start_sequence(steps)? {
+            Some(settling) => settling.wait(),
+            None => Ok(()),
+        }
+    }
+
+    /// A checked sequence planned and submitted at once (`None` for no steps, which run nothing):
+    /// under way when this returns.
+    pub(crate) fn start_sequence(
+        &self,
+        steps: &[KnownStep<'_>],
+    ) -> Result<Option<Settling>, BackendError> {
         if steps.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         if self.device_lost() {
             // The buffers below will report their loss; recovering first keeps the backend usable.
@@ -245,7 +272,7 @@ impl WgpuBackend {
             launches.push(planned.map_err(|e| e.in_sequence(i, steps.len()))?);
             timeout = timeout.zip(step.config.timeout).map(|(a, b)| a + b);
         }
-        launch::run_sequence(self.context(&state), &launches, timeout)
+        launch::start_sequence(self.context(&state), &launches, timeout).map(Some)
     }
 
     fn plan_step<'s>(

@@ -1,6 +1,6 @@
 //! What every stage of a launch runs on.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::device::DeviceState;
 use crate::pool::BufferPool;
@@ -12,8 +12,8 @@ use super::fault::Faults;
 /// bumps, and the faults tests inject.
 #[derive(Clone, Copy)]
 pub(crate) struct LaunchContext<'a> {
-    pub(crate) state: &'a DeviceState,
-    pub(crate) pool: &'a Mutex<BufferPool>,
+    pub(crate) state: &'a Arc<DeviceState>,
+    pub(crate) pool: &'a Arc<Mutex<BufferPool>>,
     pub(crate) counters: &'a Counters,
     pub(crate) faults: &'a Faults,
 }

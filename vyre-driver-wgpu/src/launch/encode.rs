@@ -12,12 +12,12 @@ use crate::pipeline::Compiled;
 use crate::stats::bump;
 
 /// The encoder of the launch (its work recorded, not yet finished) and what to read back, in order.
-pub(super) fn encode<'u>(
+pub(super) fn encode(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
     job: &Job<'_>,
-    uploaded: &'u Uploaded,
-) -> Result<(wgpu::CommandEncoder, Vec<Read<'u>>), BackendError> {
+    uploaded: &Uploaded,
+) -> Result<(wgpu::CommandEncoder, Vec<Read>), BackendError> {
     let device = &ctx.state.device;
     let mut groups = Vec::with_capacity(job.pieces.len());
     for piece in &job.pieces {
@@ -92,7 +92,7 @@ pub(super) fn encode<'u>(
         .zip(&job.buffers)
         .filter_map(|(buffer, jb)| {
             jb.readback.as_ref().map(|range| Read {
-                source: buffer,
+                source: buffer.clone(),
                 bytes: jb.bytes,
                 range: range.clone(),
             })

@@ -9,6 +9,7 @@
 mod context;
 mod encode;
 mod fault;
+mod flight;
 mod job;
 mod patch;
 mod readback;
@@ -33,20 +34,34 @@ pub use fault::FaultPoint;
 #[cfg(not(feature = "fault-injection"))]
 pub(crate) use fault::FaultPoint;
 pub(crate) use fault::Faults;
+pub(crate) use flight::{InFlight, Settling};
 pub(crate) use job::{
     BufferSpec, Init, Job, Piece, Readback, binding_bytes, device_bytes, job_buffers, size_overflow,
 };
 pub(crate) use resident::{
-    Bound, ResidentLaunch, WgpuBuffer, create as create_resident, read as read_resident,
-    run_sequence, write,
+    Bound, ResidentLaunch, WgpuBuffer, create as create_resident, start_read, start_sequence, write,
 };
+pub(crate) use upload::Staging;
 
-/// Runs `job` on `compiled`; returns one byte vector per buffer with a readback, in order.
+/// Runs `job` on `compiled`, blocking until it is done; returns one byte vector per buffer with a
+/// readback, in order.
 pub(crate) fn run(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
     job: Job<'_>,
 ) -> Result<Vec<Vec<u8>>, BackendError> {
+    start(ctx, compiled, job, Staging::Ring)?.wait(ctx)
+}
+
+/// Uploads, records and submits `job` on `compiled` and requests its readback maps, without waiting
+/// for the device: the launch is under way when this returns, waited for by the caller (blocking,
+/// or polled as a future). `staging` says how inputs too large for one `queue.write_buffer` go up.
+pub(crate) fn start(
+    ctx: LaunchContext<'_>,
+    compiled: &Compiled,
+    job: Job<'_>,
+    staging: Staging,
+) -> Result<InFlight, BackendError> {
     let state = ctx.state;
     let fault = ctx.faults.take();
     if state.is_lost() {
@@ -58,13 +73,10 @@ pub(crate) fn run(
     }
     let started = Instant::now();
     let scopes = submit::Scopes::push(&state.device);
-    let uploaded = upload::upload(ctx, compiled, &job)?;
+    let uploaded = upload::upload(ctx, compiled, &job, staging)?;
     let uploaded_at = ctx.counters.lap(Phase::Upload, started);
     let (encoder, reads) = encode::encode(ctx, compiled, &job, &uploaded)?;
     ctx.counters.lap(Phase::Record, uploaded_at);
-    let outputs = readback::read_back(ctx, scopes, encoder, &reads, job.timeout, fault)?;
-    drop(reads);
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    uploaded.give_back(&mut pool, state.generation);
-    Ok(outputs)
+    let readback = readback::start(ctx, scopes, encoder, reads, fault)?;
+    Ok(InFlight::new(ctx, readback, Some(uploaded), job.timeout))
 }

@@ -8,16 +8,16 @@
 //! back, so a 1 GiB output read per call reuses the same 192 MiB of staging.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
 use super::fault::FaultPoint;
-use super::ring::{MapSlots, RING, lease};
+use super::ring::{RING, lease};
 use super::submit;
-use crate::groups::poisoned;
+use crate::poller::Signal;
 use crate::stats::Phase;
 
 /// The largest piece a staging buffer holds. Every piece costs a submit and a map round trip (tens
@@ -28,8 +28,8 @@ pub(crate) const CHUNK: u64 = 64 << 20;
 
 /// One requested range: `range` of `source` (`bytes` long), copied as the word-aligned span
 /// around it.
-pub(super) struct Read<'a> {
-    pub(super) source: &'a wgpu::Buffer,
+pub(super) struct Read {
+    pub(super) source: wgpu::Buffer,
     pub(super) bytes: u64,
     pub(super) range: Range<u64>,
 }
@@ -41,16 +41,46 @@ struct Piece {
     len: u64,
 }
 
-/// One staging buffer of the ring and the piece it holds now.
-struct Slot {
-    buffer: wgpu::Buffer,
+/// One staging buffer of the ring and the piece it holds now; `map` fires when it is mapped.
+pub(super) struct Slot {
+    pub(super) buffer: wgpu::Buffer,
     piece: usize,
-    submission: Option<wgpu::SubmissionIndex>,
-    map: MapSlots,
+    pub(super) map: Arc<Signal>,
+    /// The piece was copied out and the buffer unmapped; no map is pending.
+    taken: bool,
+}
+
+impl Slot {
+    /// True while the slot's map is pending: the device may still copy into its buffer.
+    pub(super) fn mapping(&self) -> bool {
+        !self.taken && !self.map.fired()
+    }
+
+    /// What the slot's buffer is doing.
+    pub(super) fn held(&self) -> Held {
+        match (self.taken, self.map.outcome()) {
+            (true, _) => Held::Idle,
+            (false, None) => Held::Mapping,
+            (false, Some(Ok(()))) => Held::Mapped,
+            (false, Some(Err(_))) => Held::Failed,
+        }
+    }
+}
+
+/// What a staging slot's buffer is doing.
+pub(super) enum Held {
+    /// Neither mapped nor waiting for a map.
+    Idle,
+    /// Its map is pending: the device may still copy into it.
+    Mapping,
+    /// Mapped for the host, not read yet.
+    Mapped,
+    /// Its map failed.
+    Failed,
 }
 
 /// The word-aligned pieces of every read, in order.
-fn pieces(reads: &[Read<'_>]) -> Result<Vec<Piece>, BackendError> {
+fn pieces(reads: &[Read]) -> Result<Vec<Piece>, BackendError> {
     let mut pieces = Vec::new();
     for (i, r) in reads.iter().enumerate() {
         if r.range.start > r.range.end || r.range.end > r.bytes {
@@ -75,21 +105,42 @@ fn pieces(reads: &[Read<'_>]) -> Result<Vec<Piece>, BackendError> {
     Ok(pieces)
 }
 
-/// Submits `encoder` (the launch's work, if any) with the copies of the first pieces, then streams
-/// every read back through the staging ring; returns one vector per read, in order.
-pub(super) fn read_back(
+/// A readback under way: every read streamed back through the staging ring, one piece at a time.
+/// [`Readback::advance`] takes what has arrived; the caller waits (blocking, or as a future) for
+/// the signal it returns when the next piece has not. Both ways run the same steps.
+pub(super) struct Readback {
+    reads: Vec<Read>,
+    pieces: Vec<Piece>,
+    outputs: Vec<Vec<u8>>,
+    /// Empty once every piece was taken and the ring went back to the pool.
+    pub(super) ring: Vec<Slot>,
+    /// The next piece to take.
+    next: usize,
+    lap: Instant,
+}
+
+/// What [`Readback::advance`] came to.
+pub(super) enum Step {
+    /// The next piece waits for this map.
+    Wait(Arc<Signal>),
+    /// Every read, in order.
+    Done(Vec<Vec<u8>>),
+}
+
+/// Submits `encoder` (the launch's work, if any) with the copies of the first pieces, and requests
+/// their maps: the readback is under way when this returns.
+pub(super) fn start(
     ctx: LaunchContext<'_>,
     scopes: submit::Scopes,
     mut encoder: wgpu::CommandEncoder,
-    reads: &[Read<'_>],
-    timeout: Option<Duration>,
+    reads: Vec<Read>,
     fault: Option<FaultPoint>,
-) -> Result<Vec<Vec<u8>>, BackendError> {
+) -> Result<Readback, BackendError> {
     let begun = Instant::now();
     let state = ctx.state;
-    let pieces = pieces(reads)?;
+    let pieces = pieces(&reads)?;
     let mut outputs = Vec::with_capacity(reads.len());
-    for r in reads {
+    for r in &reads {
         let len = usize::try_from(r.range.end - r.range.start).unwrap_or(usize::MAX);
         // Asked first, so that a size the host cannot hold is an error rather than an abort.
         Vec::<u8>::new().try_reserve_exact(len).map_err(|_| {
@@ -124,86 +175,102 @@ pub(super) fn read_back(
             size,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         )?;
-        copy(&mut encoder, reads, &pieces[j], &buffer);
+        copy(&mut encoder, &reads, &pieces[j], &buffer);
         ring.push(Slot {
             buffer,
             piece: j,
-            submission: None,
-            map: Arc::new(Mutex::new(vec![None])),
+            map: Signal::new(None),
+            taken: false,
         });
     }
     let finished = ctx.counters.lap(Phase::Record, begun);
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
-    let mut lap = ctx.counters.lap(Phase::Submit, finished);
+    let lap = ctx.counters.lap(Phase::Submit, finished);
     if fault == Some(FaultPoint::AfterSubmit) {
         state.lose();
     }
-    for slot in &mut ring {
-        slot.submission = Some(submission.clone());
+    for slot in &ring {
+        slot.map.set_submission(submission.clone());
         request_map(slot, &pieces);
     }
     if fault == Some(FaultPoint::DuringMap) {
         state.lose();
     }
-    for k in 0..pieces.len() {
-        let slot = &mut ring[k % RING];
-        let piece = &pieces[k];
-        submit::wait(state, slot.submission.take(), &slot.map, timeout)?;
-        lap = ctx.counters.lap(Phase::Wait, lap);
-        take(
-            state,
-            slot,
-            piece,
-            &reads[piece.read],
-            &mut outputs[piece.read],
-        )?;
-        lap = ctx.counters.lap(Phase::Read, lap);
-        if let Some(next) = pieces.get(k + RING) {
-            let scopes = submit::Scopes::push(&state.device);
-            let mut encoder =
-                state
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("vyre readback"),
-                    });
-            copy(&mut encoder, reads, next, &slot.buffer);
-            slot.submission = Some(submit::submit(ctx, scopes, encoder.finish())?);
-            slot.piece = k + RING;
-            slot.map = Arc::new(Mutex::new(vec![None]));
-            request_map(slot, &pieces);
-            lap = ctx.counters.lap(Phase::Submit, lap);
+    Ok(Readback {
+        reads,
+        pieces,
+        outputs,
+        ring,
+        next: 0,
+        lap,
+    })
+}
+
+impl Readback {
+    /// Takes every piece whose map has arrived, in order, submitting the copy of the piece after
+    /// it into the freed slot; returns the map the next piece waits for, or every output once all
+    /// are taken (the ring then goes back to the pool).
+    pub(super) fn advance(&mut self, ctx: LaunchContext<'_>) -> Result<Step, BackendError> {
+        let state = ctx.state;
+        while self.next < self.pieces.len() {
+            let k = self.next;
+            let slot = &mut self.ring[k % RING];
+            if !slot.map.fired() {
+                return Ok(Step::Wait(Arc::clone(&slot.map)));
+            }
+            self.lap = ctx.counters.lap(Phase::Wait, self.lap);
+            let piece = &self.pieces[k];
+            take(
+                state,
+                slot,
+                piece,
+                &self.reads[piece.read],
+                &mut self.outputs[piece.read],
+            )?;
+            slot.taken = true;
+            self.lap = ctx.counters.lap(Phase::Read, self.lap);
+            self.next = k + 1;
+            if let Some(next) = self.pieces.get(k + RING) {
+                let scopes = submit::Scopes::push(&state.device);
+                let mut encoder =
+                    state
+                        .device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("vyre readback"),
+                        });
+                copy(&mut encoder, &self.reads, next, &slot.buffer);
+                // A fresh signal before the submit: were the submit to fail, the slot would hold
+                // an unmapped buffer whose old (fired) signal says it is mapped.
+                slot.map = Signal::new(None);
+                let submission = submit::submit(ctx, scopes, encoder.finish())?;
+                slot.map.set_submission(submission);
+                slot.piece = k + RING;
+                request_map(slot, &self.pieces);
+                slot.taken = false;
+                self.lap = ctx.counters.lap(Phase::Submit, self.lap);
+            }
         }
+        let mut pool = ctx.pool.lock().map_err(|_| crate::groups::poisoned())?;
+        for slot in self.ring.drain(..) {
+            pool.give(slot.buffer, state.generation);
+        }
+        Ok(Step::Done(std::mem::take(&mut self.outputs)))
     }
-    let mut pool = ctx.pool.lock().map_err(|_| poisoned())?;
-    for slot in ring {
-        pool.give(slot.buffer, state.generation);
-    }
-    Ok(outputs)
 }
 
 /// Records the copy of `piece` into `staging`.
-fn copy(
-    encoder: &mut wgpu::CommandEncoder,
-    reads: &[Read<'_>],
-    piece: &Piece,
-    staging: &wgpu::Buffer,
-) {
+fn copy(encoder: &mut wgpu::CommandEncoder, reads: &[Read], piece: &Piece, staging: &wgpu::Buffer) {
     if piece.len > 0 {
-        encoder.copy_buffer_to_buffer(reads[piece.read].source, piece.from, staging, 0, piece.len);
+        encoder.copy_buffer_to_buffer(&reads[piece.read].source, piece.from, staging, 0, piece.len);
     }
 }
 
-/// Requests the mapping of the piece `slot` holds; its slot fills when the callback runs.
+/// Requests the mapping of the piece `slot` holds; its signal fires when the callback runs.
 fn request_map(slot: &Slot, pieces: &[Piece]) {
-    let sink = Arc::clone(&slot.map);
     let len = pieces[slot.piece].len.max(4);
     slot.buffer
         .slice(0..len)
-        .map_async(wgpu::MapMode::Read, move |r| {
-            if let Ok(mut slots) = sink.lock() {
-                slots[0] = Some(r);
-            }
-        });
+        .map_async(wgpu::MapMode::Read, slot.map.map_callback());
 }
 
 /// Asks Linux to back `bytes` (a fresh allocation nothing has touched yet) with transparent huge
@@ -289,11 +356,11 @@ fn take(
     state: &crate::device::DeviceState,
     slot: &Slot,
     piece: &Piece,
-    read: &Read<'_>,
+    read: &Read,
     out: &mut [u8],
 ) -> Result<(), BackendError> {
-    match slot.map.lock().map_err(|_| poisoned())?.first() {
-        Some(Some(Ok(()))) => {}
+    match slot.map.outcome() {
+        Some(Ok(())) => {}
         _ if state.confirm_lost() => {
             return Err(state.lost_error("the readback could not be mapped"));
         }

@@ -1,12 +1,13 @@
 //! Launches over buffers that stay on the device: creating, writing and reading them, and running a
 //! sequence of dispatches over them in one encoder and one submit.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
+use super::flight::{InFlight, Settling};
 use super::job::Piece;
 use super::patch::{self, Patch};
 use super::{readback, stage, submit};
@@ -136,20 +137,21 @@ fn write_aligned(
     Ok(())
 }
 
-/// The bytes `range` of `buffer` (`bytes` long), after every submission before this one.
-pub(crate) fn read(
+/// Starts reading the bytes `range` of `buffer` (`bytes` long), after every submission before this
+/// one; `None` for an empty range, which reads nothing.
+pub(crate) fn start_read(
     ctx: LaunchContext<'_>,
     buffer: &wgpu::Buffer,
     bytes: u64,
     range: std::ops::Range<u64>,
     timeout: Option<Duration>,
-) -> Result<Vec<u8>, BackendError> {
+) -> Result<Option<InFlight>, BackendError> {
     let state = ctx.state;
     if state.is_lost() {
         return Err(state.lost_error("before the read"));
     }
     if range.is_empty() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let scopes = submit::Scopes::push(&state.device);
     let encoder = state
@@ -157,13 +159,13 @@ pub(crate) fn read(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre read"),
         });
-    let reads = [readback::Read {
-        source: buffer,
+    let reads = vec![readback::Read {
+        source: buffer.clone(),
         bytes,
         range,
     }];
-    let mut outputs = readback::read_back(ctx, scopes, encoder, &reads, timeout, None)?;
-    Ok(outputs.pop().unwrap_or_default())
+    let readback = readback::start(ctx, scopes, encoder, reads, None)?;
+    Ok(Some(InFlight::new(ctx, readback, None, timeout)))
 }
 
 /// One bound program buffer of a resident launch: the device buffer and the bytes bound.
@@ -184,12 +186,13 @@ pub(crate) struct ResidentLaunch<'a> {
     pub(crate) pieces: Vec<Piece>,
 }
 
-/// Runs `launches` in order in one encoder and one submit, then waits for them.
-pub(crate) fn run_sequence(
+/// Records `launches` in order in one encoder and submits them at once: the sequence is under way
+/// (all of it, never a part) when this returns, and waited for by the caller.
+pub(crate) fn start_sequence(
     ctx: LaunchContext<'_>,
     launches: &[ResidentLaunch<'_>],
     timeout: Option<Duration>,
-) -> Result<(), BackendError> {
+) -> Result<Settling, BackendError> {
     let state = ctx.state;
     if state.is_lost() {
         return Err(state.lost_error("detected before the sequence"));
@@ -257,6 +260,5 @@ pub(crate) fn run_sequence(
         drop(pass);
     }
     let submission = submit::submit(ctx, scopes, encoder.finish())?;
-    let no_maps: super::ring::MapSlots = Arc::new(Mutex::new(Vec::new()));
-    submit::wait(state, Some(submission), &no_maps, timeout)
+    Ok(Settling::new(ctx, submission, timeout))
 }

@@ -1,7 +1,5 @@
 //! What the staging rings of the readback and upload stages share: how many buffers a ring holds,
-//! the slots their map callbacks fill, and the pooled buffers they lease.
-
-use std::sync::{Arc, Mutex};
+//! and the pooled buffers they lease.
 
 use vyre_driver::BackendError;
 
@@ -12,9 +10,6 @@ use crate::stats::bump;
 
 /// Staging buffers in flight at once: while the host reads one, the device fills the others.
 pub(crate) const RING: usize = 3;
-
-/// One slot per map request, filled by its `map_async` callback.
-pub(super) type MapSlots = Arc<Mutex<Vec<Option<Result<(), wgpu::BufferAsyncError>>>>>;
 
 /// A pooled buffer of at least `bytes` bytes for `usage`, or a new one.
 pub(super) fn lease(

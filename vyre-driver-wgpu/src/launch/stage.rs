@@ -19,15 +19,14 @@
 //! 1 GiB cases spent 31 ms uploading instead of 20, and once a 1 MiB add spent 3.4 ms
 //! (`BENCHMARKS.md`, 2026-12-05).
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use vyre_driver::BackendError;
 
 use super::context::LaunchContext;
-use super::ring::{MapSlots, RING, lease};
+use super::ring::{RING, lease};
 use super::submit;
-use crate::groups::poisoned;
+use crate::poller::Signal;
 
 /// The largest piece of a streamed write, and the largest write `queue.write_buffer` takes. A ring
 /// of [`RING`] such buffers (48 MiB) fits in one of the allocator's smallest host blocks (64 MiB),
@@ -99,20 +98,12 @@ pub(super) fn write(
         let len = bytes.len();
         let padded = len.next_multiple_of(4) as u64;
         // Mapping for writing waits until the device has finished copying this slot's last chunk.
-        let map: MapSlots = Arc::new(Mutex::new(vec![None]));
-        let sink = Arc::clone(&map);
+        let map = Signal::new(None);
         staging
             .slice(0..padded)
-            .map_async(wgpu::MapMode::Write, move |r| {
-                if let Ok(mut slots) = sink.lock() {
-                    slots[0] = Some(r);
-                }
-            });
-        submit::wait(state, submitted.take(), &map, timeout)?;
-        if !matches!(
-            map.lock().map_err(|_| poisoned())?.first(),
-            Some(Some(Ok(())))
-        ) {
+            .map_async(wgpu::MapMode::Write, map.map_callback());
+        submit::wait(state, submitted.take(), Some(&map), timeout)?;
+        if map.outcome() != Some(Ok(())) {
             if state.confirm_lost() {
                 return Err(state.lost_error("an upload staging buffer could not be mapped"));
             }

@@ -5,15 +5,17 @@ use std::time::{Duration, Instant};
 
 use vyre_driver::BackendError;
 
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
 use super::context::LaunchContext;
-use super::ring::MapSlots;
 use crate::device::DeviceState;
-use crate::groups::poisoned;
+use crate::poller::Signal;
 use crate::stats::bump;
 
 /// How long a readback map may stay pending after its submission finished, when the dispatch has no
 /// timeout of its own.
-const MAP_GRACE: Duration = Duration::from_secs(10);
+pub(super) const MAP_GRACE: Duration = Duration::from_secs(10);
 
 /// The error scopes around a launch's uploads, encoding and submit.
 pub(super) struct Scopes {
@@ -48,8 +50,32 @@ pub(super) fn submit(
 /// `queue.write_buffer`, encoding, a submit): a loss, running out of memory, or a vyre bug.
 pub(super) fn check(state: &DeviceState, scopes: Scopes) -> Result<(), BackendError> {
     // The scopes nest: the inner (out of memory) one is popped first.
-    let oom_error = pollster::block_on(scopes.oom.pop());
-    let validation_error = pollster::block_on(scopes.validation.pop());
+    let oom = settle(scopes.oom.pop());
+    let validation = settle(scopes.validation.pop());
+    classify(state, oom, validation)
+}
+
+/// The output of `future`, which on native wgpu is ready at once (wgpu-core resolves an error
+/// scope's pop immediately): polled once, so that an async call does not reach a blocking executor.
+/// A future that is not ready (WebGPU, whose pops are promises) is waited for; the async path of a
+/// WebGPU build must await these instead (RELIABILITY.md, "Async calls").
+fn settle<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => pollster::block_on(future),
+    }
+}
+
+/// What the scopes caught, as a loss, running out of memory, or a vyre bug.
+fn classify(
+    state: &DeviceState,
+    oom_error: Option<wgpu::Error>,
+    validation_error: Option<wgpu::Error>,
+) -> Result<(), BackendError> {
     if (oom_error.is_some() || validation_error.is_some()) && state.confirm_lost() {
         // Work on a destroyed device fails validation ("buffer is invalid"); that is the loss
         // showing, not a bug, and recovery is the answer.
@@ -68,12 +94,12 @@ pub(super) fn check(state: &DeviceState, scopes: Scopes) -> Result<(), BackendEr
     Ok(())
 }
 
-/// Waits for `submission` (if any) and every staging map, then reports a loss or an uncaptured
-/// error.
+/// Waits for `submission` (if any) and the callback of `signal` (if any), then reports a loss or
+/// an uncaptured error: the blocking calls' wait.
 pub(super) fn wait(
     state: &DeviceState,
     submission: Option<wgpu::SubmissionIndex>,
-    slots: &MapSlots,
+    signal: Option<&Signal>,
     timeout: Option<Duration>,
 ) -> Result<(), BackendError> {
     let started = Instant::now();
@@ -83,7 +109,14 @@ pub(super) fn wait(
             timeout,
         })?;
     }
-    await_maps(state, slots, started, timeout)?;
+    if let Some(signal) = signal {
+        await_map(state, signal, started, timeout)?;
+    }
+    settled(state)
+}
+
+/// After the work a call waited for: a loss, or an error wgpu reported outside any scope.
+pub(super) fn settled(state: &DeviceState) -> Result<(), BackendError> {
     if state.is_lost() {
         return Err(state.lost_error("during the dispatch"));
     }
@@ -98,30 +131,30 @@ pub(super) fn wait(
     Ok(())
 }
 
-/// Waits until every staging map's callback has run. The wait for the submission normally fires them,
+/// The error of a call that waited past its deadline.
+pub(super) fn map_timeout(limit: Duration) -> BackendError {
+    BackendError::timeout(format!(
+        "the readback was not mapped within {limit:?}. Fix: raise `DispatchConfig::timeout`, or check the device's health."
+    ))
+}
+
+/// Waits until the staging map's callback has run. The wait for the submission normally fires it,
 /// but with several threads polling one device, another thread's poll may be the one running our
-/// callbacks, a moment after our own wait returned; treating that moment as a failed map would send a
-/// healthy device through recovery.
-fn await_maps(
+/// callback, a moment after our own wait returned; treating that moment as a failed map would send
+/// a healthy device through recovery.
+fn await_map(
     state: &DeviceState,
-    results: &MapSlots,
+    signal: &Signal,
     started: Instant,
     timeout: Option<Duration>,
 ) -> Result<(), BackendError> {
     let limit = timeout.unwrap_or(MAP_GRACE);
     loop {
-        let pending = results
-            .lock()
-            .map_err(|_| poisoned())?
-            .iter()
-            .any(Option::is_none);
-        if !pending || state.is_lost() {
+        if signal.fired() || state.is_lost() {
             return Ok(());
         }
         if started.elapsed() > limit {
-            return Err(BackendError::timeout(format!(
-                "the readback was not mapped within {limit:?}. Fix: raise `DispatchConfig::timeout`, or check the device's health."
-            )));
+            return Err(map_timeout(limit));
         }
         state.poll(wgpu::PollType::Poll)?;
         std::thread::yield_now();

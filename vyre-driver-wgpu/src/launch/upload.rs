@@ -35,12 +35,24 @@ impl Uploaded {
     }
 }
 
+/// How a launch's inputs larger than [`stage::UPLOAD_CHUNK`] go up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Staging {
+    /// Through the staging ring (`stage`): bounded staging memory, but the ring's maps are waited
+    /// for on the calling thread. The blocking calls.
+    Ring,
+    /// Through `queue.write_buffer` whatever the size: wgpu stages each input whole, and nothing
+    /// waits. The async calls, which must never block the thread that polls them.
+    Queue,
+}
+
 /// Checks what every piece binds against the binding limits, leases every buffer and writes its
 /// initial bytes (zeroed buffers are cleared by the encoder instead).
 pub(super) fn upload(
     ctx: LaunchContext<'_>,
     compiled: &Compiled,
     job: &Job<'_>,
+    staging: Staging,
 ) -> Result<Uploaded, BackendError> {
     let state = ctx.state;
     let mut buffers = Vec::with_capacity(job.buffers.len());
@@ -71,7 +83,7 @@ pub(super) fn upload(
         if let Init::Bytes(bytes) = &buffer.init {
             // A large buffer streams even from a short input: its zero tail is a device-side
             // clear, not a host vector of the buffer's size.
-            if stage::streams(buffer.bytes) {
+            if staging == Staging::Ring && stage::streams(buffer.bytes) {
                 if bytes.len() as u64 > buffer.bytes {
                     return Err(BackendError::new(format!(
                         "{} input bytes were planned into a {}-byte buffer. Fix: report this vyre bug with the program text.",
