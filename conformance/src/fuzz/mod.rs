@@ -35,6 +35,7 @@ mod judge;
 pub mod metamorphic;
 mod options;
 mod pass_check;
+pub mod planted_passes;
 mod program_text;
 mod reduce;
 mod regression;

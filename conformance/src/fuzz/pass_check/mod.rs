@@ -3,9 +3,11 @@
 //! original means under SEMANTICS.md).
 //!
 //! [`check_pass`] draws programs as the differential fuzzer does ([`crate::fuzz::generate`], with
-//! [`FuzzOptions::config`]; with every feature on, which the default configuration has, that
-//! includes the pass shapes: constant subexpressions, repeated ones, loop-invariant ones, counted
-//! loops and multiplications by constants, the things passes act on). For each it applies the pass and, when the pass changed
+//! [`FuzzOptions::config`]), and every case draws [`Feature::PassShapes`] where the configuration
+//! has it, as the default one does: constant subexpressions at edge literals, operations by
+//! constants, repeated subexpressions and loads around stores, dead lets and overwritten stores,
+//! counted loops with literal bounds, loop-invariant lets and barriers inside uniform loops, the
+//! things passes act on. For each it applies the pass and, when the pass changed
 //! the program, checks that
 //!
 //! - the buffers and workgroup size are the same (callers pass the same inputs and read the same
@@ -73,7 +75,7 @@ use vyre_foundation::ir::Program;
 use crate::ReferenceBackend;
 use crate::fuzz::campaign::Campaign;
 use crate::fuzz::{FuzzOptions, FuzzProgress, config_for, drawable};
-use crate::r#gen::GenConfig;
+use crate::r#gen::{Feature, Features, GenConfig};
 use verdict::PassCheck;
 
 /// Checks `pass` on `options.cases` generated programs, running both forms on the reference; see
@@ -105,8 +107,13 @@ pub fn check_pass_with(
         None => ReferenceBackend::new(),
     };
     let target: &dyn VyreBackend = backend.unwrap_or(&reference);
+    let mut config = config_for(&options.config, target);
+    // What the check is about: every case that may draw the pass shapes does.
+    config.kept = config
+        .kept
+        .union(Features::none().with(Feature::PassShapes));
     let options = &FuzzOptions {
-        config: config_for(&options.config, target),
+        config,
         ..options.clone()
     };
     let check = PassCheck {
