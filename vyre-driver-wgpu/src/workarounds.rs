@@ -60,14 +60,19 @@ pub enum Workaround {
     /// to even) in 32-bit integer arithmetic first, and converts that exactly representable value:
     /// a driver that drops the conversion (folding `f32(f16(x))` to `x`) then drops nothing.
     F16Rounding,
+    /// The divisor of a 64-bit integer division or remainder goes through the opaque zero
+    /// (`d ^ z`): the driver cannot strength-reduce a division by a constant, which it gets wrong
+    /// for widened dividends.
+    OpaqueDivisor,
 }
 
 impl Workaround {
     /// Every workaround, in the order of [`Workarounds`]' bits.
-    pub const ALL: [Workaround; 3] = [
+    pub const ALL: [Workaround; 4] = [
         Workaround::IntMinMax,
         Workaround::OpaqueWidening,
         Workaround::F16Rounding,
+        Workaround::OpaqueDivisor,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -77,6 +82,7 @@ impl Workaround {
             Workaround::IntMinMax => "int_min_max",
             Workaround::OpaqueWidening => "opaque_widening",
             Workaround::F16Rounding => "f16_rounding",
+            Workaround::OpaqueDivisor => "opaque_divisor",
         }
     }
 
@@ -121,7 +127,8 @@ impl Workarounds {
     pub const ALL: Self = Self(
         Workaround::IntMinMax.bit()
             | Workaround::OpaqueWidening.bit()
-            | Workaround::F16Rounding.bit(),
+            | Workaround::F16Rounding.bit()
+            | Workaround::OpaqueDivisor.bit(),
     );
 
     /// This set with `workaround` added.
@@ -392,6 +399,15 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         affects: NVIDIA,
         workaround: Workaround::OpaqueWidening,
         probe: "driver_probes.rs: widening_then_shift",
+    },
+    DriverBug {
+        id: "nvidia-u64-remainder-of-widened",
+        summary: "`u64(i32(gid.x) + -8i) % 32u64` stores 0x00000c8800000018 for gid.x = 0 where the law gives 0x18, and `u64(-2147483648i) % 32u64` 0xffffffff00000000 where it gives 0: the remainder by a power of two keeps a high word (catalogue `driver.u64_of_i32.rem`, with `opaque_widening` in force)",
+        program: "program @workgroup_size(8, 1, 1) {\n  buffer out: output u64[8] @binding(0);\n  out[gid.x] = (u64((i32(gid.x) + -8i)) % u64(32u));\n}\n",
+        seen: SEEN_NVIDIA,
+        affects: NVIDIA,
+        workaround: Workaround::OpaqueDivisor,
+        probe: "driver_probes.rs: remainder_of_a_widened_value",
     },
     DriverBug {
         id: "nvidia-f16-round-trip",

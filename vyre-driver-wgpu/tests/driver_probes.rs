@@ -38,6 +38,10 @@ fn words_f32(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+fn words_u64(values: &[u64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
 /// Runs the table's minimal program of the bug `id` and the probes, and fails naming the variants
 /// wrong with `workaround` in force; then checks that every probe's module with the workaround has
 /// none of `shape` (the emitted WGSL text).
@@ -307,6 +311,128 @@ fn widening_then_shift() {
     );
 }
 
+/// `nvidia-u64-remainder-of-widened` (the catalogue's `driver.u64_of_i32.rem`, with
+/// `opaque_widening` in force): `u64(i32(x)) % 32` kept a high word. Variants: a literal, a loaded
+/// value, a signed remainder, divisors that are not powers of two, a division, and the shape fuzz
+/// seed 52013 found in a batch (`i64(i32(tid)) % -1702928622`).
+#[test]
+fn remainder_of_a_widened_value() {
+    let loaded: Vec<i32> = (0..64).map(|i| i * -0x0123_4567 + 5).collect();
+    let wide: Vec<u64> = (0..64u64)
+        .map(|i| 0xffff_ffff_ffff_fff8u64.wrapping_add(i.wrapping_mul(0x0000_0001_0000_0003)))
+        .collect();
+    let probes = vec![
+        Probe::text(
+            "u64(-2147483648i) % 32",
+            &program("u64", 64, "out[gid.x] = (u64(-2147483648i) % u64(32u));"),
+        ),
+        Probe::text(
+            "u64(i32(tid) - 8) % 8",
+            &program("u64", 64, "out[gid.x] = (u64((i32(gid.x) + -8i)) % 8u64);"),
+        ),
+        Probe::text(
+            "i64(i32(tid) - 8) % 32",
+            &program("i64", 64, "out[gid.x] = (i64((i32(gid.x) + -8i)) % 32i64);"),
+        ),
+        Probe::text(
+            "u64(i32(tid) - 8) % 31",
+            &program("u64", 64, "out[gid.x] = (u64((i32(gid.x) + -8i)) % 31u64);"),
+        ),
+        Probe::text(
+            "u64(i32(tid) - 8) / 32",
+            &program("u64", 64, "out[gid.x] = (u64((i32(gid.x) + -8i)) / 32u64);"),
+        ),
+        Probe::text(
+            "seed 52013: i64(i32(tid)) % -1702928622",
+            &program(
+                "i64",
+                64,
+                "out[gid.x] = (i64(i32(gid.x)) % -1702928622i64);",
+            ),
+        ),
+        Probe::with_inputs(
+            "a loaded u64 (no widening) % 32",
+            &program_with_input("u64", "u64", 64, "out[gid.x] = (a[gid.x] % 32u64);"),
+            vec![words_u64(&wide)],
+        ),
+        Probe::text(
+            "x - (x / 32) * 32 of x = u64(i32(tid) - 8)",
+            &program(
+                "u64",
+                64,
+                "let x = u64((i32(gid.x) + -8i));\n  out[gid.x] = (x - ((x / 32u64) * 32u64));",
+            ),
+        ),
+        Probe::with_inputs(
+            "a loaded value widened, % 64",
+            &program_with_input("i32", "u64", 64, "out[gid.x] = (u64(a[gid.x]) % 64u64);"),
+            vec![words_i32(&loaded)],
+        ),
+    ];
+    // Without the workaround each divisor is the zero guard's `select` of constants, which the
+    // driver folds; with it, that select xored with the opaque zero.
+    check(
+        "remainder_of_a_widened_value",
+        "nvidia-u64-remainder-of-widened",
+        &probes,
+        &["% select(", "/ select("],
+    );
+}
+
+/// Found by the fuzzer on the H100 at seed 52021 (resident sequence mode, every workaround of the
+/// table in force; lavapipe and the reference agree at the same seed): `3.75h + ((4.75h *
+/// fract(10.5h)) * -13.5h)` stored -28.75 where the law gives -28.3125. Not in the table yet: the
+/// variants say which step the driver gets wrong, and every device must give the law's values.
+#[test]
+fn f16_constant_arithmetic() {
+    let halves: Vec<f32> = vec![3.75, 4.75, 10.5, -13.5];
+    let probes = vec![
+        Probe::text(
+            "seed 52021: 3.75h + ((4.75h * fract(10.5h)) * -13.5h)",
+            &program(
+                "f16",
+                1,
+                "out[gid.x] = (3.75h + ((4.75h * fract(10.5h)) * -13.5h));",
+            ),
+        ),
+        Probe::text(
+            "fract(10.5h)",
+            &program("f16", 1, "out[gid.x] = fract(10.5h);"),
+        ),
+        Probe::text(
+            "4.75h * fract(10.5h)",
+            &program("f16", 1, "out[gid.x] = (4.75h * fract(10.5h));"),
+        ),
+        Probe::text(
+            "(4.75h * 0.5h) * -13.5h",
+            &program("f16", 1, "out[gid.x] = ((4.75h * 0.5h) * -13.5h);"),
+        ),
+        Probe::text(
+            "3.75h + ((4.75h * 0.5h) * -13.5h)",
+            &program(
+                "f16",
+                1,
+                "out[gid.x] = (3.75h + ((4.75h * 0.5h) * -13.5h));",
+            ),
+        ),
+        Probe::with_inputs(
+            "the same of loaded values",
+            &program_with_input(
+                "f32",
+                "f16",
+                4,
+                "out[gid.x] = (f16(a[0u]) + ((f16(a[1u]) * fract(f16(a[2u]))) * f16(a[3u])));",
+            ),
+            vec![words_f32(&halves)],
+        ),
+    ];
+    let Some(wrong) = probe_workaround("f16_constant_arithmetic", Workaround::F16Rounding, &probes)
+    else {
+        return;
+    };
+    assert!(wrong.is_empty(), "wrong: {wrong:?}");
+}
+
 /// `nvidia-f16-round-trip`: `f32(f16(1/3))` came back unrounded. The values sit at f16 rounding
 /// boundaries: ties to even both ways, just off a tie, the subnormal range, the largest finite.
 #[test]
@@ -458,7 +584,8 @@ fn driver_bugs_md_has_every_entry_with_its_program() {
 }
 
 /// A workaround costs nothing where its pattern is absent: for generated programs with no integer
-/// `min`/`max`, no 32-to-64-bit widening and no conversion to `f16`, the module with every
+/// `min`/`max`, no 32-to-64-bit widening, no 64-bit division or remainder and no conversion to
+/// `f16` (after the IR passes, as the backend lowers them), the module with every
 /// workaround is the module with none (no opaque zero is loaded, nothing is rewritten), and a
 /// program with one of them differs. So `vyre-bench --only workarounds` measures a ratio of 1 on
 /// the pattern-free kernels by construction.
@@ -472,17 +599,28 @@ fn workarounds_leave_programs_without_their_patterns_alone() {
         let Some((_, case)) = vyre_conformance::fuzz::generate(&config, 77, index) else {
             continue;
         };
-        let Ok(evidence) = vyre_foundation::validate(&case.program) else {
+        // The patterns of the program the backend lowers: after the IR passes.
+        let Ok(lowered) = vyre_foundation::pass::Pipeline::standard().run(&case.program) else {
+            continue;
+        };
+        let Ok(evidence) = vyre_foundation::validate(&lowered) else {
             continue;
         };
         let mut pattern = false;
-        vyre_foundation::for_each_expr(&case.program, |e| {
+        vyre_foundation::for_each_expr(&lowered, |e| {
             pattern |= match e {
                 Expr::Binary {
                     op: BinOp::Min | BinOp::Max,
                     lhs,
                     ..
                 } => evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
+                Expr::Binary {
+                    op: BinOp::Div | BinOp::Rem,
+                    lhs,
+                    ..
+                } => evidence
+                    .type_of(lhs)
+                    .is_ok_and(|t| t.is_integer() && t.bits() == 64),
                 Expr::Cast { to, arg } => evidence.type_of(arg).is_ok_and(|from| {
                     (from.is_integer() && to.is_integer() && from.bits() < to.bits())
                         || (*to == vyre_foundation::ir::DataType::F16

@@ -201,7 +201,7 @@ impl Lowerer<'_, '_> {
             BinOp::Le => simple(&mut self.fb, block, B::LessEqual),
             BinOp::Gt => simple(&mut self.fb, block, B::Greater),
             BinOp::Ge => simple(&mut self.fb, block, B::GreaterEqual),
-            BinOp::Div | BinOp::Rem => self.division(block, op, l, r, ty),
+            BinOp::Div | BinOp::Rem => return self.division(block, op, l, r, ty),
             BinOp::Shl | BinOp::Shr => {
                 // The shift amount is taken mod the width, 32 or 64 (SEMANTICS.md section 4). A
                 // literal amount is reduced here, which also keeps lavapipe (Mesa 22.3) from
@@ -237,7 +237,7 @@ impl Lowerer<'_, '_> {
         l: Handle<Expression>,
         r: Handle<Expression>,
         ty: DataType,
-    ) -> Handle<Expression> {
+    ) -> Result<Handle<Expression>, BackendError> {
         let naga_op = if op == BinOp::Div {
             B::Divide
         } else {
@@ -291,7 +291,8 @@ impl Lowerer<'_, '_> {
             // IEEE division needs no guard; validation rejects `div` and `rem` on bools.
             DataType::F32 | DataType::F16 | DataType::Bool => r,
         };
-        self.fb.binary(block, naga_op, l, divisor)
+        let divisor = self.opaque_divisor(block, divisor, ty)?;
+        Ok(self.fb.binary(block, naga_op, l, divisor))
     }
 
     fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Handle<Expression> {

@@ -11,6 +11,10 @@
 //!   top and back, arithmetically for a signed source, sign- or zero-extends it exactly, since
 //!   `s` is 32 at run time. The driver cannot know `s`, so it cannot tell the value is an extension
 //!   and cannot move the extension past a shift that follows.
+//! - **`OpaqueDivisor`**: the divisor `d` of a 64-bit `/` or `%` (after the guard that replaces a
+//!   zero divisor, and `-1` under `MIN`) is `d ^ z`: the same value, which the driver cannot know,
+//!   so it cannot strength-reduce a division by a constant (a remainder by a power of two into a
+//!   mask, a division into a multiply-high) and must run its general 64-bit division.
 //! - **`F16Rounding`**: before a conversion to `f16`, the `f32` value (an integer source is first
 //!   converted to `f32`, exactly: every integer that does not overflow `f16` is below 2^24) is
 //!   rounded to the nearest `f16` value, ties to even, in integer arithmetic on its bits (below).
@@ -141,6 +145,25 @@ impl Lowerer<'_, '_> {
             kind,
             scalar_kind(to),
         )))
+    }
+
+    /// The divisor `d` of a 64-bit division or remainder as `d ^ z` with the opaque zero when
+    /// `OpaqueDivisor` is in force (see the module docs); `d` itself otherwise.
+    pub(crate) fn opaque_divisor(
+        &mut self,
+        block: &mut Block,
+        d: Handle<Expression>,
+        ty: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
+        if !(ty.is_integer()
+            && ty.bits() == 64
+            && self.workarounds.contains(Workaround::OpaqueDivisor))
+        {
+            return Ok(d);
+        }
+        let zero = self.opaque_zero()?;
+        let zero = self.word_as(block, zero, ty);
+        Ok(self.fb.binary(block, B::ExclusiveOr, d, zero))
     }
 
     /// The value `a` of type `from` (an `f32` or an integer) rounded to the nearest `f16`, as an

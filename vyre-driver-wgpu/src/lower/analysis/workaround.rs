@@ -12,6 +12,8 @@ pub(crate) struct Patterns {
     pub(crate) int_min_max: bool,
     /// A 32-to-64-bit integer widening (`OpaqueWidening` rewrites it).
     pub(crate) widening: bool,
+    /// A 64-bit integer division or remainder (`OpaqueDivisor` rewrites it).
+    pub(crate) wide_division: bool,
 }
 
 impl Patterns {
@@ -24,6 +26,15 @@ impl Patterns {
                 lhs,
                 ..
             } => found.int_min_max |= evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
+            Expr::Binary {
+                op: BinOp::Div | BinOp::Rem,
+                lhs,
+                ..
+            } => {
+                found.wide_division |= evidence
+                    .type_of(lhs)
+                    .is_ok_and(|t| t.is_integer() && t.bits() == 64);
+            }
             Expr::Cast { to, arg } => {
                 found.widening |= evidence
                     .type_of(arg)
@@ -51,6 +62,7 @@ impl Patterns {
     pub(crate) fn need_opaque_zero(self, workarounds: Workarounds) -> bool {
         (self.int_min_max && workarounds.contains(Workaround::IntMinMax))
             || (self.widening && workarounds.contains(Workaround::OpaqueWidening))
+            || (self.wide_division && workarounds.contains(Workaround::OpaqueDivisor))
     }
 }
 
