@@ -47,10 +47,12 @@ mod fold;
 mod pipeline;
 mod registry;
 pub(crate) mod rewrite;
+mod strength;
 
 pub use fold::ConstantFold;
 pub use pipeline::{PassError, Pipeline};
 pub use registry::{builtin, by_name};
+pub use strength::StrengthReduce;
 
 use crate::ir::Program;
 use crate::validate::Validated;
