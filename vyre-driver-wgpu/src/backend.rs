@@ -40,6 +40,11 @@ struct Shared {
     options: AdapterOptions,
     state: RwLock<Arc<DeviceState>>,
     cache: Mutex<PipelineCache>,
+    /// The IR passes every program goes through before lowering (`passes`).
+    passes: vyre_foundation::pass::Pipeline,
+    /// `passes.key()`, and its XXH3-64, part of every pipeline cache key.
+    passes_key: String,
+    passes_id: u64,
     /// The programs dispatched lately, so that a repeated dispatch skips validation and analysis.
     known: KnownPrograms,
     pool: Mutex<BufferPool>,
@@ -140,7 +145,7 @@ impl WgpuBackend {
         let instance = device::shared_instance();
         let adapter = device::pick_adapter(&instance, options)?;
         let state = device::open(adapter, 0, options)?;
-        Ok(Self::with_state(instance, options.clone(), state))
+        Self::with_state(instance, options.clone(), state)
     }
 
     /// One backend per usable adapter of this machine, best first: every GPU (each physical device
@@ -193,7 +198,7 @@ impl WgpuBackend {
             .into_iter()
             .map(|adapter| {
                 let state = device::open(adapter, 0, options)?;
-                Ok(Self::with_state(instance.clone(), options.clone(), state))
+                Self::with_state(instance.clone(), options.clone(), state)
             })
             .collect()
     }
@@ -233,7 +238,7 @@ impl WgpuBackend {
         (0..count)
             .map(|_| {
                 let state = device::open(adapter.clone(), 0, options)?;
-                Ok(Self::with_state(instance.clone(), options.clone(), state))
+                Self::with_state(instance.clone(), options.clone(), state)
             })
             .collect()
     }
@@ -278,15 +283,25 @@ impl WgpuBackend {
         let _turn = Turn::take();
         let instance = device::shared_instance();
         let state = device::adopt(adapter, device, queue)?;
-        Ok(Self::with_state(instance, AdapterOptions::default(), state))
+        Self::with_state(instance, AdapterOptions::default(), state)
     }
 
-    fn with_state(instance: wgpu::Instance, options: AdapterOptions, state: DeviceState) -> Self {
+    fn with_state(
+        instance: wgpu::Instance,
+        options: AdapterOptions,
+        state: DeviceState,
+    ) -> Result<Self, BackendError> {
         let pool_limit = pool::pool_limit(&state.limits, pool::host_memory_bytes());
-        Self {
+        let passes = crate::passes::in_force(options.passes)?;
+        let passes_key = passes.key();
+        let passes_id = xxhash_rust::xxh3::xxh3_64(passes_key.as_bytes());
+        Ok(Self {
             shared: Arc::new(Shared {
                 instance,
                 options,
+                passes,
+                passes_key,
+                passes_id,
                 state: RwLock::new(Arc::new(state)),
                 cache: Mutex::new(PipelineCache::new(CACHE_LIMIT)),
                 known: KnownPrograms::default(),
@@ -297,7 +312,7 @@ impl WgpuBackend {
                 owner: InstanceId::fresh(),
                 teardown: TeardownTurn::default(),
             }),
-        }
+        })
     }
 
     /// The device dispatches run on now.
@@ -351,6 +366,22 @@ impl WgpuBackend {
         self.state()
             .map(|s| device::describe(&s.info))
             .unwrap_or_default()
+    }
+
+    /// The IR passes every program goes through before lowering, as [`Pipeline::key`] names them
+    /// (`name@version` joined by `,`; empty when they are off: see [`AdapterOptions::with_passes`]).
+    ///
+    /// [`Pipeline::key`]: vyre_foundation::pass::Pipeline::key
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return };
+    /// println!("{}: passes {}", backend.adapter_name(), backend.passes());
+    /// ```
+    #[must_use]
+    pub fn passes(&self) -> &str {
+        &self.shared.passes_key
     }
 
     /// The driver workarounds the current device lowers its modules with (see
@@ -594,7 +625,9 @@ impl WgpuBackend {
         &self,
         evidence: &Validated<'_>,
     ) -> Result<Arc<Known>, BackendError> {
-        self.shared.known.of(evidence, &self.shared.counters)
+        self.shared
+            .known
+            .of(evidence, &self.shared.passes, &self.shared.counters)
     }
 
     /// The known program equal to `program`, if the backend knows one (see `known`).
@@ -641,6 +674,7 @@ impl WgpuBackend {
             fingerprint: known.fingerprint,
             form,
             workarounds: state.workarounds,
+            passes: self.shared.passes_id,
             generation: state.generation,
         };
         if let Some(hit) = self.shared.cache.lock().map_err(|_| poisoned())?.get(&key) {

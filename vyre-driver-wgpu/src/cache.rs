@@ -1,5 +1,5 @@
-//! The pipeline cache: compiled pipelines keyed by program fingerprint, launch form, driver workarounds and device
-//! generation, bounded, evicting the least recently used pipeline when full (as the reference
+//! The pipeline cache: compiled pipelines keyed by program fingerprint, launch form, driver
+//! workarounds, IR passes and device generation, bounded, evicting the least recently used pipeline when full (as the reference
 //! backend's cache does), and counting its hits, misses and evictions.
 
 use std::collections::HashMap;
@@ -15,13 +15,15 @@ use crate::workarounds::Workarounds;
 /// The most pipelines the cache keeps.
 pub(crate) const CACHE_LIMIT: usize = 256;
 
-/// The cache key: the program's structure, the launch form, the driver workarounds
-/// the module is lowered with, and the device generation.
+/// The cache key: the program's structure, the launch form, the driver workarounds and the IR
+/// passes the module is lowered with, and the device generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) fingerprint: Fingerprint,
     pub(crate) form: Form,
     pub(crate) workarounds: Workarounds,
+    /// The XXH3-64 of the IR passes' key (`Pipeline::key`).
+    pub(crate) passes: u64,
     pub(crate) generation: u64,
 }
 
@@ -125,6 +127,7 @@ mod tests {
             fingerprint: program.fingerprint(),
             form: Form::default(),
             workarounds: Workarounds::NONE,
+            passes: 0,
             generation,
         }
     }

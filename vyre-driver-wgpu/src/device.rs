@@ -119,6 +119,9 @@ pub struct AdapterOptions {
     /// The driver workarounds to lower modules with: `None` (the default) reads `VYRE_WORKAROUNDS`,
     /// else takes those the table prescribes for the adapter ([`Workarounds::for_adapter`]).
     pub workarounds: Option<Workarounds>,
+    /// Whether programs go through the standard IR passes (`vyre_foundation::pass::Pipeline::standard`)
+    /// before lowering: `None` (the default) reads `VYRE_PASSES` (`on` or `off`), else on.
+    pub passes: Option<bool>,
 }
 
 impl AdapterOptions {
@@ -202,6 +205,24 @@ impl AdapterOptions {
     #[must_use]
     pub fn with_workarounds(mut self, set: Workarounds) -> Self {
         self.workarounds = Some(set);
+        self
+    }
+
+    /// Turns the standard IR passes on (the default) or off, whatever `VYRE_PASSES` says: off, the
+    /// backend lowers each program exactly as written (to compare, or to rule the passes out).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend};
+    ///
+    /// let options = AdapterOptions::new().with_passes(false);
+    /// assert_eq!(options.passes, Some(false));
+    /// if let Ok(backend) = WgpuBackend::acquire_with(&options) {
+    ///     assert_eq!(backend.passes(), "");
+    /// }
+    /// ```
+    #[must_use]
+    pub fn with_passes(mut self, on: bool) -> Self {
+        self.passes = Some(on);
         self
     }
 }
@@ -475,6 +496,7 @@ pub(crate) fn open(
 ) -> Result<DeviceState, BackendError> {
     let info = adapter.get_info();
     let (workarounds, _) = workarounds::in_force(&info, options.workarounds)?;
+    let passes = crate::passes::in_force(options.passes)?.key();
     let limits = adapter.limits();
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE | OPTIONAL;
     let desc = wgpu::DeviceDescriptor {
@@ -500,6 +522,7 @@ pub(crate) fn open(
             owned: true,
             cache_dir: &options.pipeline_cache,
             workarounds,
+            passes,
         },
     ))
 }
@@ -511,13 +534,15 @@ pub(crate) fn open(
 ///
 /// # Errors
 ///
-/// [`BackendError::InvalidConfig`] when `VYRE_WORKAROUNDS` names no workaround.
+/// [`BackendError::InvalidConfig`] when `VYRE_WORKAROUNDS` names no workaround or `VYRE_PASSES` is
+/// neither `on` nor `off`.
 pub(crate) fn adopt(
     adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
 ) -> Result<DeviceState, BackendError> {
     let (workarounds, _) = workarounds::in_force(&adapter.get_info(), None)?;
+    let passes = crate::passes::in_force(None)?.key();
     Ok(install(
         adapter,
         device,
@@ -527,6 +552,7 @@ pub(crate) fn adopt(
             owned: false,
             cache_dir: &PipelineCacheDir::FromEnv,
             workarounds,
+            passes,
         },
     ))
 }
@@ -537,6 +563,8 @@ struct Install<'a> {
     owned: bool,
     cache_dir: &'a PipelineCacheDir,
     workarounds: Workarounds,
+    /// The IR passes' key (`Pipeline::key`), part of the disk cache's header.
+    passes: String,
 }
 
 fn install(
@@ -550,9 +578,10 @@ fn install(
         owned,
         cache_dir,
         workarounds,
+        passes,
     } = how;
     let info = adapter.get_info();
-    let disk = DiskCache::open(&device, &info, cache_dir, workarounds);
+    let disk = DiskCache::open(&device, &info, cache_dir, workarounds, &passes);
     let limits = device.limits();
     let features = vyre_features(device.features());
     let lost = Arc::new(AtomicBool::new(false));

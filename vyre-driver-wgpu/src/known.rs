@@ -11,10 +11,12 @@
 //! here keys the pipeline cache: a known program is the program its pipelines were compiled from,
 //! so a cache hit needs no second comparison.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{Features, Fingerprint, Program};
+use vyre_foundation::pass::Pipeline;
 use vyre_foundation::validate::{Evidence, Validated};
 
 use crate::groups::poisoned;
@@ -28,26 +30,58 @@ const KEPT: usize = 16;
 /// A program that validated, with its evidence, fingerprint and facts.
 #[derive(Debug)]
 pub(crate) struct Known {
-    /// What validation proved, with the kept copy of the program.
+    /// The caller's program, when the IR passes changed it (`None`: the kept program is it).
+    source: Option<Program>,
+    /// What validation proved of the program after the IR passes, with the kept copy of it: the
+    /// program every form is lowered from.
     pub(crate) evidence: Evidence,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) facts: ProgramFacts,
 }
 
 impl Known {
-    /// The kept facts of the validated program `evidence`, analysed once (counted in `counters`).
-    pub(crate) fn of(evidence: &Validated<'_>, counters: &Counters) -> Self {
+    /// The kept facts of the validated program `evidence` after `passes`, analysed once (counted
+    /// in `counters`). The fingerprint is the caller's program's.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::Compile`] naming a pass that broke its contract.
+    pub(crate) fn of(
+        evidence: &Validated<'_>,
+        passes: &Pipeline,
+        counters: &Counters,
+    ) -> Result<Self, BackendError> {
         bump(&counters.analyses, 1);
-        Self {
-            evidence: evidence.to_evidence(),
-            fingerprint: evidence.program().fingerprint(),
-            facts: ProgramFacts::of(evidence),
-        }
+        let fingerprint = evidence.program().fingerprint();
+        Ok(match crate::passes::optimize(passes, evidence)? {
+            Cow::Borrowed(_) => Self {
+                source: None,
+                evidence: evidence.to_evidence(),
+                fingerprint,
+                facts: ProgramFacts::of(evidence),
+            },
+            Cow::Owned(optimized) => {
+                bump(&counters.validations, 1);
+                let validated = vyre_foundation::validate(&optimized)?;
+                let facts = ProgramFacts::of(&validated);
+                Self {
+                    source: Some(evidence.program().clone()),
+                    evidence: validated.to_evidence(),
+                    fingerprint,
+                    facts,
+                }
+            }
+        })
     }
 
-    /// The kept program.
+    /// The kept program: the caller's after the IR passes, what every form is lowered from.
     pub(crate) fn program(&self) -> &Program {
         self.evidence.program()
+    }
+
+    /// The caller's program, as dispatched (before the IR passes).
+    pub(crate) fn source(&self) -> &Program {
+        self.source.as_ref().unwrap_or_else(|| self.program())
     }
 
     /// The optional device features the program uses.
@@ -77,7 +111,7 @@ impl KnownPrograms {
         let mut recent = self.recent.lock().map_err(|_| poisoned())?;
         // Cheap differences first; the full comparison only for a likely match.
         let Some(at) = recent.iter().position(|k| {
-            let p = k.program();
+            let p = k.source();
             p.workgroup_size == program.workgroup_size
                 && p.buffers.len() == program.buffers.len()
                 && p.body.len() == program.body.len()
@@ -97,12 +131,13 @@ impl KnownPrograms {
     pub(crate) fn of(
         &self,
         evidence: &Validated<'_>,
+        passes: &Pipeline,
         counters: &Counters,
     ) -> Result<Arc<Known>, BackendError> {
         if let Some(known) = self.find(evidence.program())? {
             return Ok(known);
         }
-        let known = Arc::new(Known::of(evidence, counters));
+        let known = Arc::new(Known::of(evidence, passes, counters)?);
         let mut recent = self.recent.lock().map_err(|_| poisoned())?;
         recent.insert(0, Arc::clone(&known));
         recent.truncate(KEPT);
@@ -113,6 +148,8 @@ impl KnownPrograms {
 #[cfg(test)]
 mod tests {
     use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+    use vyre_foundation::pass::Pipeline;
 
     use super::{KEPT, KnownPrograms};
     use crate::stats::Counters;
@@ -132,7 +169,11 @@ mod tests {
         let a = program(1);
         assert!(known.find(&a).unwrap().is_none());
         let kept = known
-            .of(&vyre_foundation::validate(&a).unwrap(), &counters)
+            .of(
+                &vyre_foundation::validate(&a).unwrap(),
+                &Pipeline::empty(),
+                &counters,
+            )
             .unwrap();
         let again = known.find(&a.clone()).unwrap().expect("kept");
         assert!(std::sync::Arc::ptr_eq(&kept, &again));
@@ -152,7 +193,11 @@ mod tests {
         let known = KnownPrograms::default();
         let counters = Counters::default();
         known
-            .of(&vyre_foundation::validate(&store(0.0)).unwrap(), &counters)
+            .of(
+                &vyre_foundation::validate(&store(0.0)).unwrap(),
+                &Pipeline::empty(),
+                &counters,
+            )
             .unwrap();
         // `0.0 == -0.0` as floats, but a program storing -0.0 is another program.
         assert!(known.find(&store(-0.0)).unwrap().is_none());
@@ -166,7 +211,11 @@ mod tests {
         let programs: Vec<Program> = (0..=KEPT as u32).map(program).collect();
         for p in &programs {
             known
-                .of(&vyre_foundation::validate(p).unwrap(), &counters)
+                .of(
+                    &vyre_foundation::validate(p).unwrap(),
+                    &Pipeline::empty(),
+                    &counters,
+                )
                 .unwrap();
         }
         // The first went when the last came.
@@ -174,7 +223,11 @@ mod tests {
         assert!(known.find(&programs[1]).unwrap().is_some());
         // Finding program 1 made it the most recent, so one more program evicts program 2.
         known
-            .of(&vyre_foundation::validate(&program(99)).unwrap(), &counters)
+            .of(
+                &vyre_foundation::validate(&program(99)).unwrap(),
+                &Pipeline::empty(),
+                &counters,
+            )
             .unwrap();
         assert!(known.find(&programs[1]).unwrap().is_some());
         assert!(known.find(&programs[2]).unwrap().is_none());

@@ -46,6 +46,7 @@ mod known;
 mod launch;
 mod lifecycle;
 mod lower;
+mod passes;
 mod pipeline;
 mod pool;
 mod stats;
@@ -63,6 +64,7 @@ pub use lower::Miscompile;
 #[doc(hidden)]
 #[cfg(feature = "planted-miscompiles")]
 pub use lower::plant_miscompile;
+pub use passes::PASSES_ENV;
 pub use stats::{PhaseTimes, WgpuStats};
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;
@@ -93,6 +95,7 @@ use vyre_foundation::ir::Program;
 /// # Ok::<(), vyre_driver::BackendError>(())
 /// ```
 pub fn emit_wgsl(program: &Program) -> Result<String, BackendError> {
+    let program = &passes::as_run(program)?;
     let evidence = vyre_foundation::validate(program)?;
     let facts = lower::ProgramFacts::of(&evidence);
     let lowered = lower::lower(
@@ -187,6 +190,7 @@ fn lowered_as(
     form: LaunchForm,
     workarounds: Workarounds,
 ) -> Result<lower::Lowered, BackendError> {
+    let program = &passes::as_run(program)?;
     let evidence = vyre_foundation::validate(program)?;
     let facts = lower::ProgramFacts::of(&evidence);
     if form == LaunchForm::Packed && facts.packed_stores.is_none() {
@@ -330,6 +334,7 @@ pub fn emit_launch_with(
     max_groups: u32,
     workarounds: Workarounds,
 ) -> Result<EmittedLaunch, BackendError> {
+    let program = &passes::as_run(program)?;
     let evidence = vyre_foundation::validate(program)?;
     if counts.len() != program.buffers.len() {
         return Err(BackendError::invalid_config(format!(

@@ -194,6 +194,17 @@ impl From<ValidationErrors> for BackendError {
     }
 }
 
+/// An invalid input stays [`BackendError::InvalidProgram`]; a pass that broke its contract is a
+/// [`BackendError::Compile`] naming the pass (a bug of the pass, not of the caller's program).
+impl From<vyre_foundation::pass::PassError> for BackendError {
+    fn from(error: vyre_foundation::pass::PassError) -> Self {
+        match error {
+            vyre_foundation::pass::PassError::InvalidInput(errors) => errors.into(),
+            other => BackendError::compile(other.to_string()),
+        }
+    }
+}
+
 impl BackendError {
     /// The same error, its message prefixed with `step {index} of the sequence: ` (an invalid
     /// program's errors stay as they are). The variant never changes.

@@ -79,6 +79,12 @@ pub mod ir {
     };
 }
 
+/// IR passes: transformations of a validated program that keep its meaning (the wgpu backend runs
+/// [`pass::Pipeline::standard`] before lowering).
+pub mod pass {
+    pub use vyre_foundation::pass::{Outcome, Pass, PassError, Pipeline, builtin, by_name};
+}
+
 mod select;
 mod sharded;
 

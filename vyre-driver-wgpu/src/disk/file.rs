@@ -5,9 +5,10 @@
 //! 0       8     magic, b"VYREPLC\0"
 //! 8       4     header layout version (u32 LE, `LAYOUT`)
 //! 12      4     lowering version (u32 LE, `lower::LOWERING_VERSION`)
-//! 16      ...   seven strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
-//!               the adapter key (`wgpu::util::pipeline_cache_key`), the driver, the driver info, and
-//!               the driver workarounds in force (`Workarounds`' text, e.g. `none`)
+//! 16      ...   eight strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
+//!               the adapter key (`wgpu::util::pipeline_cache_key`), the driver, the driver info,
+//!               the driver workarounds in force (`Workarounds`' text, e.g. `none`), and the IR
+//!               passes in force (`Pipeline::key`, e.g. `fold@1,dce@1`; empty when off)
 //! h       8     blob length (u64 LE)
 //! h+8     8     XXH3-64 of the blob (u64 LE)
 //! h+16    n     the blob
@@ -22,7 +23,7 @@ use xxhash_rust::xxh3::xxh3_64;
 const MAGIC: &[u8; 8] = b"VYREPLC\0";
 
 /// The version of this layout; bumped when a field is added, removed or reordered.
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 
 /// The wgpu this crate is built against (`tests/disk_cache.rs` checks it against `Cargo.lock`).
 pub(crate) const WGPU_VERSION: &str = "30.0.2";
@@ -43,6 +44,8 @@ pub(crate) struct CacheKey {
     /// The driver workarounds the modules were lowered with: a pipeline of another set is another
     /// module.
     pub(crate) workarounds: String,
+    /// The IR passes the programs went through (`Pipeline::key`): other passes, other modules.
+    pub(crate) passes: String,
 }
 
 impl CacheKey {
@@ -52,6 +55,7 @@ impl CacheKey {
         info: &wgpu::AdapterInfo,
         lowering: u32,
         workarounds: crate::workarounds::Workarounds,
+        passes: &str,
     ) -> Self {
         Self {
             lowering,
@@ -62,6 +66,7 @@ impl CacheKey {
             driver: info.driver.clone(),
             driver_info: info.driver_info.clone(),
             workarounds: workarounds.to_string(),
+            passes: passes.to_string(),
         }
     }
 
@@ -79,6 +84,7 @@ impl CacheKey {
             &self.driver,
             &self.driver_info,
             &self.workarounds,
+            &self.passes,
         ] {
             // A field longer than u16 (no real driver string is) is cut: the key stays deterministic.
             let bytes = &field.as_bytes()[..field.len().min(usize::from(u16::MAX))];
@@ -111,9 +117,9 @@ pub(crate) fn decode<'f>(key: &CacheKey, file: &'f [u8]) -> Result<&'f [u8], Str
     let prefix = key.prefix();
     let Some(rest) = file.strip_prefix(prefix.as_slice()) else {
         return Err(if file.len() < prefix.len() {
-            "the header is truncated or was written for another adapter, driver, set of driver workarounds or version of vyre, wgpu, naga or the lowering"
+            "the header is truncated or was written for another adapter, driver, set of driver workarounds or IR passes, or version of vyre, wgpu, naga or the lowering"
         } else {
-            "the header was written for another adapter, driver, set of driver workarounds or version of vyre, wgpu, naga or the lowering"
+            "the header was written for another adapter, driver, set of driver workarounds or IR passes, or version of vyre, wgpu, naga or the lowering"
         }
         .to_string());
     };
@@ -153,6 +159,7 @@ mod tests {
             driver: "llvmpipe".into(),
             driver_info: "Mesa 22.3.6".into(),
             workarounds: "none".into(),
+            passes: String::new(),
         }
     }
 
@@ -222,6 +229,10 @@ mod tests {
             },
             CacheKey {
                 workarounds: "int_min_max".into(),
+                ..key()
+            },
+            CacheKey {
+                passes: "fold@1".into(),
                 ..key()
             },
         ];

@@ -166,6 +166,7 @@ impl DiskCache {
         info: &wgpu::AdapterInfo,
         choice: &PipelineCacheDir,
         workarounds: Workarounds,
+        passes: &str,
     ) -> Self {
         let dir = match dir::resolve(choice, |name| std::env::var_os(name)) {
             Ok(dir) => dir,
@@ -186,7 +187,7 @@ impl DiskCache {
             )));
         };
         let path = dir.join(format!("{name}.vyre-cache"));
-        let key = CacheKey::new(name, info, LOWERING_VERSION, workarounds);
+        let key = CacheKey::new(name, info, LOWERING_VERSION, workarounds, passes);
         let ignored = |why: String| {
             log::warn!(
                 "vyre: ignoring the pipeline cache file {}: {why}; pipelines compile from scratch and the file will be rewritten",

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::ir::Program;
-use crate::validate::ValidationErrors;
+use crate::validate::{Validated, ValidationErrors};
 
 use super::{Outcome, Pass, builtin};
 
@@ -74,55 +74,215 @@ impl Pipeline {
     ///
     /// # Errors
     ///
-    /// [`PassError`] when `program` itself is invalid (`pass` is `None`), or when a pass returned a
-    /// program that does not validate (the pass is named).
+    /// [`PassError::InvalidInput`] when `program` itself is invalid; [`PassError::InvalidOutput`]
+    /// or [`PassError::ChangedInterface`] naming the pass whose output broke the contract.
     pub fn run<'p>(&self, program: &'p Program) -> Result<Cow<'p, Program>, PassError> {
-        let mut current: Cow<'p, Program> = Cow::Borrowed(program);
-        // The pass whose output `current` is; `None` while it is still the input.
-        let mut made_by: Option<&'static str> = None;
+        let validated = crate::validate(program).map_err(PassError::InvalidInput)?;
+        self.run_validated(&validated)
+    }
+
+    /// [`Pipeline::run`] of a program the caller has validated already (its facts serve the first
+    /// pass). Every changed program is validated again, the result included.
+    ///
+    /// # Errors
+    ///
+    /// [`PassError::InvalidOutput`] or [`PassError::ChangedInterface`] naming the pass whose output
+    /// broke the contract.
+    pub fn run_validated<'p>(
+        &self,
+        program: &Validated<'p>,
+    ) -> Result<Cow<'p, Program>, PassError> {
+        let original = program.program();
+        // The latest changed program and the pass that made it; `None` while nothing changed.
+        let mut current: Option<(Program, &'static str)> = None;
         // Whether `current` has been validated since it was made.
-        let mut checked = false;
-        let blame = |pass, errors| PassError { pass, errors };
+        let mut checked = true;
         for pass in &self.passes {
-            let outcome = {
-                let validated =
-                    crate::validate(&current).map_err(|errors| blame(made_by, errors))?;
-                pass.run(&validated)
+            let outcome = match &current {
+                None => pass.run(program),
+                Some((changed, made_by)) => {
+                    let validated = crate::validate(changed).map_err(|e| blame(made_by, e))?;
+                    checked = true;
+                    pass.run(&validated)
+                }
             };
-            checked = true;
             if let Outcome::Changed(next) = outcome {
-                current = Cow::Owned(next);
-                made_by = Some(pass.name());
+                check_interface(pass.name(), original, &next)?;
+                current = Some((next, pass.name()));
                 checked = false;
             }
         }
-        if !checked {
-            crate::validate(&current).map_err(|errors| blame(made_by, errors))?;
+        match current {
+            None => Ok(Cow::Borrowed(original)),
+            Some((changed, made_by)) => {
+                if !checked {
+                    crate::validate(&changed).map_err(|e| blame(made_by, e))?;
+                }
+                Ok(Cow::Owned(changed))
+            }
         }
-        Ok(current)
     }
 }
 
-/// A pipeline could not run: its input is invalid, or a pass produced an invalid program.
+/// The error for a program made by `pass` that failed validation.
+fn blame(pass: &'static str, errors: ValidationErrors) -> PassError {
+    PassError::InvalidOutput { pass, errors }
+}
+
+/// A pass keeps what callers bind and launch: the buffers, exactly, and the workgroup size.
+fn check_interface(pass: &'static str, before: &Program, after: &Program) -> Result<(), PassError> {
+    let what = if before.buffers != after.buffers {
+        "buffers"
+    } else if before.workgroup_size != after.workgroup_size {
+        "workgroup size"
+    } else {
+        return Ok(());
+    };
+    Err(PassError::ChangedInterface { pass, what })
+}
+
+/// A pipeline could not run: its input is invalid, or a pass broke its contract.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PassError {
-    /// The pass whose output failed validation; `None` when the input program was invalid.
-    pub pass: Option<&'static str>,
-    /// What the validator found.
-    pub errors: ValidationErrors,
+#[non_exhaustive]
+pub enum PassError {
+    /// The program given to the pipeline does not validate.
+    InvalidInput(ValidationErrors),
+    /// `pass` returned a program that does not validate.
+    InvalidOutput {
+        /// The pass's name.
+        pass: &'static str,
+        /// What the validator found.
+        errors: ValidationErrors,
+    },
+    /// `pass` changed the program's buffers or workgroup size, which callers bind and launch.
+    ChangedInterface {
+        /// The pass's name.
+        pass: &'static str,
+        /// What it changed.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for PassError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.pass {
-            None => write!(f, "{}", self.errors),
-            Some(pass) => write!(
+        match self {
+            Self::InvalidInput(errors) => write!(f, "{errors}"),
+            Self::InvalidOutput { pass, errors } => write!(
                 f,
-                "the IR pass `{pass}` produced an invalid program: {}. Fix: this is a bug in the pass `{pass}`; turn it off (a pipeline without it) and report the program.",
-                self.errors
+                "the IR pass `{pass}` produced an invalid program: {errors}. Fix: this is a bug in the pass `{pass}`; run without it (a pipeline that leaves it out) and report the program."
+            ),
+            Self::ChangedInterface { pass, what } => write!(
+                f,
+                "the IR pass `{pass}` changed the program's {what}, which its callers bind and launch. Fix: this is a bug in the pass `{pass}`; a pass must keep the buffers and the workgroup size as they are; run without it and report the program."
             ),
         }
     }
 }
 
 impl std::error::Error for PassError {}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::{PassError, Pipeline};
+    use crate::ir::{BufferDecl, DataType, Expr, Node, Program};
+    use crate::pass::{Outcome, Pass};
+    use crate::validate::Validated;
+
+    fn program() -> Program {
+        Program::new(
+            vec![BufferDecl::output("o", 0, DataType::U32).with_count(4)],
+            [64, 1, 1],
+            vec![Node::store("o", Expr::gid_x(), Expr::u32(1))],
+        )
+    }
+
+    /// Replaces the program with `make(program)`.
+    #[derive(Debug)]
+    struct Replace(&'static str, fn(&Program) -> Program);
+
+    impl Pass for Replace {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn run(&self, program: &Validated<'_>) -> Outcome {
+            Outcome::Changed((self.1)(program.program()))
+        }
+    }
+
+    fn store_two(p: &Program) -> Program {
+        let mut p = p.clone();
+        p.body = vec![Node::store("o", Expr::gid_x(), Expr::u32(2))];
+        p
+    }
+
+    #[test]
+    fn an_empty_pipeline_borrows_the_program_and_has_an_empty_key() {
+        let p = program();
+        let pipeline = Pipeline::empty();
+        assert!(matches!(pipeline.run(&p), Ok(Cow::Borrowed(q)) if *q == p));
+        assert_eq!(pipeline.key(), "");
+    }
+
+    #[test]
+    fn passes_run_in_order_and_the_key_lists_them() {
+        let p = program();
+        let pipeline = Pipeline::empty()
+            .with(Replace("two", store_two))
+            .with(Replace("same", Program::clone));
+        assert_eq!(*pipeline.run(&p).unwrap(), store_two(&p));
+        assert_eq!(pipeline.key(), "two@1,same@1");
+    }
+
+    #[test]
+    fn an_invalid_input_is_reported_as_the_input() {
+        let mut p = program();
+        p.body = vec![Node::store("missing", Expr::u32(0), Expr::u32(1))];
+        let err = Pipeline::empty().run(&p).unwrap_err();
+        assert!(matches!(err, PassError::InvalidInput(_)), "{err}");
+    }
+
+    #[test]
+    fn a_pass_whose_output_is_invalid_is_named() {
+        fn broken(p: &Program) -> Program {
+            let mut p = p.clone();
+            p.body = vec![Node::store("o", Expr::gid_x(), Expr::var("undeclared"))];
+            p
+        }
+        let pipeline = Pipeline::empty()
+            .with(Replace("two", store_two))
+            .with(Replace("broken", broken))
+            .with(Replace("same", Program::clone));
+        let err = pipeline.run(&program()).unwrap_err();
+        assert!(
+            matches!(err, PassError::InvalidOutput { pass: "broken", .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("Fix: "), "{err}");
+    }
+
+    #[test]
+    fn a_pass_that_changes_the_buffers_or_the_workgroup_size_is_named() {
+        fn wider(p: &Program) -> Program {
+            let mut p = p.clone();
+            p.workgroup_size = [32, 1, 1];
+            p
+        }
+        fn longer(p: &Program) -> Program {
+            let mut p = p.clone();
+            p.buffers[0] = p.buffers[0].clone().with_count(8);
+            p
+        }
+        for (name, make, what) in [
+            ("wider", wider as fn(&Program) -> Program, "workgroup size"),
+            ("longer", longer, "buffers"),
+        ] {
+            let err = Pipeline::empty()
+                .with(Replace(name, make))
+                .run(&program())
+                .unwrap_err();
+            assert_eq!(err, PassError::ChangedInterface { pass: name, what });
+        }
+    }
+}
