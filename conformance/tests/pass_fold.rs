@@ -4,6 +4,7 @@
 //! every edge value of their other operand; and a program with constant subtrees shrinks.
 
 use vyre_conformance::ReferenceBackend;
+use vyre_conformance::fuzz::{self, FuzzOptions};
 use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_foundation::ir::{
     BinClass, BinOp, BufferDecl, DataType, Expr, Literal, Node, Program, UnOp,
@@ -653,4 +654,34 @@ fn float_moves_fold_and_float_look_alike_identities_do_not() {
         let changed = run_patterns(ty, ty, &kept, &format!("{ty} non-identities"));
         assert_eq!(changed, 0, "{ty}: an inexact float identity was applied");
     }
+}
+
+/// How many programs the pass fuzz tests draw: `VYRE_PASS_FUZZ_CASES`, or 10 000 (a CI-sized run),
+/// from the seed `VYRE_PASS_FUZZ_SEED` (default 36).
+fn fuzz_options() -> FuzzOptions {
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    FuzzOptions {
+        cases: var("VYRE_PASS_FUZZ_CASES", 10_000),
+        seed: var("VYRE_PASS_FUZZ_SEED", 36),
+        max_mismatches: 1,
+        ..FuzzOptions::default()
+    }
+}
+
+#[test]
+fn const_fold_survives_the_pass_fuzzer() {
+    let options = fuzz_options();
+    let summary = fuzz::check_pass(|p| fuzz::apply_pass(&ConstantFold, p), &options);
+    eprintln!("const_fold, seed {}: {}", options.seed, summary.report());
+    assert_eq!(summary.mismatched, 0, "{}", summary.report());
+    assert!(
+        summary.compared() > options.cases / 4,
+        "const_fold changed too few programs to prove much: {}",
+        summary.report()
+    );
 }

@@ -4,6 +4,7 @@
 //! shrink a program with constant subtrees.
 
 use vyre_conformance::ReferenceBackend;
+use vyre_conformance::fuzz::{self, FuzzOptions};
 use vyre_driver::{DispatchConfig, VyreBackend};
 use vyre_foundation::ir::{BinOp, BufferDecl, DataType, Expr, Literal, Node, Program};
 use vyre_foundation::pass::{ConstantFold, Pipeline, StrengthReduce};
@@ -230,4 +231,56 @@ fn folding_then_reducing_shrinks_a_program_with_constant_subtrees() {
         Err(e) => panic!("{e}"),
     };
     assert_eq!(run(&optimized), run(&original));
+}
+
+/// How many programs the pass fuzz tests draw: `VYRE_PASS_FUZZ_CASES`, or 10 000 (a CI-sized run),
+/// from the seed `VYRE_PASS_FUZZ_SEED` (default 36).
+fn fuzz_options() -> FuzzOptions {
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    FuzzOptions {
+        cases: var("VYRE_PASS_FUZZ_CASES", 10_000),
+        seed: var("VYRE_PASS_FUZZ_SEED", 36),
+        max_mismatches: 1,
+        ..FuzzOptions::default()
+    }
+}
+
+#[test]
+fn strength_reduce_survives_the_pass_fuzzer() {
+    let options = fuzz_options();
+    let summary = fuzz::check_pass(|p| fuzz::apply_pass(&StrengthReduce, p), &options);
+    eprintln!(
+        "strength_reduce, seed {}: {}",
+        options.seed,
+        summary.report()
+    );
+    assert_eq!(summary.mismatched, 0, "{}", summary.report());
+    assert!(
+        summary.compared() > options.cases / 20,
+        "strength_reduce changed too few programs to prove much: {}",
+        summary.report()
+    );
+}
+
+#[test]
+fn folding_then_reducing_survives_the_pass_fuzzer() {
+    let options = fuzz_options();
+    let pipeline = Pipeline::empty().with(ConstantFold).with(StrengthReduce);
+    let summary = fuzz::check_pass(|p| fuzz::apply_pipeline(&pipeline, p), &options);
+    eprintln!(
+        "const_fold + strength_reduce, seed {}: {}",
+        options.seed,
+        summary.report()
+    );
+    assert_eq!(summary.mismatched, 0, "{}", summary.report());
+    assert!(
+        summary.compared() > options.cases / 4,
+        "{}",
+        summary.report()
+    );
 }
