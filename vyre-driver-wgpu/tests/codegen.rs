@@ -66,8 +66,12 @@ fn row_cases_declare_rows() {
 }
 
 /// The fuzzer's generator exercises row loads: with every feature on, some of its programs have a
-/// read-only buffer that the direct module declares as `vec4` rows (8 of these 300; loads of
-/// read-only 32-bit buffers are themselves only in about one program in twenty). No device needed.
+/// read-only buffer that the direct module declares as `vec4` rows (loads of read-only 32-bit
+/// buffers are themselves only in about one program in twenty). The module is emitted after the
+/// standard IR passes, as the engine launches it, and `const_fold` deletes the loads of dead code
+/// (`if false`, the arm a literal `select` drops): 4 of these 300 keep row loads, against 12 with
+/// `VYRE_PASSES=off`. The floor is 1%, so a generator or lowering change that loses the row form
+/// still fails. No device needed.
 #[test]
 fn generated_programs_reach_row_loads() {
     use proptest::strategy::{Strategy, ValueTree};
@@ -97,7 +101,7 @@ fn generated_programs_reach_row_loads() {
     }
     eprintln!("{with_rows} of {total} generated programs have row loads");
     assert!(
-        with_rows * 50 >= total,
+        with_rows * 100 >= total,
         "only {with_rows} of {total} generated programs have row loads"
     );
 }
