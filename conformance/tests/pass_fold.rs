@@ -677,7 +677,12 @@ fn fuzz_options() -> FuzzOptions {
 fn const_fold_survives_the_pass_fuzzer() {
     let options = fuzz_options();
     let summary = fuzz::check_pass(|p| fuzz::apply_pass(&ConstantFold, p), &options);
-    eprintln!("const_fold, seed {}: {}", options.seed, summary.report());
+    eprintln!(
+        "const_fold, seed {}: {} ({} ops executed)",
+        options.seed,
+        summary.report(),
+        summary.ops_executed
+    );
     assert_eq!(summary.mismatched, 0, "{}", summary.report());
     assert!(
         summary.compared() > options.cases / 4,

@@ -255,9 +255,10 @@ fn strength_reduce_survives_the_pass_fuzzer() {
     let options = fuzz_options();
     let summary = fuzz::check_pass(|p| fuzz::apply_pass(&StrengthReduce, p), &options);
     eprintln!(
-        "strength_reduce, seed {}: {}",
+        "strength_reduce, seed {}: {} ({} ops executed)",
         options.seed,
-        summary.report()
+        summary.report(),
+        summary.ops_executed
     );
     assert_eq!(summary.mismatched, 0, "{}", summary.report());
     assert!(
@@ -273,9 +274,10 @@ fn folding_then_reducing_survives_the_pass_fuzzer() {
     let pipeline = Pipeline::empty().with(ConstantFold).with(StrengthReduce);
     let summary = fuzz::check_pass(|p| fuzz::apply_pipeline(&pipeline, p), &options);
     eprintln!(
-        "const_fold + strength_reduce, seed {}: {}",
+        "const_fold + strength_reduce, seed {}: {} ({} ops executed)",
         options.seed,
-        summary.report()
+        summary.report(),
+        summary.ops_executed
     );
     assert_eq!(summary.mismatched, 0, "{}", summary.report());
     assert!(

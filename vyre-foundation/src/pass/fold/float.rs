@@ -69,7 +69,7 @@ impl Float {
 }
 
 /// The smallest normal `f16`, 2^-14.
-const F16_MIN_NORMAL: f32 = 6.103_515_6e-5;
+const F16_MIN_NORMAL: f32 = 1.0 / 16384.0;
 
 /// Finite, and zero or normal in the format of `ty`.
 pub(super) fn plain(value: f32, ty: DataType) -> bool {

@@ -203,6 +203,9 @@ fn f16_folds_only_when_exact_in_f16() {
     assert_eq!(folded(to_half, t), Expr::f16(0.5));
     let inexact = Expr::cast(DataType::F16, Expr::f32(0.1));
     assert_eq!(folded(inexact.clone(), t), inexact);
+    // An f16 subnormal operand may be flushed on an f16 device, though it is normal in f32.
+    let subnormal = Expr::add(Expr::f16_bits(0x0001), Expr::f16(1.0));
+    assert_eq!(folded(subnormal.clone(), t), subnormal);
 }
 
 #[test]
