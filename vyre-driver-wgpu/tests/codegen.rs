@@ -66,19 +66,29 @@ fn row_cases_declare_rows() {
 }
 
 /// The fuzzer's generator exercises row loads: with every feature on, some of its programs have a
-/// read-only buffer that the direct module declares as `vec4` rows (8 of these 300; loads of
-/// read-only 32-bit buffers are themselves only in about one program in twenty). No device needed.
+/// read-only buffer that the direct module declares as `vec4` rows (loads of read-only 32-bit
+/// buffers are themselves only in about one program in twenty). The module is emitted after the
+/// standard IR passes, as the engine launches it, and `const_fold` deletes the loads of dead code
+/// (`if false`, the arm a literal `select` drops), so the share depends on what the passes leave:
+/// of the first 300 programs, 2 keep row loads with the passes and 9 with `VYRE_PASSES=off`
+/// (2026-12-05). The test draws until it has seen `WANTED` such programs and fails when that takes
+/// more than `LIMIT` draws (a rate of 0.1%, about a seventh of the passes' 3 in 422), so a generator
+/// or lowering change that loses the row form fails, and a change of the share alone does not. No
+/// device needed.
 #[test]
 fn generated_programs_reach_row_loads() {
     use proptest::strategy::{Strategy, ValueTree};
     use vyre_conformance::r#gen::{GenConfig, case};
 
+    const WANTED: usize = 3;
+    const LIMIT: usize = 3000;
     let config = GenConfig::differential().with_swarm(false);
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let strategy = case(&config);
-    let total = 300;
     let mut with_rows = 0;
-    for _ in 0..total {
+    let mut drawn = 0;
+    while with_rows < WANTED && drawn < LIMIT {
+        drawn += 1;
         let case = strategy
             .new_tree(&mut runner)
             .map(|t| t.current())
@@ -95,10 +105,10 @@ fn generated_programs_reach_row_loads() {
             with_rows += 1;
         }
     }
-    eprintln!("{with_rows} of {total} generated programs have row loads");
+    eprintln!("{with_rows} of {drawn} generated programs have row loads");
     assert!(
-        with_rows * 50 >= total,
-        "only {with_rows} of {total} generated programs have row loads"
+        with_rows >= WANTED,
+        "only {with_rows} of {drawn} generated programs have row loads"
     );
 }
 

@@ -43,9 +43,16 @@
 //! # Ok::<(), vyre_foundation::pass::PassError>(())
 //! ```
 
+mod fold;
 mod pipeline;
+mod registry;
+pub(crate) mod rewrite;
+mod strength;
 
+pub use fold::ConstantFold;
 pub use pipeline::{PassError, Pipeline};
+pub use registry::{builtin, by_name};
+pub use strength::StrengthReduce;
 
 use crate::ir::Program;
 use crate::validate::Validated;
@@ -91,16 +98,4 @@ impl Outcome {
             Self::Changed(program) => program,
         }
     }
-}
-
-/// The built-in passes, in the order [`Pipeline::standard`] runs them.
-#[must_use]
-pub fn builtin() -> Vec<Box<dyn Pass>> {
-    Vec::new()
-}
-
-/// The built-in pass called `name`, if there is one.
-#[must_use]
-pub fn by_name(name: &str) -> Option<Box<dyn Pass>> {
-    builtin().into_iter().find(|pass| pass.name() == name)
 }
