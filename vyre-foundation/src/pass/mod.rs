@@ -43,8 +43,14 @@
 //! # Ok::<(), vyre_foundation::pass::PassError>(())
 //! ```
 
+mod dce;
+mod effects;
+#[cfg(test)]
+mod flow_test;
 mod pipeline;
+mod rewrite;
 
+pub use dce::DeadCode;
 pub use pipeline::{PassError, Pipeline};
 
 use crate::ir::Program;
@@ -96,7 +102,7 @@ impl Outcome {
 /// The built-in passes, in the order [`Pipeline::standard`] runs them.
 #[must_use]
 pub fn builtin() -> Vec<Box<dyn Pass>> {
-    Vec::new()
+    vec![Box::new(DeadCode)]
 }
 
 /// The built-in pass called `name`, if there is one.
