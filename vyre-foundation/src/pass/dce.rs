@@ -53,6 +53,7 @@ use crate::ir::{BufferAccess, DataType, Expr, Literal, Node, Program};
 use crate::validate::{Validated, VarId};
 
 use super::effects::{Buffers, Effects};
+use super::rewrite::splice_or_block;
 use super::{Outcome, Pass};
 
 /// Dead-code and dead-store elimination; see the [module docs](self) for its rules.
@@ -584,16 +585,6 @@ fn trim_tail(body: &mut Vec<Node>, tail: Tail) {
             return;
         }
         body.pop();
-    }
-}
-
-/// Appends `body` to `out` as it is when it declares no variable at its top level (a block only
-/// scopes variables), else as one block.
-fn splice_or_block(body: Vec<Node>, out: &mut Vec<Node>) {
-    if body.iter().any(|n| matches!(n, Node::Let { .. })) {
-        out.push(Node::Block(body));
-    } else {
-        out.extend(body);
     }
 }
 

@@ -43,15 +43,17 @@
 //! # Ok::<(), vyre_foundation::pass::PassError>(())
 //! ```
 
-mod dce;
+pub mod dce;
 mod effects;
 #[cfg(test)]
 mod flow_test;
 mod pipeline;
 mod rewrite;
+pub mod unroll;
 
 pub use dce::DeadCode;
 pub use pipeline::{PassError, Pipeline};
+pub use unroll::Unroll;
 
 use crate::ir::Program;
 use crate::validate::Validated;
@@ -102,7 +104,7 @@ impl Outcome {
 /// The built-in passes, in the order [`Pipeline::standard`] runs them.
 #[must_use]
 pub fn builtin() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(DeadCode)]
+    vec![Box::new(DeadCode), Box::new(Unroll)]
 }
 
 /// The built-in pass called `name`, if there is one.

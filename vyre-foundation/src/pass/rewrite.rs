@@ -148,6 +148,16 @@ pub(super) fn substitute_var(body: &mut [Node], name: &str, with: &Expr) {
     });
 }
 
+/// Appends `body` to `out` as it is when it declares no variable at its top level (a block only
+/// scopes variables, so without one it changes nothing), else as one block.
+pub(super) fn splice_or_block(body: Vec<Node>, out: &mut Vec<Node>) {
+    if body.iter().any(|n| matches!(n, Node::Let { .. })) {
+        out.push(Node::Block(body));
+    } else {
+        out.extend(body);
+    }
+}
+
 /// Variable names that no variable or buffer of a program uses: `{prefix}{n}` for the smallest
 /// free numbers. Every name a program mentions is taken, wherever its scope is, so a fresh `let`
 /// may go anywhere without shadowing a variable (which the validator refuses).
