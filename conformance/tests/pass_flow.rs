@@ -158,3 +158,9 @@ fn unroll_keeps_the_outputs_of_generated_programs() {
     });
     assert!(tally.compared > 400, "{tally:?}");
 }
+
+#[test]
+fn cse_keeps_the_outputs_of_generated_programs() {
+    let tally = differential(&*named("cse"), 0xc5e, 4000);
+    assert!(tally.compared > 1000, "{tally:?}");
+}

@@ -43,6 +43,7 @@
 //! # Ok::<(), vyre_foundation::pass::PassError>(())
 //! ```
 
+pub mod cse;
 pub mod dce;
 mod effects;
 #[cfg(test)]
@@ -51,6 +52,7 @@ mod pipeline;
 mod rewrite;
 pub mod unroll;
 
+pub use cse::Cse;
 pub use dce::DeadCode;
 pub use pipeline::{PassError, Pipeline};
 pub use unroll::Unroll;
@@ -104,7 +106,7 @@ impl Outcome {
 /// The built-in passes, in the order [`Pipeline::standard`] runs them.
 #[must_use]
 pub fn builtin() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(DeadCode), Box::new(Unroll)]
+    vec![Box::new(DeadCode), Box::new(Unroll), Box::new(Cse)]
 }
 
 /// The built-in pass called `name`, if there is one.
