@@ -164,3 +164,9 @@ fn cse_keeps_the_outputs_of_generated_programs() {
     let tally = differential(&*named("cse"), 0xc5e, 4000);
     assert!(tally.compared > 1000, "{tally:?}");
 }
+
+#[test]
+fn licm_keeps_the_outputs_of_generated_programs() {
+    let tally = differential(&*named("licm"), 0x11c3, 4000);
+    assert!(tally.compared > 500, "{tally:?}");
+}

@@ -99,15 +99,6 @@ impl Effects {
     pub(super) fn any_atomic(&self) -> bool {
         !self.atomics.is_empty()
     }
-
-    /// True when the statements may change what a load of `buffer` reads, as far as this
-    /// invocation can tell without a race: they store to it or update it atomically, or run a
-    /// barrier or any atomic (after either, other invocations' writes may be visible). `stable`
-    /// buffers ([`Buffers::stable`]) never change.
-    pub(super) fn may_change(&self, buffer: &str, buffers: &Buffers) -> bool {
-        !buffers.stable(buffer)
-            && (self.stores.contains(buffer) || self.barrier || self.any_atomic())
-    }
 }
 
 /// The buffers of a program as the flow passes see them: which never change during a dispatch and

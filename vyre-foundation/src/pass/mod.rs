@@ -48,12 +48,14 @@ pub mod dce;
 mod effects;
 #[cfg(test)]
 mod flow_test;
+pub mod licm;
 mod pipeline;
 mod rewrite;
 pub mod unroll;
 
 pub use cse::Cse;
 pub use dce::DeadCode;
+pub use licm::Licm;
 pub use pipeline::{PassError, Pipeline};
 pub use unroll::Unroll;
 
@@ -106,7 +108,12 @@ impl Outcome {
 /// The built-in passes, in the order [`Pipeline::standard`] runs them.
 #[must_use]
 pub fn builtin() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(DeadCode), Box::new(Unroll), Box::new(Cse)]
+    vec![
+        Box::new(DeadCode),
+        Box::new(Unroll),
+        Box::new(Licm),
+        Box::new(Cse),
+    ]
 }
 
 /// The built-in pass called `name`, if there is one.

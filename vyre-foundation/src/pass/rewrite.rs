@@ -73,19 +73,19 @@ pub(super) fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
     }
 }
 
-/// Calls `f` on every expression of `body` and of its nested bodies (in no particular order of
-/// statements; within one expression each parent before its children); `f` returns false to
-/// leave the children of the expression it was given alone (for instance because it replaced it).
+/// Calls `f` on every expression of `body` and of its nested bodies in program order (a
+/// statement's expressions in evaluation order, then its bodies), each expression before its
+/// operands; `f` returns false to leave the operands of the expression it was given alone (for
+/// instance because it replaced it).
 pub(super) fn rewrite_exprs(body: &mut [Node], f: &mut impl FnMut(&mut Expr) -> bool) {
-    let mut nodes: Vec<&mut Node> = body.iter_mut().collect();
-    while let Some(node) = nodes.pop() {
+    for node in body {
         let (mut exprs, mut bodies) = (Vec::new(), Vec::new());
         split_node_mut(node, &mut exprs, &mut bodies);
         for expr in exprs {
             rewrite_expr(expr, f);
         }
         for inner in bodies {
-            nodes.extend(inner.iter_mut());
+            rewrite_exprs(inner, f);
         }
     }
 }
@@ -127,13 +127,15 @@ fn split_node_mut<'a>(
     }
 }
 
-/// Calls `f` on `expr` and every expression below it, each parent before its children, skipping
+/// Calls `f` on `expr` and every expression below it in pre-order (each parent before its
+/// children, operands left to right), skipping
 /// the children of those for which `f` returns false.
 pub(super) fn rewrite_expr(expr: &mut Expr, f: &mut impl FnMut(&mut Expr) -> bool) {
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         if f(e) {
-            stack.extend(children_mut(e));
+            // Reversed, so that the first operand is the next one popped.
+            stack.extend(children_mut(e).into_iter().rev());
         }
     }
 }
