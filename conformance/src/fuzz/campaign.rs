@@ -25,6 +25,13 @@ pub(crate) trait Check: Sync {
     /// with the same index).
     fn verdict(&self, index: u64, case: &GeneratedCase) -> Verdict;
 
+    /// The verdict on case `index` as the run draws it (shrinking asks [`Check::verdict`] instead):
+    /// where a check counts something about the drawn cases alone, such as how many of them an IR
+    /// pass changed.
+    fn drawn_verdict(&self, index: u64, case: &GeneratedCase) -> Verdict {
+        self.verdict(index, case)
+    }
+
     /// Completes a shrunk mismatch (its `minimal` case is final): anything the check knows beyond
     /// the verdict, and the regression files under `dir` when one is given.
     fn finish(&self, index: u64, mismatch: &mut FuzzMismatch, dir: Option<&Path>);
@@ -53,7 +60,7 @@ impl Campaign<'_> {
                 .into_par_iter()
                 .map(|i| match generate(&self.config, options.seed, i) {
                     Some((_, case)) => {
-                        let verdict = self.check.verdict(i, &case);
+                        let verdict = self.check.drawn_verdict(i, &case);
                         (i, Some(case), verdict)
                     }
                     None => (i, None, Verdict::Skip(SkipReason::BothRejected)),

@@ -13,6 +13,11 @@
 //! [`FuzzSummary`], its mismatches shrunk the same way. [`replay`] runs a saved case again, and
 //! [`replay_outputs`] keeps both sides' outputs for a report of every element that differs.
 //!
+//! [`check_pass`] turns the same machinery on IR passes: every drawn program and what a pass made
+//! of it run on the reference, and the first program the pass gets wrong shrunk and reported
+//! with both forms ([`PassMismatch::report`]); [`apply_pass`] and [`apply_pipeline`] adapt a
+//! `vyre_foundation::pass::Pass` or `Pipeline` to it.
+//!
 //! ```
 //! use vyre_conformance::ReferenceBackend;
 //! use vyre_conformance::fuzz::{self, FuzzOptions};
@@ -29,6 +34,7 @@ mod compare;
 mod judge;
 pub mod metamorphic;
 mod options;
+mod pass_check;
 mod program_text;
 mod reduce;
 mod regression;
@@ -53,6 +59,10 @@ pub(crate) use cases::runner;
 pub use cases::{config_for, drawable, generate};
 pub(crate) use options::dispatch_config;
 pub use options::{FuzzOptions, FuzzProgress};
+pub use pass_check::{
+    PassMismatch, PassSummary, apply_pass, apply_pipeline, check_pass, check_pass_on,
+    check_pass_with, map_exprs,
+};
 pub use summary::{FuzzMismatch, FuzzSummary, MismatchVariant, input_lines};
 
 /// Runs `options.cases` random comparable programs on `reference` and `other`, shrinking and saving
