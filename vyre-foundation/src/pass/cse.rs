@@ -28,7 +28,7 @@
 //! - Only the statements of one body form a region: expressions in nested bodies are their own
 //!   regions (an `if` branch or a loop body runs conditionally or repeatedly). The fresh `let` sits
 //!   in the body of the occurrences, before the first, where every variable the expression reads is
-//!   declared; its name is used nowhere in the program ([`FreshNames`]), so it shadows nothing.
+//!   declared; its name is used nowhere in the program, so it shadows nothing.
 //!
 //! The largest repeated expression is taken first, so nested repeats (`a + b` inside a repeated
 //! `(a + b) * c`) are shared as well, from the `let` that holds the larger one.

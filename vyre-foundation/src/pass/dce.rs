@@ -5,7 +5,7 @@
 //! - **Expressions have no effect but their atomics** (section 2, "Only atomics have side
 //!   effects"; section 3: an out-of-bounds load yields 0, division by zero and every other
 //!   operation is defined, so nothing traps). Where a rule drops an expression that holds atomics, it
-//!   keeps them as atomic statements, in evaluation order ([`effects_of`]): the atomic statement has
+//!   keeps them as atomic statements, in evaluation order: the atomic statement has
 //!   "exactly the effect of the atomic expression with the same fields bound to a variable nothing
 //!   reads" (section 2).
 //! - **Dead variables.** A `let` or `assign` of a variable that no live expression reads goes

@@ -25,9 +25,9 @@
 //!   control flow they run in, section 9; the body's may differ from the loop's), leaves (nothing
 //!   to save) and expressions of literals only (constant folding's work). Nothing moves across a
 //!   barrier: a load of a writable buffer stays in a loop that has one.
-//! - The `let` sits in the loop's own body, just before it, where every variable the expression
-//!   reads is in scope (none is declared inside the loop); its name is used nowhere in the program
-//!   ([`FreshNames`]).
+//! - The `let` sits in the body that holds the loop, just before it, where every variable the
+//!   expression reads is in scope (none is declared inside the loop); its name is used nowhere in
+//!   the program, so it shadows nothing.
 
 use std::collections::{BTreeSet, HashMap};
 

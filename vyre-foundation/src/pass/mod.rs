@@ -105,7 +105,17 @@ impl Outcome {
     }
 }
 
-/// The built-in passes, in the order [`Pipeline::standard`] runs them.
+/// The built-in passes, in the order [`Pipeline::standard`] runs them:
+///
+/// 1. [`dce`](DeadCode) first, so that the others work on less, and a `continue` ending a loop
+///    body no longer keeps `unroll` from the loop;
+/// 2. [`unroll`](Unroll), whose copies give literal values to what read the loop variable;
+/// 3. [`licm`](Licm) on the loops left, before `cse`, so that an expression repeated inside a loop
+///    and outside it is shared once it stands before the loop;
+/// 4. [`cse`](Cse) last, over the straight-line code the others made longer.
+///
+/// Constant folding and strength reduction, where present, belong before `unroll` (literal bounds)
+/// and after it (the literal loop variable).
 #[must_use]
 pub fn builtin() -> Vec<Box<dyn Pass>> {
     vec![
