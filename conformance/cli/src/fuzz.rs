@@ -26,9 +26,10 @@ pub(crate) struct FuzzArgs {
     /// fine (`--minutes 0.5` is 30 s).
     #[arg(long, value_name = "M", value_parser = parse_minutes, allow_negative_numbers = true)]
     pub(crate) minutes: Option<Duration>,
-    /// The backend compared with the reference (reference, wgpu).
-    #[arg(long, value_name = "NAME", default_value = "wgpu")]
-    pub(crate) backend: String,
+    /// The backend compared with the reference (reference, wgpu); wgpu when absent, except with
+    /// --pass, where the transformed programs run on the reference alone unless a backend is named.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) backend: Option<String>,
     /// Shrink (and print, and save) this many mismatches, then stop at the end of the batch; 0
     /// shrinks none and stops at the end of the first batch with a mismatch.
     #[arg(long, value_name = "N", default_value_t = 3)]
@@ -57,6 +58,12 @@ pub(crate) struct FuzzArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub(crate) quiet: bool,
+    /// Check the built-in IR pass NAME instead of a backend (`all` or `standard`: the whole
+    /// standard pipeline): each program and what the pass makes of it must give the same outputs
+    /// on the reference (and on --backend, when one is named); the first program it gets wrong is
+    /// shrunk and printed with both forms.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["metamorphic", "batch", "resident", "json"])]
+    pub(crate) pass: Option<String>,
 }
 
 /// A time limit of `text` minutes: a finite number, 0 or more, that a `Duration` holds.
@@ -87,7 +94,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let time_limit = args.minutes;
-    let picked = match select(Choice::Named(&args.backend)) {
+    let picked = match select(Choice::Named(args.backend.as_deref().unwrap_or("wgpu"))) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("vyre-conform fuzz: {e}");
@@ -172,7 +179,7 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
 
 /// The `--save` directory exists (or can be made) and is writable, and the `--json` file can be
 /// created: found out after a long run, the run's findings would be lost.
-fn check_paths(args: &FuzzArgs) -> Result<(), String> {
+pub(crate) fn check_paths(args: &FuzzArgs) -> Result<(), String> {
     if let Some(dir) = &args.save {
         let probe = dir.join(format!(".vyre-conform-probe-{}", std::process::id()));
         std::fs::create_dir_all(dir)

@@ -24,6 +24,7 @@ macro_rules! say {
 mod adapters;
 mod check;
 mod fuzz;
+mod pass;
 mod progress;
 mod replay;
 
@@ -72,8 +73,8 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Check(check::CheckArgs),
     /// Run random valid programs on the reference and on another backend (with --metamorphic:
-    /// programs and rewrites of them on one backend); mismatches are shrunk, printed, and saved as
-    /// regression cases.
+    /// programs and rewrites of them on one backend; with --pass NAME: programs and what the IR
+    /// pass NAME makes of them); mismatches are shrunk, printed, and saved as regression cases.
     #[command(after_help = EXIT_CODES)]
     Fuzz(fuzz::FuzzArgs),
     /// Run saved regression cases (fuzz --save, conformance/regressions/) on a backend against the
@@ -94,7 +95,10 @@ fn main() -> ExitCode {
     match cli.command {
         None => check::run(&cli.check),
         Some(Command::Check(args)) => check::run(&args),
-        Some(Command::Fuzz(args)) => fuzz::run(&args),
+        Some(Command::Fuzz(args)) => match &args.pass {
+            Some(name) => pass::run(&args, name),
+            None => fuzz::run(&args),
+        },
         Some(Command::Replay(args)) => replay::run(&args),
         Some(Command::ListAdapters(args)) => adapters::run(&args),
     }
@@ -204,10 +208,7 @@ mod tests {
         else {
             panic!("not fuzz");
         };
-        assert_eq!(
-            (args.cases, args.seed, args.backend.as_str()),
-            (10_000, 7, "wgpu")
-        );
+        assert_eq!((args.cases, args.seed, args.backend), (10_000, 7, None));
         assert!(args.resident.is_some() && args.minutes.is_none() && args.save.is_none());
     }
 
@@ -249,6 +250,8 @@ mod tests {
             &["replay"],
             &["replay", "a.json", "--cases", "3"],
             &["fuzz", "--area", "integer"],
+            &["fuzz", "--pass", "fold", "--metamorphic"],
+            &["fuzz", "--pass"],
             &["list-adapters", "--cases", "3"],
             &["nonsense"],
         ] {

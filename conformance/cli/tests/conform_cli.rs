@@ -287,3 +287,48 @@ fn fuzz_metamorphic_runs_a_backend_against_itself() {
     assert_eq!(summary["mode"], "metamorphic", "{summary}");
     assert_eq!(summary["programs"], 24, "{summary}");
 }
+
+#[test]
+fn fuzz_pass_names_an_unknown_pass_with_the_known_ones() {
+    let output = bare(&["fuzz", "--pass", "no-such-pass", "--cases", "4", "--quiet"]);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        err.contains("`no-such-pass`") && err.contains("Fix:"),
+        "{err}"
+    );
+    let known = vyre_foundation::pass::builtin();
+    for name in known.iter().map(|p| p.name()).chain(["all", "standard"]) {
+        assert!(
+            err.contains(&format!("`{name}`")),
+            "{name} not listed: {err}"
+        );
+    }
+}
+
+/// Every built-in pass, and the standard pipeline, checked through the command line: clean when
+/// the pipeline has passes, and "checked on nothing" (exit 1) while it has none.
+#[test]
+fn fuzz_pass_checks_each_built_in_pass_and_the_standard_pipeline() {
+    let names: Vec<&str> = vyre_foundation::pass::builtin()
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    for name in &names {
+        let output = bare(&["fuzz", "--pass", name, "--cases", "300", "--quiet"]);
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", text(&output));
+    }
+    let output = bare(&["fuzz", "--pass", "standard", "--cases", "300", "--quiet"]);
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.starts_with("fuzz --pass standard seed 1: 300 programs"),
+        "{out}"
+    );
+    if names.is_empty() {
+        assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+        assert!(text(&output).contains("no passes"), "{}", text(&output));
+        assert!(out.contains("proves nothing"), "{out}");
+    } else {
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    }
+}

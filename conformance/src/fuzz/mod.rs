@@ -13,7 +13,7 @@
 //! [`FuzzSummary`], its mismatches shrunk the same way. [`replay`] runs a saved case again, and
 //! [`replay_outputs`] keeps both sides' outputs for a report of every element that differs.
 //!
-//! [`check_pass`] turns the same machinery on IR passes: every drawn program and what a pass made
+//! [`check_pass`] ([`pass_check`]) turns the same machinery on IR passes: every drawn program and what a pass made
 //! of it run on the reference, and the first program the pass gets wrong shrunk and reported
 //! with both forms ([`PassMismatch::report`]); [`apply_pass`] and [`apply_pipeline`] adapt a
 //! `vyre_foundation::pass::Pass` or `Pipeline` to it.
@@ -34,7 +34,8 @@ mod compare;
 mod judge;
 pub mod metamorphic;
 mod options;
-mod pass_check;
+pub mod pass_check;
+pub mod planted_passes;
 mod program_text;
 mod reduce;
 mod regression;

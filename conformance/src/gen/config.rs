@@ -81,11 +81,18 @@ pub enum Feature {
     /// boundaries (ties, just above and below them, the subnormal range, near 65504), `f16(f32(h))`,
     /// and f16 variables holding a rounded value (needs the device feature `f16`).
     F16RoundTrips,
+    /// Shapes IR passes act on (`gen/pass_exprs.rs`, `gen/pass_stmts.rs`): constant
+    /// subexpressions over every operator at edge literals (`i32::MAX + 1i`, `x / 0`, shifts by
+    /// 32 and more), operations by constants (powers of two, negative, 0, 1, MIN), repeated
+    /// subexpressions and loads around stores to the same element, dead lets and overwritten
+    /// stores, counted loops with literal bounds (zero-trip, with `break` and `continue`) whose
+    /// every trip shows, loop-invariant lets, and barriers inside uniform loops.
+    PassShapes,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 29] = [
+    pub const ALL: [Feature; 30] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -115,6 +122,7 @@ impl Feature {
         Feature::EdgeOperands,
         Feature::WidthCasts,
         Feature::F16RoundTrips,
+        Feature::PassShapes,
     ];
 
     const fn bit(self) -> u32 {
@@ -154,7 +162,8 @@ impl Feature {
             | Feature::Elementwise
             | Feature::RowLoads
             | Feature::EdgeOperands
-            | Feature::WidthCasts => DeviceFeatures::NONE,
+            | Feature::WidthCasts
+            | Feature::PassShapes => DeviceFeatures::NONE,
         }
     }
 }
@@ -208,6 +217,12 @@ impl Features {
         Features(self.0 & !feature.bit())
     }
 
+    /// The features in either set.
+    #[must_use]
+    pub const fn union(self, other: Features) -> Self {
+        Features(self.0 | other.0)
+    }
+
     /// The features in both sets.
     #[must_use]
     pub const fn intersect(self, other: Features) -> Self {
@@ -243,6 +258,9 @@ pub struct GenConfig {
     pub features: Features,
     /// Swarm testing: when true each case keeps only a random subset of `features`.
     pub swarm: bool,
+    /// Features of `features` every case keeps whatever its swarm mask: what a run is about
+    /// (`fuzz::check_pass` keeps [`Feature::PassShapes`], the shapes passes act on).
+    pub kept: Features,
     /// When true, programs obey the differential discipline: race-free (every invocation writes only
     /// its own slots, contended atomics use order-independent operations and their old values are
     /// dropped, workgroup memory is written and read in phases separated by barriers) and no float
@@ -275,6 +293,7 @@ impl GenConfig {
         Self {
             features: Features::all(),
             swarm: true,
+            kept: Features::none(),
             comparable: true,
             max_stmts: 24,
             max_expr_depth: 4,
@@ -304,6 +323,16 @@ impl GenConfig {
         self
     }
 
+    /// The configuration of IR pass checks (`fuzz::check_pass`): [`GenConfig::differential`]
+    /// with [`Feature::PassShapes`] in every case.
+    #[must_use]
+    pub fn passes() -> Self {
+        Self {
+            kept: Features::none().with(Feature::PassShapes),
+            ..Self::differential()
+        }
+    }
+
     /// The configuration with swarm testing on or off.
     #[must_use]
     pub fn with_swarm(mut self, swarm: bool) -> Self {
@@ -315,7 +344,8 @@ impl GenConfig {
     #[must_use]
     pub fn case_features(&self, swarm_mask: u32) -> Features {
         if self.swarm {
-            self.features.intersect(Features::from_mask(swarm_mask))
+            let mask = Features::from_mask(swarm_mask).union(self.kept);
+            self.features.intersect(mask)
         } else {
             self.features
         }

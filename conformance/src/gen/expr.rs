@@ -36,6 +36,8 @@ enum Form {
     WidthCast,
     /// An f16 round trip (`Feature::F16RoundTrips`, `round_trips.rs`).
     RoundTrip,
+    /// What IR passes act on (`Feature::PassShapes`, `pass_exprs.rs`).
+    PassShape,
 }
 
 /// Float binary operators drawn as plain `Form::Binary`: the arithmetic class without `div`, which
@@ -181,6 +183,12 @@ impl Ctx {
             self.subgroup_forms(ty, &mut forms);
         }
         self.driver_forms(ty, &mut forms);
+        if self.pass_shapes_on() {
+            // Integers are where folding and strength reduction act most: a sixth of their
+            // forms (five entries), so that a program holds several.
+            let weight = if ty.is_integer() { 5 } else { 1 };
+            forms.extend(std::iter::repeat_n(Form::PassShape, weight));
+        }
         forms
     }
 
@@ -355,6 +363,7 @@ impl Ctx {
             Form::EdgeMinMax => self.edge_min_max(ch, ty, depth),
             Form::WidthCast => self.width_cast(ch, ty, depth),
             Form::RoundTrip => self.round_trip(ch, ty, depth),
+            Form::PassShape => self.pass_shape(ch, ty, depth),
             Form::Binary(op @ (BinOp::Shl | BinOp::Shr)) => {
                 let lhs = self.expr(ch, ty, depth);
                 bin(op, lhs, self.expr(ch, DataType::U32, depth))

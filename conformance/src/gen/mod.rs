@@ -25,6 +25,8 @@ mod expr;
 mod inputs;
 mod layout;
 mod moderated;
+mod pass_exprs;
+mod pass_stmts;
 mod raw;
 mod recipe;
 mod round_trips;

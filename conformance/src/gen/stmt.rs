@@ -45,7 +45,10 @@ impl Ctx {
             StmtKind::Barrier
                 if on(Feature::Workgroup) && self.nesting() == 0 && !self.diverged =>
             {
-                self.barrier(ch);
+                // With pass shapes, half the barriers stand in a uniform loop (`pass_stmts.rs`).
+                if !(self.pass_shapes_on() && ch.one_in(2) && self.barrier_loop(ch)) {
+                    self.barrier(ch);
+                }
             }
             StmtKind::Atomic if on(Feature::Atomics) => self.atomic(ch),
             StmtKind::Return if on(Feature::Returns) && self.nesting() > 0 => {
@@ -140,6 +143,10 @@ impl Ctx {
     }
 
     fn let_stmt(&mut self, ch: &mut Choices<'_>) {
+        // With pass shapes, a let in three is a statement shape (`pass_stmts.rs`).
+        if self.pass_shapes_on() && ch.one_in(3) {
+            return self.pass_stmt(ch);
+        }
         // With round trips on, a let in four holds a rounded f16 (`round_trips.rs`).
         if self.round_trips_on() && ch.one_in(4) {
             let value = self.rounded_value(ch, SHALLOW);
@@ -171,6 +178,10 @@ impl Ctx {
     /// `for i in lo .. lo + trip`: at most `max_trip` iterations (none when the addition wraps).
     /// With `EdgeOperands`, half the loops run one trip from a large literal (`edges.rs`).
     fn loop_stmt(&mut self, ch: &mut Choices<'_>) {
+        // With pass shapes, half the loops count between literals (`pass_stmts.rs`).
+        if self.pass_shapes_on() && ch.one_in(2) {
+            return self.literal_loop(ch);
+        }
         let word = ch.next_word();
         let big = self.features.has(Feature::EdgeOperands) && ch.one_in(2);
         // Three big loops in four count in `i32`, whose negation the H100 dropped.

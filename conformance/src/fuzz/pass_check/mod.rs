@@ -3,9 +3,11 @@
 //! original means under SEMANTICS.md).
 //!
 //! [`check_pass`] draws programs as the differential fuzzer does ([`crate::fuzz::generate`], with
-//! [`FuzzOptions::config`]; with every feature on, which the default configuration has, that
-//! includes the pass shapes: constant subexpressions, repeated ones, loop-invariant ones, counted
-//! loops and multiplications by constants, the things passes act on). For each it applies the pass and, when the pass changed
+//! [`FuzzOptions::config`]), and every case draws [`Feature::PassShapes`] where the configuration
+//! has it, as the default one does: constant subexpressions at edge literals, operations by
+//! constants, repeated subexpressions and loads around stores, dead lets and overwritten stores,
+//! counted loops with literal bounds, loop-invariant lets and barriers inside uniform loops, the
+//! things passes act on. For each it applies the pass and, when the pass changed
 //! the program, checks that
 //!
 //! - the buffers and workgroup size are the same (callers pass the same inputs and read the same
@@ -25,9 +27,44 @@
 //!
 //! A [`Pass`](vyre_foundation::pass::Pass) is checked through [`apply_pass`], a
 //! [`Pipeline`](vyre_foundation::pass::Pipeline) through [`apply_pipeline`]; [`map_exprs`] is the
-//! traversal most small passes need. A deliberately wrong strength reduction, `x / 2` as `x >> 1`
-//! on every integer type (for a negative `i32`, division truncates toward zero and the shift
-//! rounds down), is caught and shrunk:
+//! traversal most small passes need. Your own pass, checked (FUZZING.md, "Fuzzing your own IR
+//! pass", walks through this):
+//!
+//! ```
+//! use vyre_conformance::fuzz::{self, FuzzOptions};
+//! use vyre_foundation::ir::{BinOp, Expr, Literal};
+//! use vyre_foundation::pass::{Outcome, Pass};
+//! use vyre_foundation::validate::Validated;
+//!
+//! /// `x * 2` as `x + x` on integers: right, since both wrap alike.
+//! #[derive(Debug)]
+//! struct DoubleByAdding;
+//!
+//! impl Pass for DoubleByAdding {
+//!     fn name(&self) -> &'static str {
+//!         "double-by-adding"
+//!     }
+//!     fn run(&self, program: &Validated<'_>) -> Outcome {
+//!         let two = |e: &Expr| matches!(e, Expr::Lit(Literal::U32(2) | Literal::I32(2) | Literal::U64(2) | Literal::I64(2)));
+//!         let out = fuzz::map_exprs(program.program(), &mut |e| match e {
+//!             Expr::Binary { op: BinOp::Mul, lhs, rhs } if two(rhs) && !lhs.has_atomic() => {
+//!                 Some(Expr::add((**lhs).clone(), (**lhs).clone()))
+//!             }
+//!             _ => None,
+//!         });
+//!         if out == *program.program() { Outcome::Unchanged } else { Outcome::Changed(out) }
+//!     }
+//! }
+//!
+//! let options = FuzzOptions { cases: 1000, seed: 3, ..FuzzOptions::default() };
+//! let summary = fuzz::check_pass(|p| fuzz::apply_pass(&DoubleByAdding, p), &options);
+//! assert!(summary.proved_something(), "{}", summary.report());
+//! assert!(summary.changed > 50);
+//! ```
+//!
+//! A deliberately wrong strength reduction, `x / 2` as `x >> 1` on every integer type (for a
+//! negative `i32`, division truncates toward zero and the shift rounds down), is caught and
+//! shrunk:
 //!
 //! ```
 //! use vyre_conformance::fuzz::{self, FuzzOptions};
@@ -44,10 +81,10 @@
 //!
 //! let options = FuzzOptions { cases: 2000, seed: 1, max_mismatches: 1, ..FuzzOptions::default() };
 //! let summary = fuzz::check_pass(halve_by_shifting, &options);
-//! assert!(summary.changed > 0);
 //! let found = &summary.mismatches[0];
 //! println!("{}", found.report());
 //! assert!(found.program().to_string().contains("/ 2i"));
+//! assert!(found.program().body.len() <= 4);
 //!
 //! // The identity is a correct pass, but it proves nothing: the report says so.
 //! let options = FuzzOptions { cases: 50, ..options };
@@ -73,7 +110,7 @@ use vyre_foundation::ir::Program;
 use crate::ReferenceBackend;
 use crate::fuzz::campaign::Campaign;
 use crate::fuzz::{FuzzOptions, FuzzProgress, config_for, drawable};
-use crate::r#gen::GenConfig;
+use crate::r#gen::{Feature, Features, GenConfig};
 use verdict::PassCheck;
 
 /// Checks `pass` on `options.cases` generated programs, running both forms on the reference; see
@@ -105,8 +142,13 @@ pub fn check_pass_with(
         None => ReferenceBackend::new(),
     };
     let target: &dyn VyreBackend = backend.unwrap_or(&reference);
+    let mut config = config_for(&options.config, target);
+    // What the check is about: every case that may draw the pass shapes does.
+    config.kept = config
+        .kept
+        .union(Features::none().with(Feature::PassShapes));
     let options = &FuzzOptions {
-        config: config_for(&options.config, target),
+        config,
         ..options.clone()
     };
     let check = PassCheck {
