@@ -250,6 +250,11 @@ fn licm_survives_check_pass() {
 }
 
 #[test]
+fn unroll_survives_check_pass() {
+    survives_check_pass("unroll", 0x5011, 50);
+}
+
+#[test]
 fn the_standard_pipeline_survives_check_pass() {
     let pipeline = Pipeline::standard();
     let options = check_options(0x9199);

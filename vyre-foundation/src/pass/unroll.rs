@@ -15,12 +15,18 @@
 //!   the control flow the loop's body ran in (literal bounds are uniform), so copies of a barrier
 //!   stay in uniform control flow. Nested loops are unrolled first, and again inside each copy,
 //!   where the outer variable may have made their bounds literal.
+//! - A `break` or `continue` leaving the loop (not one of an inner loop) is resolved copy by copy
+//!   when, once the variable is replaced, whether it runs is fixed: it stands in the copy itself,
+//!   in blocks, or in `if`s whose conditions are comparisons of integer or bool literals (and
+//!   `not`/`and`/`or` of them, sections 4 and 5), such as `if (i == 3u) { break; }` in the copy
+//!   for `i = 3u`. The branch taken stays (a literal condition has no effect to keep), the
+//!   statements after the exit go (they never run, section 2), and after a `break` no further
+//!   copy is made: exactly the iterations the loop ran.
 //!
 //! The pass refuses:
 //!
-//! - a loop whose body has a `break` or `continue` leaving it (not one of an inner loop):
-//!   lowering them needs flags that would make later copies conditional. Run `dce` first: it removes
-//!   a `continue` that ends the body;
+//! - a loop with a `break` or `continue` leaving it whose running depends on what the program
+//!   computes: lowering it needs flags that would make later copies conditional;
 //! - a loop of more than [`MAX_TRIPS`] iterations, or whose copies would hold more than
 //!   [`MAX_UNROLLED_SIZE`] statements and expression nodes, or that would grow the program past
 //!   what is left of [`MAX_GROWTH`] for the whole run.
@@ -28,7 +34,7 @@
 //! Copies keep the loop's nesting depth (a block at the loop's place holds each copy's statements
 //! at the depth the loop's body had), so the validator's depth limits hold.
 
-use crate::ir::{Expr, Literal, Node, Program};
+use crate::ir::{BinOp, Expr, Literal, Node, Program, UnOp};
 use crate::validate::Validated;
 
 use super::effects::body_size;
@@ -94,8 +100,8 @@ fn unroll_body(body: &mut Vec<Node>, budget: &mut usize) -> bool {
     changed
 }
 
-/// The copies of `node`'s body, one per iteration, when `node` is a loop the pass unrolls (its
-/// body is taken out of it); `None` otherwise.
+/// The copies of `node`'s body, one per iteration that runs, when `node` is a loop the pass
+/// unrolls (its body is taken out of it); `None` otherwise.
 fn unrolled(node: &mut Node, budget: &mut usize) -> Option<Vec<Vec<Node>>> {
     let Node::Loop {
         var,
@@ -107,26 +113,165 @@ fn unrolled(node: &mut Node, budget: &mut usize) -> Option<Vec<Vec<Node>>> {
         return None;
     };
     let values = iteration_values(from, to)?;
-    if leaves_loop(body) {
-        return None;
-    }
     let size = body_size(body);
     let unrolled_size = size.saturating_mul(values.len());
     let growth = unrolled_size.saturating_sub(size);
     if unrolled_size > MAX_UNROLLED_SIZE || growth > *budget {
         return None;
     }
+    let exits = leaves_loop(body);
+    let mut copies = Vec::with_capacity(values.len());
+    for value in values {
+        let mut copy = body.clone();
+        substitute_var(&mut copy, var, &Expr::Lit(value));
+        let (copy, end) = if exits {
+            resolve_exits(copy)?
+        } else {
+            (copy, End::FallsThrough)
+        };
+        copies.push(copy);
+        if end == End::Break {
+            break;
+        }
+    }
     *budget -= growth;
-    let body = std::mem::take(body);
-    let copies = values
-        .into_iter()
-        .map(|value| {
-            let mut copy = body.clone();
-            substitute_var(&mut copy, var, &Expr::Lit(value));
-            copy
-        })
-        .collect();
+    *body = Vec::new();
     Some(copies)
+}
+
+/// How one iteration's copy of a loop body ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// It runs to its end: the next iteration follows.
+    FallsThrough,
+    /// A `continue` ends it: the next iteration follows.
+    Continue,
+    /// A `break` ends it: no iteration follows.
+    Break,
+}
+
+/// `copy` (one iteration's body, the loop variable replaced) without the `break`s and
+/// `continue`s that leave the loop, and how it ends, when every one of them is reached or not
+/// reached whatever the inputs: each sits in the copy itself, or in blocks, or in `if`s whose
+/// conditions [`literal_condition`] decides (the branch taken stays, as a block when it declares
+/// variables; evaluating such a condition has no effect). Statements after the exit that ends it
+/// never run and go. `None` when some exit depends on what the program computes.
+fn resolve_exits(copy: Vec<Node>) -> Option<(Vec<Node>, End)> {
+    let mut out = Vec::with_capacity(copy.len());
+    for mut node in copy {
+        if !leaves_loop(std::slice::from_ref(&node)) {
+            out.push(node);
+            continue;
+        }
+        let inner = match &mut node {
+            Node::Break => return Some((out, End::Break)),
+            Node::Continue => return Some((out, End::Continue)),
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => std::mem::take(if literal_condition(cond)? {
+                then
+            } else {
+                otherwise
+            }),
+            Node::Block(inner) => std::mem::take(inner),
+            Node::Let { .. }
+            | Node::Assign { .. }
+            | Node::Store { .. }
+            | Node::Loop { .. }
+            | Node::While { .. }
+            | Node::Barrier
+            | Node::Return
+            | Node::Atomic { .. } => return None,
+        };
+        let (inner, end) = resolve_exits(inner)?;
+        splice_or_block(inner, &mut out);
+        if end != End::FallsThrough {
+            return Some((out, end));
+        }
+    }
+    Some((out, End::FallsThrough))
+}
+
+/// The value of a condition made of literals only: `true`, `false`, comparisons of two integer
+/// or bool literals of one type (signed for `i32` and `i64`, `SEMANTICS.md` section 4), and `not`,
+/// `and`, `or` of such conditions (section 5). `None` for anything else, floats included.
+fn literal_condition(cond: &Expr) -> Option<bool> {
+    match cond {
+        Expr::Lit(Literal::Bool(b)) => Some(*b),
+        Expr::Unary { op: UnOp::Not, arg } => literal_condition(arg).map(|b| !b),
+        Expr::Binary {
+            op: BinOp::And,
+            lhs,
+            rhs,
+        } => Some(literal_condition(lhs)? & literal_condition(rhs)?),
+        Expr::Binary {
+            op: BinOp::Or,
+            lhs,
+            rhs,
+        } => Some(literal_condition(lhs)? | literal_condition(rhs)?),
+        Expr::Binary { op, lhs, rhs } => {
+            let (Expr::Lit(a), Expr::Lit(b)) = (&**lhs, &**rhs) else {
+                return None;
+            };
+            compared(*op, literal_order(*a, *b)?)
+        }
+        Expr::Lit(_)
+        | Expr::Unary { .. }
+        | Expr::Var(_)
+        | Expr::Load { .. }
+        | Expr::BufLen(_)
+        | Expr::Builtin(_)
+        | Expr::Select { .. }
+        | Expr::Cast { .. }
+        | Expr::Bitcast { .. }
+        | Expr::Fma { .. }
+        | Expr::Atomic { .. }
+        | Expr::Subgroup { .. }
+        | Expr::SubgroupShuffle { .. } => None,
+    }
+}
+
+/// The result of comparison `op` for operands that compare as `ordering`; `None` when `op` is not
+/// a comparison.
+fn compared(op: BinOp, ordering: std::cmp::Ordering) -> Option<bool> {
+    match op {
+        BinOp::Eq => Some(ordering.is_eq()),
+        BinOp::Ne => Some(ordering.is_ne()),
+        BinOp::Lt => Some(ordering.is_lt()),
+        BinOp::Le => Some(ordering.is_le()),
+        BinOp::Gt => Some(ordering.is_gt()),
+        BinOp::Ge => Some(ordering.is_ge()),
+        BinOp::Add
+        | BinOp::Sub
+        | BinOp::Mul
+        | BinOp::Div
+        | BinOp::Rem
+        | BinOp::BitAnd
+        | BinOp::BitOr
+        | BinOp::BitXor
+        | BinOp::Shl
+        | BinOp::Shr
+        | BinOp::And
+        | BinOp::Or
+        | BinOp::Min
+        | BinOp::Max => None,
+    }
+}
+
+/// How two literals of one integer or bool type compare; `None` for floats and mixed types.
+fn literal_order(a: Literal, b: Literal) -> Option<std::cmp::Ordering> {
+    let (a, b) = match (a, b) {
+        (Literal::Bool(a), Literal::Bool(b)) => (i128::from(a), i128::from(b)),
+        (Literal::U32(a), Literal::U32(b)) => (i128::from(a), i128::from(b)),
+        (Literal::I32(a), Literal::I32(b)) => (i128::from(a), i128::from(b)),
+        (Literal::U64(a), Literal::U64(b)) => (i128::from(a), i128::from(b)),
+        (Literal::I64(a), Literal::I64(b)) => (i128::from(a), i128::from(b)),
+        // Floats compare as IEEE values, which this does not decide; mixed types do not validate.
+        _ => return None,
+    };
+    Some(a.cmp(&b))
 }
 
 /// The values the variable of a loop from `from` to `to` takes, when both are literals and there
@@ -236,12 +381,30 @@ mod tests {
     }
 
     #[test]
+    fn a_break_or_continue_the_copy_decides_ends_that_copy_or_the_copies() {
+        rewrites(
+            &Unroll,
+            "for i in 0u..4u { if (i == 2u) { break; } out[i] = 1u; }",
+            "out[0u] = 1u; out[1u] = 1u;",
+        );
+        rewrites(
+            &Unroll,
+            "for i in 0u..3u { if (!(i != 1u) || false) { let t = i; out[t] = 3u; continue; } out[i] = 2u; }",
+            "out[0u] = 2u; { let t = 1u; out[t] = 3u; } out[2u] = 2u;",
+        );
+        rewrites(
+            &Unroll,
+            "for i in 0u..4u { out[i] = 1u; { break; } out[7u] = 1u; } for j in 0u..2u { { continue; } }",
+            "out[0u] = 1u;",
+        );
+    }
+
+    #[test]
     fn loops_that_exit_early_are_too_long_or_have_unknown_bounds_stay() {
         keeps(
             &Unroll,
             "for i in 0u..4u { if (inp[i] == 0u) { break; } out[i] = 1u; }",
         );
-        keeps(&Unroll, "for i in 0u..4u { { continue; } }");
         keeps(&Unroll, "for i in 0u..65u { out[0u] = i; }");
         keeps(
             &Unroll,
