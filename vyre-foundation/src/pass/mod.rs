@@ -43,16 +43,28 @@
 //! # Ok::<(), vyre_foundation::pass::PassError>(())
 //! ```
 
+pub mod cse;
+pub mod dce;
+mod edit;
+mod effects;
+#[cfg(test)]
+mod flow_test;
 mod fold;
+pub mod licm;
 mod pipeline;
 mod registry;
 pub(crate) mod rewrite;
 mod strength;
+pub mod unroll;
 
+pub use cse::Cse;
+pub use dce::DeadCode;
 pub use fold::ConstantFold;
+pub use licm::Licm;
 pub use pipeline::{PassError, Pipeline};
 pub use registry::{builtin, by_name};
 pub use strength::StrengthReduce;
+pub use unroll::Unroll;
 
 use crate::ir::Program;
 use crate::validate::Validated;

@@ -1,0 +1,401 @@
+//! `cse`: common-subexpression elimination within straight-line code.
+//!
+//! In each body, an expression computed two or more times with the same value is computed once,
+//! into a fresh `let` placed just before the statement that first computes it, and every one of
+//! those computations reads the variable instead. Its law:
+//!
+//! - **Pure expressions are values.** An expression without atomics has no effect, and every
+//!   operation is total and deterministic (`SEMANTICS.md` sections 2 to 7: nothing traps, division by
+//!   zero and out-of-bounds loads are defined), so two evaluations with equal operands give equal
+//!   values and one evaluation may stand for both. Where the law leaves a result open (a float to
+//!   integer conversion of NaN, a subgroup `f32` sum), using one evaluation for both is one of the
+//!   allowed outcomes.
+//! - **Equal operands.** Two occurrences of one expression have equal operands when nothing it
+//!   reads can change between them. The pass tracks, in evaluation order (section 2: left to right,
+//!   operands before the operation, a statement's expressions before its effect), a version per
+//!   variable, bumped by every `assign` to it, and a version per writable buffer, bumped by every
+//!   store or atomic on it; a barrier or any atomic bumps every writable buffer (after either, this
+//!   invocation may see other invocations' writes without a race, sections 2 and 8). Between two
+//!   loads of a buffer with none of these in between, another invocation can change it only through
+//!   a race, whose outputs are unspecified (section 1). `read` and `uniform` buffers never change.
+//!   A statement with nested bodies bumps everything its bodies (and a `while`'s condition) might.
+//! - **Never:** atomics (each has an effect), loads of a buffer some atomic uses (plain accesses to
+//!   it are atomic, section 8, so other invocations may change it between two loads without a race),
+//!   a `while` condition (evaluated again on every iteration), leaves (literals, variables,
+//!   builtins, `buf_len`: nothing to save), and an expression whose first occurrence follows, in
+//!   the same statement, an atomic that changes what it reads (the `let` before the statement would
+//!   read the value from before the atomic).
+//! - Only the statements of one body form a region: expressions in nested bodies are their own
+//!   regions (an `if` branch or a loop body runs conditionally or repeatedly). The fresh `let` sits
+//!   in the body of the occurrences, before the first, where every variable the expression reads is
+//!   declared; its name is used nowhere in the program, so it shadows nothing.
+//!
+//! The largest repeated expression is taken first, so nested repeats (`a + b` inside a repeated
+//! `(a + b) * c`) are shared as well, from the `let` that holds the larger one.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::ir::{Expr, Node, Program};
+use crate::validate::Validated;
+
+use super::edit::{FreshNames, children_mut, node_bodies_mut, node_exprs_mut};
+use super::effects::{Buffers, Effects, expr_size, is_leaf};
+use super::{Outcome, Pass};
+
+/// The most expressions one body shares; bodies with more keep the rest.
+const MAX_SHARED_PER_BODY: usize = 256;
+
+/// Common-subexpression elimination; see the [module docs](self).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cse;
+
+impl Pass for Cse {
+    fn name(&self) -> &'static str {
+        "cse"
+    }
+
+    fn run(&self, program: &Validated<'_>) -> Outcome {
+        let original = program.program();
+        let mut cx = Cx {
+            buffers: Buffers::of(program),
+            names: FreshNames::new(original, "cse"),
+        };
+        let mut body = original.body.clone();
+        if !cx.body(&mut body) {
+            return Outcome::Unchanged;
+        }
+        Outcome::Changed(Program {
+            body,
+            ..original.clone()
+        })
+    }
+}
+
+struct Cx {
+    buffers: Buffers,
+    names: FreshNames,
+}
+
+/// Where an occurrence is: its statement in the body, the statement's expression (in
+/// [`Node::exprs`] order) and its position in that expression, counted in pre-order.
+type Place = (usize, usize, usize);
+
+/// The occurrences of one expression with one set of operand versions.
+struct Group<'b> {
+    expr: &'b Expr,
+    places: Vec<Place>,
+    /// True when the operand versions at the start of the first occurrence's statement are the
+    /// occurrences' own, so a `let` before that statement computes the same value.
+    hoistable: bool,
+}
+
+impl Cx {
+    /// Shares the repeated expressions of `body` and of its nested bodies. True when something
+    /// changed.
+    fn body(&mut self, body: &mut Vec<Node>) -> bool {
+        let mut changed = false;
+        for node in body.iter_mut() {
+            for inner in node_bodies_mut(node) {
+                changed |= self.body(inner);
+            }
+        }
+        for _ in 0..MAX_SHARED_PER_BODY {
+            let Some((expr, places)) = self.best_group(body) else {
+                break;
+            };
+            let name = self.names.fresh();
+            share(body, &expr, &places, &name);
+            changed = true;
+        }
+        changed
+    }
+
+    /// The largest expression computed twice or more in `body` with the same operands, with where
+    /// it is; the earliest first of equal sizes.
+    fn best_group(&self, body: &[Node]) -> Option<(Expr, Vec<Place>)> {
+        let mut groups: HashMap<(&Expr, Vec<u64>), Group<'_>> = HashMap::new();
+        let mut versions = Versions::default();
+        for (s, node) in body.iter().enumerate() {
+            let start = versions.clone();
+            if !matches!(node, Node::While { .. }) {
+                for (k, expr) in node.exprs().enumerate() {
+                    let mut walk = Walk {
+                        cx: self,
+                        start: &start,
+                        versions: &mut versions,
+                        groups: &mut groups,
+                        statement: s,
+                        slot: k,
+                        counter: 0,
+                    };
+                    walk.expr(expr);
+                }
+            }
+            versions.after(node, &self.buffers);
+        }
+        groups
+            .into_values()
+            .filter(|g| g.places.len() >= 2 && g.hoistable)
+            .max_by(|a, b| {
+                expr_size(a.expr)
+                    .cmp(&expr_size(b.expr))
+                    .then_with(|| b.places[0].cmp(&a.places[0]))
+            })
+            .map(|g| (g.expr.clone(), g.places))
+    }
+
+    /// True for an expression the pass may share: see the module docs.
+    fn candidate(&self, expr: &Expr) -> bool {
+        if is_leaf(expr) || expr.has_atomic() {
+            return false;
+        }
+        let mut ok = true;
+        crate::for_each_subexpr(expr, |e| {
+            if let Expr::Load { buffer, .. } = e {
+                ok &= !self.buffers.atomic(buffer);
+            }
+        });
+        ok
+    }
+}
+
+/// One walk over one expression of a statement, in evaluation order, recording occurrences.
+struct Walk<'a, 'b> {
+    cx: &'a Cx,
+    start: &'a Versions,
+    versions: &'a mut Versions,
+    groups: &'a mut HashMap<(&'b Expr, Vec<u64>), Group<'b>>,
+    statement: usize,
+    slot: usize,
+    counter: usize,
+}
+
+impl<'b> Walk<'_, 'b> {
+    fn expr(&mut self, expr: &'b Expr) {
+        let place = (self.statement, self.slot, self.counter);
+        self.counter += 1;
+        for child in expr.children() {
+            self.expr(child);
+        }
+        if self.cx.candidate(expr) {
+            let stamp = self.versions.stamp(expr, &self.cx.buffers);
+            let hoistable = self.start.stamp(expr, &self.cx.buffers) == stamp;
+            self.groups
+                .entry((expr, stamp))
+                .or_insert_with(|| Group {
+                    expr,
+                    places: Vec::new(),
+                    hoistable,
+                })
+                .places
+                .push(place);
+        }
+        if let Expr::Atomic { buffer, .. } = expr {
+            self.versions.atomic(buffer);
+        }
+    }
+}
+
+/// Versions of what expressions read, bumped by whatever may change it.
+#[derive(Clone, Debug, Default)]
+struct Versions {
+    vars: BTreeMap<String, u64>,
+    buffers: BTreeMap<String, u64>,
+    /// Bumped by every barrier and atomic: loads of writable buffers may then see other
+    /// invocations' writes.
+    memory: u64,
+}
+
+impl Versions {
+    /// The versions `expr`'s value depends on, in a fixed order of its operands' names.
+    fn stamp(&self, expr: &Expr, buffers: &Buffers) -> Vec<u64> {
+        let mut vars = BTreeSet::new();
+        let mut loads = BTreeSet::new();
+        crate::for_each_subexpr(expr, |e| {
+            if let Expr::Var(name) = e {
+                vars.insert(name.as_str());
+            } else if let Expr::Load { buffer, .. } = e
+                && !buffers.stable(buffer)
+            {
+                loads.insert(buffer.as_str());
+            }
+        });
+        let version = |map: &BTreeMap<String, u64>, name: &str| map.get(name).copied().unwrap_or(0);
+        let mut stamp: Vec<u64> = vars.iter().map(|v| version(&self.vars, v)).collect();
+        stamp.extend(loads.iter().map(|b| version(&self.buffers, b)));
+        if !loads.is_empty() {
+            stamp.push(self.memory);
+        }
+        stamp
+    }
+
+    fn bump(map: &mut BTreeMap<String, u64>, name: &str) {
+        *map.entry(name.to_owned()).or_default() += 1;
+    }
+
+    /// An atomic on `buffer` ran.
+    fn atomic(&mut self, buffer: &str) {
+        Self::bump(&mut self.buffers, buffer);
+        self.memory += 1;
+    }
+
+    /// `node`'s own effect (after its expressions) and everything its nested bodies may do.
+    fn after(&mut self, node: &Node, buffers: &Buffers) {
+        let effects = match node {
+            Node::Let { .. } | Node::Return | Node::Break | Node::Continue => return,
+            Node::Assign { name, .. } => return Self::bump(&mut self.vars, name),
+            Node::Store { buffer, .. } => return Self::bump(&mut self.buffers, buffer),
+            Node::Atomic { buffer, .. } => return self.atomic(buffer),
+            Node::Barrier => {
+                self.memory += 1;
+                return;
+            }
+            // A `while` condition runs again after each iteration: its atomics count as the body's.
+            Node::If { .. } | Node::Loop { .. } | Node::Block(_) | Node::While { .. } => {
+                Effects::of_node(node)
+            }
+        };
+        for name in &effects.assigns {
+            Self::bump(&mut self.vars, name);
+        }
+        for buffer in effects.stores.iter().chain(&effects.atomics) {
+            if !buffers.stable(buffer) {
+                Self::bump(&mut self.buffers, buffer);
+            }
+        }
+        if effects.barrier || effects.any_atomic() {
+            self.memory += 1;
+        }
+    }
+}
+
+/// Puts `let name = expr` before the statement of the first of `places` and makes every one of
+/// them read `name`.
+fn share(body: &mut Vec<Node>, expr: &Expr, places: &[Place], name: &str) {
+    let mut by_slot: BTreeMap<(usize, usize), BTreeSet<usize>> = BTreeMap::new();
+    for &(s, k, p) in places {
+        by_slot.entry((s, k)).or_default().insert(p);
+    }
+    for ((s, k), positions) in by_slot {
+        if let Some(slot) = body
+            .get_mut(s)
+            .and_then(|n| node_exprs_mut(n).into_iter().nth(k))
+        {
+            let mut counter = 0;
+            replace_at(slot, &mut counter, &positions, name);
+        }
+    }
+    let first = places.iter().map(|&(s, _, _)| s).min().unwrap_or(0);
+    body.insert(first, Node::let_bind(name, expr.clone()));
+}
+
+/// Replaces the subexpressions of `expr` at the pre-order `positions` (counted from `counter`, in
+/// the expression as it was) by `Var(name)`.
+fn replace_at(expr: &mut Expr, counter: &mut usize, positions: &BTreeSet<usize>, name: &str) {
+    let here = *counter;
+    *counter += 1;
+    if positions.contains(&here) {
+        *counter += expr_size(expr) - 1;
+        *expr = Expr::Var(name.to_owned());
+        return;
+    }
+    for child in children_mut(expr) {
+        replace_at(child, counter, positions, name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cse;
+    use crate::pass::flow_test::{keeps, rewrites};
+
+    #[test]
+    fn the_largest_repeat_is_computed_once_into_a_fresh_let() {
+        rewrites(
+            &Cse,
+            "let cse0 = 1u; out[0u] = (((inp[gid.x] * 3u) + cse0) + 1u); out[1u] = ((inp[gid.x] * 3u) + cse0);",
+            "let cse0 = 1u; let cse1 = ((inp[gid.x] * 3u) + cse0); out[0u] = (cse1 + 1u); out[1u] = cse1;",
+        );
+    }
+
+    #[test]
+    fn repeats_inside_one_statement_and_inside_a_shared_expression_are_shared() {
+        rewrites(
+            &Cse,
+            "out[0u] = (((gid.x * 2u) + lid.x) * ((gid.x * 2u) + lid.x)); out[1u] = (gid.x * 2u);",
+            "let cse1 = (gid.x * 2u); let cse0 = (cse1 + lid.x); out[0u] = (cse0 * cse0); out[1u] = cse1;",
+        );
+    }
+
+    #[test]
+    fn an_assign_to_an_operand_separates_two_computations() {
+        keeps(
+            &Cse,
+            "let a = inp[0u]; out[0u] = (a + 1u); a = 5u; out[1u] = (a + 1u);",
+        );
+    }
+
+    #[test]
+    fn a_store_to_the_loaded_buffer_separates_two_loads_but_another_buffer_does_not() {
+        keeps(
+            &Cse,
+            "out[0u] = (rw[1u] + 1u); rw[1u] = 3u; out[1u] = (rw[1u] + 1u);",
+        );
+        rewrites(
+            &Cse,
+            "out[0u] = (rw[1u] * 2u); out[2u] = 3u; out[1u] = (rw[1u] * 2u);",
+            "let cse0 = (rw[1u] * 2u); out[0u] = cse0; out[2u] = 3u; out[1u] = cse0;",
+        );
+    }
+
+    #[test]
+    fn barriers_and_atomics_separate_loads_of_writable_buffers_only() {
+        keeps(
+            &Cse,
+            "wg[lid.x] = 1u; out[0u] = (wg[1u] + 1u); barrier; out[1u] = (wg[1u] + 1u);",
+        );
+        keeps(
+            &Cse,
+            "out[0u] = (rw[1u] + 1u); atomic_add(cnt[0u], 1u); out[1u] = (rw[1u] + 1u);",
+        );
+        rewrites(
+            &Cse,
+            "out[0u] = (inp[1u] + 1u); barrier; atomic_add(cnt[0u], 1u); out[1u] = (inp[1u] + 1u);",
+            "let cse0 = (inp[1u] + 1u); out[0u] = cse0; barrier; atomic_add(cnt[0u], 1u); out[1u] = cse0;",
+        );
+    }
+
+    #[test]
+    fn atomics_and_loads_of_buffers_atomics_use_are_never_shared() {
+        keeps(
+            &Cse,
+            "out[0u] = atomic_add(cnt[0u], 1u); out[1u] = atomic_add(cnt[0u], 1u);",
+        );
+        keeps(
+            &Cse,
+            "out[0u] = (cnt[1u] + 1u); out[1u] = (cnt[1u] + 1u); atomic_add(cnt[0u], 1u);",
+        );
+    }
+
+    #[test]
+    fn an_atomic_earlier_in_the_statement_keeps_a_load_it_may_change_in_place() {
+        keeps(
+            &Cse,
+            "out[atomic_add(cnt[0u], 1u)] = ((rw[2u] * 2u) + (rw[2u] * 2u));",
+        );
+        rewrites(
+            &Cse,
+            "out[atomic_add(cnt[0u], 1u)] = ((inp[2u] * 2u) + (inp[2u] * 2u));",
+            "let cse0 = (inp[2u] * 2u); out[atomic_add(cnt[0u], 1u)] = (cse0 + cse0);",
+        );
+    }
+
+    #[test]
+    fn nested_bodies_are_regions_of_their_own() {
+        rewrites(
+            &Cse,
+            "out[2u] = (gid.x * 5u); if (inp[0u] == 1u) { out[0u] = (gid.x * 5u); out[1u] = (gid.x * 5u); } while ((inp[gid.x] + 1u) == (inp[gid.x] + 1u)) { return; }",
+            "out[2u] = (gid.x * 5u); if (inp[0u] == 1u) { let cse0 = (gid.x * 5u); out[0u] = cse0; out[1u] = cse0; } while ((inp[gid.x] + 1u) == (inp[gid.x] + 1u)) { return; }",
+        );
+    }
+}
