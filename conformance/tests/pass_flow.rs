@@ -434,7 +434,7 @@ fn typical_programs_keep_their_outputs_and_shrink() {
         chain_after * 4 < chain_before,
         "cse: {chain_before} -> {chain_after}"
     );
-    let (_, _, ops_before, ops_after) = find("tiled", "dce@");
+    let (_, _, ops_before, ops_after) = find("tiled", &Pipeline::standard().key());
     assert!(
         ops_after < ops_before,
         "the pipeline: {ops_before} -> {ops_after} operations"

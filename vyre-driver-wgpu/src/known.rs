@@ -11,7 +11,6 @@
 //! here keys the pipeline cache: a known program is the program its pipelines were compiled from,
 //! so a cache hit needs no second comparison.
 
-use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
@@ -53,20 +52,26 @@ impl Known {
     ) -> Result<Self, BackendError> {
         bump(&counters.analyses, 1);
         let fingerprint = evidence.program().fingerprint();
-        Ok(match crate::passes::optimize(passes, evidence)? {
-            Cow::Borrowed(_) => Self {
+        Ok(match passes.run_to_evidence(evidence)? {
+            None => Self {
                 source: None,
                 evidence: evidence.to_evidence(),
                 fingerprint,
                 facts: ProgramFacts::of(evidence),
             },
-            Cow::Owned(optimized) => {
-                bump(&counters.validations, 1);
-                let validated = vyre_foundation::validate(&optimized)?;
-                let facts = ProgramFacts::of(&validated);
+            Some(optimized) => {
+                // The pipeline validated its result; its facts attach to its own copy in one walk.
+                let facts = {
+                    let validated = optimized.attach(optimized.program()).map_err(|e| {
+                        BackendError::compile(format!(
+                            "{e} (the IR passes' result). Fix: this is a vyre bug; report it with the program text (Display)."
+                        ))
+                    })?;
+                    ProgramFacts::of(&validated)
+                };
                 Self {
                     source: Some(evidence.program().clone()),
-                    evidence: validated.to_evidence(),
+                    evidence: optimized,
                     fingerprint,
                     facts,
                 }

@@ -218,16 +218,32 @@ pub fn emit_wgsl_with(
     form: LaunchForm,
     workarounds: Workarounds,
 ) -> Result<String, BackendError> {
+    let program = passes::as_run(program)?;
+    lower::to_wgsl(&lowered_as(&program, form, workarounds)?)
+}
+
+/// [`emit_wgsl_with`] of `program` exactly as written, without the IR passes: the lowering's own
+/// output, which the WGSL snapshots pin.
+///
+/// # Errors
+///
+/// As [`emit_wgsl_as`].
+#[doc(hidden)]
+pub fn emit_wgsl_written(
+    program: &Program,
+    form: LaunchForm,
+    workarounds: Workarounds,
+) -> Result<String, BackendError> {
     lower::to_wgsl(&lowered_as(program, form, workarounds)?)
 }
 
-/// The module the engine launches for `program` in `form` with `workarounds` (see [`emit_wgsl_as`]).
+/// The module the engine launches for `program` in `form` with `workarounds` (see
+/// [`emit_wgsl_as`]), lowered as it is: the callers run the IR passes first where they should.
 fn lowered_as(
     program: &Program,
     form: LaunchForm,
     workarounds: Workarounds,
 ) -> Result<lower::Lowered, BackendError> {
-    let program = &passes::as_run(program)?;
     let evidence = vyre_foundation::validate(program)?;
     let facts = lower::ProgramFacts::of(&evidence);
     if form == LaunchForm::Packed && facts.packed_stores.is_none() {
@@ -297,7 +313,8 @@ pub fn emit_spirv_with(
     workarounds: Workarounds,
 ) -> Result<Vec<u32>, BackendError> {
     use naga::back::spv;
-    let lowered = lowered_as(program, form, workarounds)?;
+    let program = passes::as_run(program)?;
+    let lowered = lowered_as(&program, form, workarounds)?;
     let info = lower::validate_module(&lowered.module)?;
     let options = spv::Options {
         lang_version: (1, 6),

@@ -78,7 +78,8 @@ pub struct WgpuStats {
     /// Device losses detected and recovered from.
     pub recoveries: u64,
     /// Programs validated by the backend: once per program it has not seen lately (a program
-    /// equal to one dispatched lately is known, and not validated again).
+    /// equal to one dispatched lately is known, and not validated again). The IR pass pipeline's
+    /// checks of its own intermediate results are not counted.
     pub validations: u64,
     /// Programs analysed (the launch-form and lowering analyses, `lower::analysis`): once per
     /// program the backend comes to know.

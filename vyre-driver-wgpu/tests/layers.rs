@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first. A module may use itself and any module listed before it.
 const LAYERS: &[&str] = &[
     "workarounds", // The driver bugs table and the workaround sets; no device.
+    "passes",      // The IR pass pipeline in force; no device.
     "lower",       // IR to naga, the params layout; no device.
     "stats",       // The counters and their snapshot.
     "lifecycle",   // The process-wide turn for creating and tearing down devices.

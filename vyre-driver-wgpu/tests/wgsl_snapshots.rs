@@ -6,7 +6,10 @@
 //! module a plain dispatch runs whenever its grid fits the device, or one of the other modules the
 //! engine launches, `folded`, `coalesced`, `packed`, `split`, `vectorised` or `vectorised_folded`
 //! (see `LaunchForm`). An optional `// workarounds: NAMES` applies driver workarounds, written as
-//! `Workarounds` parses them (`int_min_max`). The other comments say what the snapshot pins.
+//! `Workarounds` parses them (`int_min_max`). A snapshot pins the lowering of the program as
+//! written; `// passes: on` runs the standard IR passes first, as the backend does by default
+//! (`emit_wgsl_with`), for snapshots that show what the passes leave. The other comments say what
+//! the snapshot pins.
 //!
 //! For every `.vyre` the test parses and validates the program, emits its module, re-parses and
 //! re-validates that text with naga, so the snapshots are real WGSL, and compares it exactly with
@@ -18,7 +21,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use vyre_driver_wgpu::{LaunchForm, Workarounds, emit_wgsl, emit_wgsl_as, emit_wgsl_with};
+use vyre_driver_wgpu::{
+    LaunchForm, Workarounds, emit_wgsl, emit_wgsl_as, emit_wgsl_with, emit_wgsl_written,
+};
 use vyre_foundation::ir::{Features, Program};
 
 const UPDATE_ENV: &str = "VYRE_UPDATE_SNAPSHOTS";
@@ -109,12 +114,17 @@ fn snapshot_dir() -> PathBuf {
 fn check(dir: &Path, name: &str, update: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(dir.join(format!("{name}.vyre")))
         .map_err(|e| format!("cannot be read ({e})."))?;
-    let (form, workarounds) = header(&text)?;
+    let (form, workarounds, passes) = header(&text)?;
     let program: Program = text.parse().map_err(|e| format!("is no program: {e}"))?;
     let validated =
         vyre_foundation::validate(&program).map_err(|e| format!("the program is invalid: {e}"))?;
-    let wgsl = emit_wgsl_with(&program, form, workarounds)
-        .map_err(|e| format!("the program does not emit: {e}"))?;
+    let emit = if passes {
+        emit_wgsl_with
+    } else {
+        emit_wgsl_written
+    };
+    let wgsl =
+        emit(&program, form, workarounds).map_err(|e| format!("the program does not emit: {e}"))?;
     reparse(&wgsl, capabilities(validated.features()))?;
     let path = dir.join(format!("{name}.wgsl"));
     if update {
@@ -136,11 +146,13 @@ fn check(dir: &Path, name: &str, update: bool) -> Result<(), String> {
     }
 }
 
-/// The launch form and the workarounds that the `// form:` and `// workarounds:` lines among the
-/// comments opening `text` name; no workarounds when there is no such line.
-fn header(text: &str) -> Result<(LaunchForm, Workarounds), String> {
+/// The launch form, the workarounds and whether the IR passes run, as the `// form:`,
+/// `// workarounds:` and `// passes:` lines among the comments opening `text` say; no workarounds
+/// and no passes when there is no such line.
+fn header(text: &str) -> Result<(LaunchForm, Workarounds, bool), String> {
     let mut form = None;
     let mut workarounds = None;
+    let mut passes = None;
     let comments = text
         .lines()
         .map(str::trim)
@@ -160,6 +172,19 @@ fn header(text: &str) -> Result<(LaunchForm, Workarounds), String> {
             if form.replace(named.1).is_some() {
                 return Err("names its form twice. Fix: keep one `// form:` line.".to_string());
             }
+        } else if let Some(switch) = comment.strip_prefix("passes:") {
+            let on = match switch.trim() {
+                "on" => true,
+                "off" => false,
+                other => {
+                    return Err(format!(
+                        "`passes: {other}` is neither `on` nor `off`. Fix: write `// passes: on` or leave the line out."
+                    ));
+                }
+            };
+            if passes.replace(on).is_some() {
+                return Err("says `passes:` twice. Fix: keep one `// passes:` line.".to_string());
+            }
         } else if let Some(names) = comment.strip_prefix("workarounds:") {
             let named = names.parse::<Workarounds>().map_err(|e| e.to_string())?;
             if workarounds.replace(named).is_some() {
@@ -173,7 +198,11 @@ fn header(text: &str) -> Result<(LaunchForm, Workarounds), String> {
     let form = form.ok_or_else(|| {
         "names no launch form. Fix: open it with a comment such as `// form: direct`.".to_string()
     })?;
-    Ok((form, workarounds.unwrap_or(Workarounds::NONE)))
+    Ok((
+        form,
+        workarounds.unwrap_or(Workarounds::NONE),
+        passes.unwrap_or(false),
+    ))
 }
 
 /// Exactly the naga capabilities of the optional features a program uses, so that a module needing

@@ -16,29 +16,29 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e18 = (_e6 < 64u);
     let _e23 = b[select(0u, _e6, _e18)];
     let y = select(0f, _e23, _e18);
-    let _e27 = (_e6 * 5u);
-    let _e30 = (_e27 < 320u);
-    if _e30 {
-        out[select(0u, _e27, _e30)] = (x + 0.5h);
+    let _e29 = ((_e6 * 5u) + 0u);
+    let _e32 = (_e29 < 320u);
+    if _e32 {
+        out[select(0u, _e29, _e32)] = (x + 0.5h);
     }
-    let _e38 = ((_e6 * 5u) + 1u);
-    let _e41 = (_e38 < 320u);
-    if _e41 {
-        out[select(0u, _e38, _e41)] = (x / f16(y));
+    let _e40 = ((_e6 * 5u) + 1u);
+    let _e43 = (_e40 < 320u);
+    if _e43 {
+        out[select(0u, _e40, _e43)] = (x / f16(y));
     }
-    let _e49 = ((_e6 * 5u) + 2u);
-    let _e55 = (_e49 < 320u);
-    if _e55 {
-        out[select(0u, _e49, _e55)] = f16(i32(clamp(x, -65504h, 65504h)));
+    let _e51 = ((_e6 * 5u) + 2u);
+    let _e57 = (_e51 < 320u);
+    if _e57 {
+        out[select(0u, _e51, _e57)] = f16(i32(clamp(x, -65504h, 65504h)));
     }
-    let _e63 = ((_e6 * 5u) + 3u);
-    let _e69 = (_e63 < 320u);
-    if _e69 {
-        out[select(0u, _e63, _e69)] = f16(u64(clamp(x, 0h, 65504h)));
+    let _e65 = ((_e6 * 5u) + 3u);
+    let _e71 = (_e65 < 320u);
+    if _e71 {
+        out[select(0u, _e65, _e71)] = f16(u64(clamp(x, 0h, 65504h)));
     }
-    let _e77 = ((_e6 * 5u) + 4u);
-    let _e84 = (_e77 < 320u);
-    if _e84 {
-        out[select(0u, _e77, _e84)] = select(x, f16(bitcast<f32>(2139095040u)), (x < f16(y)));
+    let _e79 = ((_e6 * 5u) + 4u);
+    let _e86 = (_e79 < 320u);
+    if _e86 {
+        out[select(0u, _e79, _e86)] = select(x, f16(bitcast<f32>(2139095040u)), (x < f16(y)));
     }
 }

@@ -14,14 +14,14 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e18 = (_e6 < 64u);
     let _e23 = b[select(0u, _e6, _e18)];
     let y = select(0i, _e23, _e18);
-    let _e27 = (_e6 << 1u);
-    let _e39 = (_e27 < 128u);
-    if _e39 {
-        out[select(0u, _e27, _e39)] = (x / select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
+    let _e29 = ((_e6 * 2u) + 0u);
+    let _e41 = (_e29 < 128u);
+    if _e41 {
+        out[select(0u, _e29, _e41)] = (x / select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
-    let _e47 = ((_e6 << 1u) + 1u);
-    let _e59 = (_e47 < 128u);
-    if _e59 {
-        out[select(0u, _e47, _e59)] = (x % select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
+    let _e49 = ((_e6 * 2u) + 1u);
+    let _e61 = (_e49 < 128u);
+    if _e61 {
+        out[select(0u, _e49, _e61)] = (x % select(y, 1i, ((y == 0i) || ((x == i32(-2147483648)) && (y == -1i)))));
     }
 }

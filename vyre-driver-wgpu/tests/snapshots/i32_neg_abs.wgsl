@@ -9,14 +9,14 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e9 = (_e6 < 64u);
     let _e14 = a[select(0u, _e6, _e9)];
     let x = select(0i, _e14, _e9);
-    let _e18 = (_e6 << 1u);
-    let _e20 = (_e18 < 128u);
-    if _e20 {
-        out[select(0u, _e18, _e20)] = -(x);
+    let _e20 = ((_e6 * 2u) + 0u);
+    let _e22 = (_e20 < 128u);
+    if _e22 {
+        out[select(0u, _e20, _e22)] = -(x);
     }
-    let _e28 = ((_e6 << 1u) + 1u);
-    let _e33 = (_e28 < 128u);
-    if _e33 {
-        out[select(0u, _e28, _e33)] = select(x, (0i - x), (x < 0i));
+    let _e30 = ((_e6 * 2u) + 1u);
+    let _e35 = (_e30 < 128u);
+    if _e35 {
+        out[select(0u, _e30, _e35)] = select(x, (0i - x), (x < 0i));
     }
 }

@@ -14,26 +14,26 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e18 = (_e6 < 64u);
     let _e23 = b[select(0u, _e6, _e18)];
     let y = select(0u, _e23, _e18);
-    let _e27 = (_e6 << 2u);
-    let _e29 = bitcast<i64>(u64(y));
-    let _e41 = (_e27 < 256u);
-    if _e41 {
-        out[select(0u, _e27, _e41)] = (x / select(_e29, 1li, ((_e29 == 0li) || ((x == i64(-9223372036854775807 - 1)) && (_e29 == -1li)))));
+    let _e29 = ((_e6 * 4u) + 0u);
+    let _e31 = bitcast<i64>(u64(y));
+    let _e43 = (_e29 < 256u);
+    if _e43 {
+        out[select(0u, _e29, _e43)] = (x / select(_e31, 1li, ((_e31 == 0li) || ((x == i64(-9223372036854775807 - 1)) && (_e31 == -1li)))));
     }
-    let _e49 = ((_e6 << 2u) + 1u);
-    let _e51 = bitcast<i64>(u64(y));
-    let _e63 = (_e49 < 256u);
-    if _e63 {
-        out[select(0u, _e49, _e63)] = (x % select(_e51, 1li, ((_e51 == 0li) || ((x == i64(-9223372036854775807 - 1)) && (_e51 == -1li)))));
+    let _e51 = ((_e6 * 4u) + 1u);
+    let _e53 = bitcast<i64>(u64(y));
+    let _e65 = (_e51 < 256u);
+    if _e65 {
+        out[select(0u, _e51, _e65)] = (x % select(_e53, 1li, ((_e53 == 0li) || ((x == i64(-9223372036854775807 - 1)) && (_e53 == -1li)))));
     }
-    let _e71 = ((_e6 << 2u) + 2u);
-    let _e75 = (_e71 < 256u);
-    if _e75 {
-        out[select(0u, _e71, _e75)] = (x << (y & 63u));
+    let _e73 = ((_e6 * 4u) + 2u);
+    let _e77 = (_e73 < 256u);
+    if _e77 {
+        out[select(0u, _e73, _e77)] = (x << (y & 63u));
     }
-    let _e83 = ((_e6 << 2u) + 3u);
-    let _e87 = (_e83 < 256u);
-    if _e87 {
-        out[select(0u, _e83, _e87)] = (x >> (y & 63u));
+    let _e85 = ((_e6 * 4u) + 3u);
+    let _e89 = (_e85 < 256u);
+    if _e89 {
+        out[select(0u, _e85, _e89)] = (x >> (y & 63u));
     }
 }

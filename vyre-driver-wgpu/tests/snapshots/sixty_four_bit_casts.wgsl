@@ -9,29 +9,29 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e9 = (_e6 < 64u);
     let _e14 = a[select(0u, _e6, _e9)];
     let x = select(0u, _e14, _e9);
-    let _e18 = (_e6 * 5u);
-    let _e27 = (_e18 < 320u);
-    if _e27 {
-        out[select(0u, _e18, _e27)] = bitcast<u64>(((bitcast<i64>(u64(bitcast<u32>(i32(x)))) << 32u) >> 32u));
+    let _e20 = ((_e6 * 5u) + 0u);
+    let _e29 = (_e20 < 320u);
+    if _e29 {
+        out[select(0u, _e20, _e29)] = bitcast<u64>(((bitcast<i64>(u64(bitcast<u32>(i32(x)))) << 32u) >> 32u));
     }
-    let _e35 = ((_e6 * 5u) + 1u);
-    let _e37 = (_e35 < 320u);
-    if _e37 {
-        out[select(0u, _e35, _e37)] = u64(x);
+    let _e37 = ((_e6 * 5u) + 1u);
+    let _e39 = (_e37 < 320u);
+    if _e39 {
+        out[select(0u, _e37, _e39)] = u64(x);
     }
-    let _e45 = ((_e6 * 5u) + 2u);
-    let _e51 = (_e45 < 320u);
-    if _e51 {
-        out[select(0u, _e45, _e51)] = u64(clamp(f32(x), 0f, 18446743000000000000f));
+    let _e47 = ((_e6 * 5u) + 2u);
+    let _e53 = (_e47 < 320u);
+    if _e53 {
+        out[select(0u, _e47, _e53)] = u64(clamp(f32(x), 0f, 18446743000000000000f));
     }
-    let _e59 = ((_e6 * 5u) + 3u);
-    let _e66 = (_e59 < 320u);
-    if _e66 {
-        out[select(0u, _e59, _e66)] = bitcast<u64>(i64(clamp(f32(x), -9223372000000000000f, 9223371500000000000f)));
+    let _e61 = ((_e6 * 5u) + 3u);
+    let _e68 = (_e61 < 320u);
+    if _e68 {
+        out[select(0u, _e61, _e68)] = bitcast<u64>(i64(clamp(f32(x), -9223372000000000000f, 9223371500000000000f)));
     }
-    let _e74 = ((_e6 * 5u) + 4u);
-    let _e76 = (_e74 < 320u);
-    if _e76 {
-        out[select(0u, _e74, _e76)] = 4294967295lu;
+    let _e76 = ((_e6 * 5u) + 4u);
+    let _e82 = (_e76 < 320u);
+    if _e82 {
+        out[select(0u, _e76, _e82)] = u64(u32((18446744073709551615lu & 4294967295lu)));
     }
 }

@@ -10,76 +10,76 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e21 = (_e8 < 96u);
     let _e26 = a[select(0u, _e8, _e21)];
     let x = select(0u, _e26, _e21);
-    let _e30 = (_e8 * 12u);
-    let _e31 = (_e30 < 1152u);
-    if _e31 {
-        out[select(0u, _e30, _e31)] = vyre_subgroup_size;
+    let _e32 = ((_e8 * 12u) + 0u);
+    let _e33 = (_e32 < 1152u);
+    if _e33 {
+        out[select(0u, _e32, _e33)] = vyre_subgroup_size;
     }
-    let _e39 = ((_e8 * 12u) + 1u);
-    let _e40 = (_e39 < 1152u);
-    if _e40 {
-        out[select(0u, _e39, _e40)] = _e20;
+    let _e41 = ((_e8 * 12u) + 1u);
+    let _e42 = (_e41 < 1152u);
+    if _e42 {
+        out[select(0u, _e41, _e42)] = _e20;
     }
-    let _e48 = ((_e8 * 12u) + 2u);
-    let _e49 = subgroupAdd(x);
-    let _e50 = (_e48 < 1152u);
-    if _e50 {
-        out[select(0u, _e48, _e50)] = _e49;
+    let _e50 = ((_e8 * 12u) + 2u);
+    let _e51 = subgroupAdd(x);
+    let _e52 = (_e50 < 1152u);
+    if _e52 {
+        out[select(0u, _e50, _e52)] = _e51;
     }
-    let _e58 = ((_e8 * 12u) + 3u);
-    let _e59 = subgroupMin(x);
-    let _e60 = (_e58 < 1152u);
-    if _e60 {
-        out[select(0u, _e58, _e60)] = _e59;
+    let _e60 = ((_e8 * 12u) + 3u);
+    let _e61 = subgroupMin(x);
+    let _e62 = (_e60 < 1152u);
+    if _e62 {
+        out[select(0u, _e60, _e62)] = _e61;
     }
-    let _e68 = ((_e8 * 12u) + 4u);
-    let _e69 = subgroupMax(x);
-    let _e70 = (_e68 < 1152u);
-    if _e70 {
-        out[select(0u, _e68, _e70)] = _e69;
+    let _e70 = ((_e8 * 12u) + 4u);
+    let _e71 = subgroupMax(x);
+    let _e72 = (_e70 < 1152u);
+    if _e72 {
+        out[select(0u, _e70, _e72)] = _e71;
     }
-    let _e78 = ((_e8 * 12u) + 5u);
-    let _e79 = subgroupAnd(x);
-    let _e80 = (_e78 < 1152u);
-    if _e80 {
-        out[select(0u, _e78, _e80)] = _e79;
+    let _e80 = ((_e8 * 12u) + 5u);
+    let _e81 = subgroupAnd(x);
+    let _e82 = (_e80 < 1152u);
+    if _e82 {
+        out[select(0u, _e80, _e82)] = _e81;
     }
-    let _e88 = ((_e8 * 12u) + 6u);
-    let _e89 = subgroupOr(x);
-    let _e90 = (_e88 < 1152u);
-    if _e90 {
-        out[select(0u, _e88, _e90)] = _e89;
+    let _e90 = ((_e8 * 12u) + 6u);
+    let _e91 = subgroupOr(x);
+    let _e92 = (_e90 < 1152u);
+    if _e92 {
+        out[select(0u, _e90, _e92)] = _e91;
     }
-    let _e98 = ((_e8 * 12u) + 7u);
-    let _e99 = subgroupXor(x);
-    let _e100 = (_e98 < 1152u);
-    if _e100 {
-        out[select(0u, _e98, _e100)] = _e99;
+    let _e100 = ((_e8 * 12u) + 7u);
+    let _e101 = subgroupXor(x);
+    let _e102 = (_e100 < 1152u);
+    if _e102 {
+        out[select(0u, _e100, _e102)] = _e101;
     }
-    let _e108 = ((_e8 * 12u) + 8u);
-    let _e110 = subgroupShuffle(x, 0u);
-    let _e111 = (_e108 < 1152u);
-    if _e111 {
-        out[select(0u, _e108, _e111)] = _e110;
+    let _e110 = ((_e8 * 12u) + 8u);
+    let _e112 = subgroupShuffle(x, 0u);
+    let _e113 = (_e110 < 1152u);
+    if _e113 {
+        out[select(0u, _e110, _e113)] = _e112;
     }
-    let _e119 = ((_e8 * 12u) + 9u);
-    let _e122 = subgroupBallot((x < 10u));
-    let _e126 = (_e119 < 1152u);
-    if _e126 {
-        out[select(0u, _e119, _e126)] = _e122[(_e20 >> 5u)];
+    let _e121 = ((_e8 * 12u) + 9u);
+    let _e124 = subgroupBallot((x < 10u));
+    let _e128 = (_e121 < 1152u);
+    if _e128 {
+        out[select(0u, _e121, _e128)] = _e124[(_e20 >> 5u)];
     }
-    let _e134 = ((_e8 * 12u) + 10u);
-    let _e136 = (_e20 ^ 1u);
-    let _e148 = ((_e136 < vyre_subgroup_size) && (((((((vyre_local_id.z * 1u) + vyre_local_id.y) * 48u) + vyre_local_id.x) - _e20) + _e136) < 48u));
-    let _e151 = subgroupShuffle(x, select(0u, _e136, _e148));
-    let _e154 = (_e134 < 1152u);
-    if _e154 {
-        out[select(0u, _e134, _e154)] = select(0u, _e151, _e148);
+    let _e136 = ((_e8 * 12u) + 10u);
+    let _e138 = (_e20 ^ 1u);
+    let _e150 = ((_e138 < vyre_subgroup_size) && (((((((vyre_local_id.z * 1u) + vyre_local_id.y) * 48u) + vyre_local_id.x) - _e20) + _e138) < 48u));
+    let _e153 = subgroupShuffle(x, select(0u, _e138, _e150));
+    let _e156 = (_e136 < 1152u);
+    if _e156 {
+        out[select(0u, _e136, _e156)] = select(0u, _e153, _e150);
     }
-    let _e162 = ((_e8 * 12u) + 11u);
-    let _e164 = subgroupAdd(f32(x));
-    let _e166 = (_e162 < 1152u);
-    if _e166 {
-        out[select(0u, _e162, _e166)] = bitcast<u32>(_e164);
+    let _e164 = ((_e8 * 12u) + 11u);
+    let _e166 = subgroupAdd(f32(x));
+    let _e168 = (_e164 < 1152u);
+    if _e168 {
+        out[select(0u, _e164, _e168)] = bitcast<u32>(_e166);
     }
 }

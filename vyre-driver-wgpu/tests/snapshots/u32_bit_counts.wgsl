@@ -9,24 +9,24 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e9 = (_e6 < 64u);
     let _e14 = a[select(0u, _e6, _e9)];
     let x = select(0u, _e14, _e9);
-    let _e18 = (_e6 << 2u);
-    let _e20 = (_e18 < 256u);
-    if _e20 {
-        out[select(0u, _e18, _e20)] = countOneBits(x);
+    let _e20 = ((_e6 * 4u) + 0u);
+    let _e22 = (_e20 < 256u);
+    if _e22 {
+        out[select(0u, _e20, _e22)] = countOneBits(x);
     }
-    let _e28 = ((_e6 << 2u) + 1u);
-    let _e30 = (_e28 < 256u);
-    if _e30 {
-        out[select(0u, _e28, _e30)] = countLeadingZeros(x);
+    let _e30 = ((_e6 * 4u) + 1u);
+    let _e32 = (_e30 < 256u);
+    if _e32 {
+        out[select(0u, _e30, _e32)] = countLeadingZeros(x);
     }
-    let _e38 = ((_e6 << 2u) + 2u);
-    let _e40 = (_e38 < 256u);
-    if _e40 {
-        out[select(0u, _e38, _e40)] = countTrailingZeros(x);
+    let _e40 = ((_e6 * 4u) + 2u);
+    let _e42 = (_e40 < 256u);
+    if _e42 {
+        out[select(0u, _e40, _e42)] = countTrailingZeros(x);
     }
-    let _e48 = ((_e6 << 2u) + 3u);
-    let _e50 = (_e48 < 256u);
-    if _e50 {
-        out[select(0u, _e48, _e50)] = reverseBits(x);
+    let _e50 = ((_e6 * 4u) + 3u);
+    let _e52 = (_e50 < 256u);
+    if _e52 {
+        out[select(0u, _e50, _e52)] = reverseBits(x);
     }
 }

@@ -14,14 +14,14 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let _e18 = (_e6 < 64u);
     let _e23 = b[select(0u, _e6, _e18)];
     let y = select(0u, _e23, _e18);
-    let _e27 = (_e6 << 1u);
-    let _e31 = (_e27 < 128u);
-    if _e31 {
-        out[select(0u, _e27, _e31)] = (x << (y & 31u));
+    let _e29 = ((_e6 * 2u) + 0u);
+    let _e33 = (_e29 < 128u);
+    if _e33 {
+        out[select(0u, _e29, _e33)] = (x << (y & 31u));
     }
-    let _e39 = ((_e6 << 1u) + 1u);
-    let _e43 = (_e39 < 128u);
-    if _e43 {
-        out[select(0u, _e39, _e43)] = (x >> (y & 31u));
+    let _e41 = ((_e6 * 2u) + 1u);
+    let _e45 = (_e41 < 128u);
+    if _e45 {
+        out[select(0u, _e41, _e45)] = (x >> (y & 31u));
     }
 }

@@ -24,38 +24,38 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
         local = _e46;
         let i = (_e18 << 2u);
         let _e55 = local.x;
-        let _e62 = table[(i & 15u)];
-        local.x = ((_e55 * 3u) + _e62);
-        let _e66 = local.x;
-        local_1.x = select(0u, 1u, ((_e66 & 1u) == 1u));
+        let _e66 = table[(i % select(16u, 1u, (16u == 0u)))];
+        local.x = ((_e55 * 3u) + _e66);
+        let _e70 = local.x;
+        local_1.x = select(0u, 1u, ((_e70 & 1u) == 1u));
         local_2.x = ((i % 8u) + ((i / 8u) * 100u));
         let i_1 = (i + 1u);
-        let _e85 = local.y;
-        let _e92 = table[(i_1 & 15u)];
-        local.y = ((_e85 * 3u) + _e92);
-        let _e96 = local.y;
-        local_1.y = select(0u, 1u, ((_e96 & 1u) == 1u));
+        let _e89 = local.y;
+        let _e100 = table[(i_1 % select(16u, 1u, (16u == 0u)))];
+        local.y = ((_e89 * 3u) + _e100);
+        let _e104 = local.y;
+        local_1.y = select(0u, 1u, ((_e104 & 1u) == 1u));
         local_2.y = ((i_1 % 8u) + ((i_1 / 8u) * 100u));
         let i_2 = (i + 2u);
-        let _e115 = local.z;
-        let _e122 = table[(i_2 & 15u)];
-        local.z = ((_e115 * 3u) + _e122);
-        let _e126 = local.z;
-        local_1.z = select(0u, 1u, ((_e126 & 1u) == 1u));
+        let _e123 = local.z;
+        let _e134 = table[(i_2 % select(16u, 1u, (16u == 0u)))];
+        local.z = ((_e123 * 3u) + _e134);
+        let _e138 = local.z;
+        local_1.z = select(0u, 1u, ((_e138 & 1u) == 1u));
         local_2.z = ((i_2 % 8u) + ((i_2 / 8u) * 100u));
         let i_3 = (i + 3u);
-        let _e145 = local.w;
-        let _e152 = table[(i_3 & 15u)];
-        local.w = ((_e145 * 3u) + _e152);
-        let _e156 = local.w;
-        local_1.w = select(0u, 1u, ((_e156 & 1u) == 1u));
+        let _e157 = local.w;
+        let _e168 = table[(i_3 % select(16u, 1u, (16u == 0u)))];
+        local.w = ((_e157 * 3u) + _e168);
+        let _e172 = local.w;
+        local_1.w = select(0u, 1u, ((_e172 & 1u) == 1u));
         local_2.w = ((i_3 % 8u) + ((i_3 / 8u) * 100u));
-        let _e169 = local;
-        x[_e18] = _e169;
-        let _e172 = local_1;
-        odd[_e18] = _e172;
-        let _e175 = local_2;
-        ids[_e18] = _e175;
+        let _e185 = local;
+        x[_e18] = _e185;
+        let _e188 = local_1;
+        odd[_e18] = _e188;
+        let _e191 = local_2;
+        ids[_e18] = _e191;
     }
 }
 
@@ -79,28 +79,28 @@ fn vyre_tail(@builtin(workgroup_id) vyre_workgroup_id_1: vec3<u32>, @builtin(loc
             let _e58 = (i_4 < _e23);
             let _e60 = select(0u, i_4, _e58);
             let _e68 = x[(_e60 >> 2u)][(_e60 & 3u)];
-            let _e77 = table[(i_4 & 15u)];
-            let _e79 = (i_4 < _e23);
-            let _e81 = select(0u, i_4, _e79);
-            if _e79 {
-                x[(_e81 >> 2u)][(_e81 & 3u)] = ((select(0u, _e68, _e58) * 3u) + _e77);
+            let _e81 = table[(i_4 % select(16u, 1u, (16u == 0u)))];
+            let _e83 = (i_4 < _e23);
+            let _e85 = select(0u, i_4, _e83);
+            if _e83 {
+                x[(_e85 >> 2u)][(_e85 & 3u)] = ((select(0u, _e68, _e58) * 3u) + _e81);
             }
-            let _e89 = (i_4 < _e23);
-            let _e91 = select(0u, i_4, _e89);
-            let _e99 = x[(_e91 >> 2u)][(_e91 & 3u)];
-            let _e106 = (i_4 < 64u);
-            let _e108 = select(0u, i_4, _e106);
-            if _e106 {
-                odd[(_e108 >> 2u)][(_e108 & 3u)] = select(0u, 1u, ((select(0u, _e99, _e89) & 1u) == 1u));
+            let _e93 = (i_4 < _e23);
+            let _e95 = select(0u, i_4, _e93);
+            let _e103 = x[(_e95 >> 2u)][(_e95 & 3u)];
+            let _e110 = (i_4 < 64u);
+            let _e112 = select(0u, i_4, _e110);
+            if _e110 {
+                odd[(_e112 >> 2u)][(_e112 & 3u)] = select(0u, 1u, ((select(0u, _e103, _e93) & 1u) == 1u));
             }
-            let _e122 = (i_4 < 64u);
-            let _e124 = select(0u, i_4, _e122);
-            if _e122 {
-                ids[(_e124 >> 2u)][(_e124 & 3u)] = ((i_4 % 8u) + ((i_4 / 8u) * 100u));
+            let _e126 = (i_4 < 64u);
+            let _e128 = select(0u, i_4, _e126);
+            if _e126 {
+                ids[(_e128 >> 2u)][(_e128 & 3u)] = ((i_4 % 8u) + ((i_4 / 8u) * 100u));
             }
             continuing {
-                let _e132 = vyre_lane;
-                vyre_lane = (_e132 + 1u);
+                let _e136 = vyre_lane;
+                vyre_lane = (_e136 + 1u);
             }
         }
     }

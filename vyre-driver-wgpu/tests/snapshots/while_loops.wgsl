@@ -31,9 +31,15 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
             n = ((_e39 * 3u) + 1u);
         }
     }
-    let _e44 = count;
-    let _e45 = (_e6 < 64u);
-    if _e45 {
-        steps[select(0u, _e6, _e45)] = _e44;
+    loop {
+        if !(false) {
+            break;
+        }
+        break;
+    }
+    let _e46 = count;
+    let _e47 = (_e6 < 64u);
+    if _e47 {
+        steps[select(0u, _e6, _e47)] = _e46;
     }
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::ir::Program;
-use crate::validate::{Validated, ValidationErrors};
+use crate::validate::{Evidence, Validated, ValidationErrors};
 
 use super::{Outcome, Pass, builtin};
 
@@ -92,33 +92,41 @@ impl Pipeline {
         &self,
         program: &Validated<'p>,
     ) -> Result<Cow<'p, Program>, PassError> {
+        Ok(match self.run_to_evidence(program)? {
+            None => Cow::Borrowed(program.program()),
+            Some(evidence) => Cow::Owned(evidence.program().clone()),
+        })
+    }
+
+    /// [`Pipeline::run_validated`], returning what validation proved of the result when a pass
+    /// changed the program (`None`: nothing changed): a backend that lowers the result needs those
+    /// facts, and gets them from the check the pipeline makes anyway.
+    ///
+    /// # Errors
+    ///
+    /// As [`Pipeline::run_validated`].
+    pub fn run_to_evidence(&self, program: &Validated<'_>) -> Result<Option<Evidence>, PassError> {
         let original = program.program();
         // The latest changed program and the pass that made it; `None` while nothing changed.
         let mut current: Option<(Program, &'static str)> = None;
-        // Whether `current` has been validated since it was made.
-        let mut checked = true;
         for pass in &self.passes {
             let outcome = match &current {
                 None => pass.run(program),
                 Some((changed, made_by)) => {
                     let validated = crate::validate(changed).map_err(|e| blame(made_by, e))?;
-                    checked = true;
                     pass.run(&validated)
                 }
             };
             if let Outcome::Changed(next) = outcome {
                 check_interface(pass.name(), original, &next)?;
                 current = Some((next, pass.name()));
-                checked = false;
             }
         }
         match current {
-            None => Ok(Cow::Borrowed(original)),
+            None => Ok(None),
             Some((changed, made_by)) => {
-                if !checked {
-                    crate::validate(&changed).map_err(|e| blame(made_by, e))?;
-                }
-                Ok(Cow::Owned(changed))
+                let validated = crate::validate(&changed).map_err(|e| blame(made_by, e))?;
+                Ok(Some(validated.to_evidence()))
             }
         }
     }
