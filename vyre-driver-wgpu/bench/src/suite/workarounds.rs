@@ -73,6 +73,15 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
+            name: "u64 division and remainder by constants, 2 an element",
+            with: only(Workaround::OpaqueDivisor),
+            input: "i32",
+            output: "u64",
+            output_bytes: 8,
+            body: "let w = bitcast<u64>(i64(x)); out[i] = ((w % 1000003u64) + (w / 97u64));",
+            unaffected: false,
+        },
+        CostKernel {
             name: "f32 to f16 conversion, 2 an element",
             with: only(Workaround::F16Rounding),
             input: "f32",
