@@ -11,6 +11,7 @@
 //!   lowering alone, raw scalar tiles / raw the cost of the missing vector type.
 //! - **vyre**: vyre's emitted module for the program (`EmittedKernel`, the module a dispatch runs),
 //!   and the same program with its tile indices masked so that the lowering proves them in bounds.
+//! - **raw, vec4 tiles read one element at a time** ([`LANES`]), against raw.
 //! - **raw with one of vyre's differences** ([`LADDER`]): raw scalar tiles plus vyre's guards on
 //!   workgroup accesses, plus vyre's storage accesses, plus both (vyre's module written by hand),
 //!   so that each difference's cost is measured apart.
@@ -62,6 +63,12 @@ const LADDER: [(&str, Variant); 3] = [
         },
     ),
 ];
+
+/// Raw with `vec4` tiles whose fragment is read one element at a time (a whole `vec4` load per
+/// element, [`Tiles::Vec4Lanes`]), against raw: whether the driver merges repeated loads of one
+/// workgroup `vec4`, i.e. whether a lowering to `vec4` tiles would need to share rows across
+/// statements.
+const LANES: &str = "device time, raw vec4 tiles read one element at a time";
 
 /// The devices issue 34's absolute goal is for.
 const GOAL_DEVICES: &[&str] = &["H100", "H200"];
@@ -259,6 +266,17 @@ impl Suite<'_> {
                 kernel: case.raw(gpu, t, Variant::SCALAR)?,
             },
         ];
+        sides.push(Side {
+            name: LANES,
+            kernel: case.raw(
+                gpu,
+                t,
+                Variant {
+                    tiles: Tiles::Vec4Lanes,
+                    ..Variant::RAW
+                },
+            )?,
+        });
         for (name, variant) in LADDER {
             sides.push(Side {
                 name,
@@ -347,6 +365,7 @@ impl Suite<'_> {
             "raw scalar tiles",
             "raw",
         );
+        push(LANES, LANES, "raw");
         for (figure, _) in LADDER {
             push(figure, figure, "raw scalar tiles");
         }

@@ -15,6 +15,11 @@ use super::tiling::{Shape, Tiling};
 pub(crate) enum Tiles {
     /// `array<vec4<f32>>` tiles, `vec4` accumulators.
     Vec4,
+    /// `array<vec4<f32>>` tiles read one element at a time, each by a whole `vec4` load of its
+    /// own and a lane, into scalar accumulators: what a lowering that declared vyre's tiles as
+    /// `vec4` rows would emit if it shared a row only within one statement (`lower/rows.rs`),
+    /// since each fragment element is a `let` of its own.
+    Vec4Lanes,
     /// `array<f32>` tiles, scalar accumulators: what vyre can express.
     Scalar,
 }
@@ -117,7 +122,8 @@ pub(crate) fn gemm_wgsl(shape: Shape, t: Tiling, variant: Variant) -> String {
     let g = Guarded {
         on: variant.tile_guards,
     };
-    let vec4_tiles = variant.tiles == Tiles::Vec4;
+    let vec4_tiles = variant.tiles != Tiles::Scalar;
+    let vec4_regs = variant.tiles == Tiles::Vec4;
     let (a_len, b_len) = if vec4_tiles {
         (bm * bk / 4, bn * bk / 4)
     } else {
@@ -147,7 +153,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
     );
     // The accumulators: `c{i}_{q}` holds columns 4q..4q+4 of row i (vec4), or `c{i}_{j}` column j.
     for i in 0..tm {
-        if vec4_tiles {
+        if vec4_regs {
             for q in 0..tn / 4 {
                 s.push_str(&format!("    var c{i}_{q} = vec4<f32>(0f);\n"));
             }
@@ -226,7 +232,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
     s.push_str(&format!(
         "        workgroupBarrier();\n        for (var kk = 0u; kk < {bk}u; kk++) {{\n"
     ));
-    if vec4_tiles {
+    if vec4_regs {
         // Fragment vectors: rows 4p..4p+4 of the block are vec4 p*(bm/tm) + ty of the tile's row
         // kk, columns likewise.
         for p in 0..tm / 4 {
@@ -247,6 +253,26 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
                 ));
             }
         }
+    } else if vec4_tiles {
+        // Element i of the fragment is lane i % 4 of vec4 (i / 4) * (bm / tm) + ty, loaded whole
+        // for that element alone.
+        for i in 0..tm {
+            let index = format!("kk * {}u + {}u + ty", bm / 4, (i / 4) * (bm / tm));
+            let load = g.load("as_", &index, a_len, "vec4<f32>(0f)");
+            s.push_str(&format!(
+                "            let a{i}v = {load};\n            let a{i} = a{i}v[{}];\n",
+                i % 4
+            ));
+        }
+        for j in 0..tn {
+            let index = format!("kk * {}u + {}u + tx", bn / 4, (j / 4) * (bn / tn));
+            let load = g.load("bs", &index, b_len, "vec4<f32>(0f)");
+            s.push_str(&format!(
+                "            let b{j}v = {load};\n            let b{j} = b{j}v[{}];\n",
+                j % 4
+            ));
+        }
+        push_scalar_products(&mut s, tm, tn);
     } else {
         for i in 0..tm {
             let index = format!("kk * {bm}u + ty * 4u + {}u", t.row(i));
@@ -258,13 +284,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
             let load = g.load("bs", &index, b_len, "0f");
             s.push_str(&format!("            let b{j} = {load};\n"));
         }
-        for i in 0..tm {
-            for j in 0..tn {
-                s.push_str(&format!(
-                    "            c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});\n"
-                ));
-            }
-        }
+        push_scalar_products(&mut s, tm, tn);
     }
     s.push_str("        }\n        workgroupBarrier();\n    }\n");
     // `C`: row i of the block, columns 4q..4q+4.
@@ -276,7 +296,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
                 col = t.col(q * 4)
             );
             let value = |j: u32| {
-                if vec4_tiles {
+                if vec4_regs {
                     format!("c{i}_{q}[{j}]")
                 } else {
                     format!("c{i}_{}", q * 4 + j)
@@ -284,7 +304,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
             };
             match variant.storage {
                 Storage::Vec4 => {
-                    let v = if vec4_tiles {
+                    let v = if vec4_regs {
                         format!("c{i}_{q}")
                     } else {
                         let lanes: Vec<String> = (0..4).map(value).collect();
@@ -310,6 +330,17 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
     s
 }
 
+/// The scalar block's products for one `k`: `c{i}_{j} = fma(a{i}, b{j}, c{i}_{j})`.
+fn push_scalar_products(s: &mut String, tm: u32, tn: u32) {
+    for i in 0..tm {
+        for j in 0..tn {
+            s.push_str(&format!(
+                "            c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});\n"
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,7 +354,7 @@ mod tests {
             k: 256,
         };
         for t in [Tiling::GPU, Tiling::CPU] {
-            for tiles in [Tiles::Vec4, Tiles::Scalar] {
+            for tiles in [Tiles::Vec4, Tiles::Vec4Lanes, Tiles::Scalar] {
                 for tile_guards in [false, true] {
                     for storage in [Storage::Vec4, Storage::AsVyre] {
                         let v = Variant {
