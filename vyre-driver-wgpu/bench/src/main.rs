@@ -133,8 +133,7 @@ struct Args {
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     shard_items: usize,
     /// `gemm` workload: the tilings to run, each BMxBNxBK/TMxTN (a BMxBN tile of C per workgroup,
-    /// BK deep, a TMxTN block per invocation) [default: 128x128x8/8x8, or 64x64x16/4x4 with
-    /// --quick].
+    /// BK deep, a TMxTN block per invocation) [default: 128x128x8/8x8].
     #[arg(long, value_name = "TILING[,TILING...]", value_delimiter = ',', value_parser = suite::gemm::tiling::Tiling::parse)]
     gemm_tiling: Vec<suite::gemm::tiling::Tiling>,
 }

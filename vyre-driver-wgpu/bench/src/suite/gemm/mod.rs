@@ -194,12 +194,11 @@ struct Side {
 
 impl Suite<'_> {
     /// The `gemm` workload (see the module docs): every shape of the run that fits, for each
-    /// tiling of `--gemm-tiling` (one built-in tiling by default: [`Tiling::CPU`] with `--quick`,
-    /// [`Tiling::GPU`] otherwise).
+    /// tiling of `--gemm-tiling` ([`Tiling::DEFAULT`] when none is given).
     pub(in crate::suite) fn gemm(&mut self) -> BenchResult<()> {
         let quick = self.options.quick;
         let tilings = if self.options.gemm_tilings.is_empty() {
-            vec![if quick { Tiling::CPU } else { Tiling::GPU }]
+            vec![Tiling::DEFAULT]
         } else {
             self.options.gemm_tilings.clone()
         };
@@ -387,11 +386,11 @@ pub(crate) fn programs() -> Vec<(&'static str, vyre_foundation::ir::Program)> {
     vec![
         (
             "gemm 256^3, tiles 64x64x16/4x4",
-            gemm_program(shape, Tiling::CPU, Indexing::Plain),
+            gemm_program(shape, Tiling::SMALL, Indexing::Plain),
         ),
         (
             "gemm 256^3, tiles 64x64x16/4x4, masked tile indices",
-            gemm_program(shape, Tiling::CPU, Indexing::Masked),
+            gemm_program(shape, Tiling::SMALL, Indexing::Masked),
         ),
     ]
 }

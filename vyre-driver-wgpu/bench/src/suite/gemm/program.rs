@@ -175,7 +175,7 @@ mod tests {
     /// exactly: the program the benchmark times computes `A x B`.
     #[test]
     fn the_program_computes_the_product_on_the_reference() {
-        for t in [Tiling::CPU, Tiling::GPU] {
+        for t in [Tiling::SMALL, Tiling::DEFAULT] {
             for indexing in [Indexing::Plain, Indexing::Masked] {
                 let shape = Shape {
                     m: t.bm,

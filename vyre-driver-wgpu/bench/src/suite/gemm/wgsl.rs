@@ -353,7 +353,7 @@ mod tests {
             n: 256,
             k: 256,
         };
-        for t in [Tiling::GPU, Tiling::CPU] {
+        for t in [Tiling::DEFAULT, Tiling::SMALL] {
             for tiles in [Tiles::Vec4, Tiles::Vec4Lanes, Tiles::Scalar] {
                 for tile_guards in [false, true] {
                     for storage in [Storage::Vec4, Storage::AsVyre] {
