@@ -32,7 +32,7 @@ pub(crate) struct Tiling {
 
 impl Tiling {
     /// 128 x 128 x 8 with an 8 x 8 block: 256 invocations, one `vec4` of each tile loaded by each
-    /// invocation per step. The default everywhere: on lavapipe it ran raw 1.6-4x as fast as
+    /// invocation per step. The default everywhere: on lavapipe it ran raw 1.5-4x as fast as
     /// [`Tiling::SMALL`] (2026-12-05, BENCHMARKS.md); on a GPU the sweep of
     /// `bench/gemm-gpu.sh` is to confirm it.
     pub(crate) const DEFAULT: Tiling = Tiling {
