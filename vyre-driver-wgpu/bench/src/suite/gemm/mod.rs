@@ -255,33 +255,19 @@ impl Suite<'_> {
     /// Every side of one shape: built, checked, timed in alternating batches, reported.
     fn gemm_case(&mut self, case: &Case, t: Tiling) -> BenchResult<()> {
         let gpu = self.gpu;
-        let mut sides = vec![
-            Side {
-                name: "raw",
-                kernel: case.raw(gpu, t, Variant::RAW)?,
-            },
-            Side {
-                name: "raw scalar tiles",
-                kernel: case.raw(gpu, t, Variant::SCALAR)?,
-            },
+        let raw = [
+            ("raw", Variant::RAW),
+            ("raw scalar tiles", Variant::SCALAR),
+            (LANES, Variant::LANES),
         ];
-        sides.push(Side {
-            name: LANES,
-            kernel: case.raw(
-                gpu,
-                t,
-                Variant {
-                    tiles: Tiles::Vec4Lanes,
-                    ..Variant::RAW
-                },
-            )?,
-        });
-        for (name, variant) in LADDER {
-            sides.push(Side {
-                name,
-                kernel: case.raw(gpu, t, variant)?,
-            });
-        }
+        let mut sides = raw
+            .into_iter()
+            .chain(LADDER)
+            .map(|(name, variant)| {
+                let kernel = case.raw(gpu, t, variant)?;
+                Ok(Side { name, kernel })
+            })
+            .collect::<BenchResult<Vec<_>>>()?;
         if self.wgpu.is_some() {
             sides.push(Side {
                 name: "vyre",

@@ -58,6 +58,12 @@ impl Variant {
         tiles: Tiles::Scalar,
         ..Variant::RAW
     };
+
+    /// [`Variant::RAW`] with its `vec4` tiles read one element at a time ([`Tiles::Vec4Lanes`]).
+    pub(crate) const LANES: Variant = Variant {
+        tiles: Tiles::Vec4Lanes,
+        ..Variant::RAW
+    };
 }
 
 /// `index < len` as a WGSL bool expression's text, and the guarded forms around it.
