@@ -4,14 +4,17 @@
 #
 #     cargo run --release -p vyre-bench -- --only gemm --json gemm.json
 #
-#   bash vyre-driver-wgpu/bench/gemm-gpu.sh build   # here: release vyre-bench into .device-run/,
-#                                                   # the Vulkan loader's packages into .gl/
-#   bash vyre-driver-wgpu/bench/gemm-gpu.sh run     # there, with .gl and .device-run carried:
-#                                                   # the full run, then the tiling sweep
+#   bash vyre-driver-wgpu/bench/gemm-gpu.sh build [--cubecl]
+#       here: release vyre-bench into .device-run/, the Vulkan loader's packages into .gl/; with
+#       --cubecl also CubeCL's matmul (bench/cubecl-gemm, its own workspace: about 25 minutes of
+#       building on two busy cores, 40 MB stripped)
+#   bash vyre-driver-wgpu/bench/gemm-gpu.sh run
+#       there, with .gl and .device-run carried: the full run, CubeCL's matmul when it was built,
+#       then the tiling sweep
 #
-# `run` writes gemm.json, gemm.txt, gemm-tilings.json and gemm-tilings.txt into $OUT (or the
-# current folder). The full run takes about a minute on an H100; the sweep (raw and vyre at five
-# tilings, sizes up to 4096) about as long.
+# `run` writes gemm.json, gemm.txt, cubecl.txt, gemm-tilings.json and gemm-tilings.txt into $OUT
+# (or the current folder). The full run should take about a minute on an H100 (an estimate: 8 sides
+# x 6 shapes, 1.3 TFLOP a side a repetition); the sweep (five tilings, sizes up to 4096) about as long.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -24,6 +27,11 @@ build)
     mkdir -p .device-run .gl
     cp "${CARGO_TARGET_DIR:-target}/release/vyre-bench" .device-run/
     strip .device-run/vyre-bench
+    if [ "${2:-}" = --cubecl ]; then
+        (cd vyre-driver-wgpu/bench/cubecl-gemm && cargo build --release --locked)
+        cp "${CARGO_TARGET_DIR:-vyre-driver-wgpu/bench/cubecl-gemm/target}/release/cubecl-gemm" .device-run/
+        strip .device-run/cubecl-gemm
+    fi
     if ! ls .gl/*.deb >/dev/null 2>&1; then
         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
         mkdir -p /tmp/amd64/partial
@@ -42,12 +50,15 @@ run)
     out=${OUT:-.}
     timeout 300 .device-run/vyre-bench --quiet --only gemm --json "$out/gemm.json" 2>&1 |
         grep -v XDG_RUNTIME_DIR | tee "$out/gemm.txt"
+    if [ -x .device-run/cubecl-gemm ]; then
+        timeout 240 .device-run/cubecl-gemm 2>&1 | grep -v XDG_RUNTIME_DIR | tee "$out/cubecl.txt"
+    fi
     timeout 240 .device-run/vyre-bench --quiet --only gemm --max-bytes 64M --reps 10 \
         --gemm-tiling "$sweep" --json "$out/gemm-tilings.json" 2>&1 |
         grep -v XDG_RUNTIME_DIR | tee "$out/gemm-tilings.txt"
     ;;
 *)
-    echo "usage: $0 build|run" >&2
+    echo "usage: $0 build [--cubecl] | run" >&2
     exit 2
     ;;
 esac
