@@ -28,7 +28,7 @@ mod wgsl;
 use vyre_driver::DispatchConfig;
 
 use self::program::{Indexing, gemm_program};
-use self::tiling::{Shape, Tiling};
+use self::tiling::{Expected, Shape, Tiling};
 use self::wgsl::{Storage, Tiles, Variant, gemm_wgsl};
 use super::{RowBase, Suite};
 use crate::gpu::{BenchResult, Gpu, Kernel};
@@ -119,6 +119,7 @@ struct Case {
     shape: Shape,
     a: Vec<f32>,
     b: Vec<f32>,
+    expected: Expected,
     buffers: [wgpu::Buffer; 3],
     staging: wgpu::Buffer,
 }
@@ -136,10 +137,12 @@ impl Case {
         gpu.queue.write_buffer(&buffers[0], 0, &tiling::bytes(&a));
         gpu.queue.write_buffer(&buffers[1], 0, &tiling::bytes(&b));
         let staging = gpu.staging("gemm c read-back", m * n * 4);
+        let expected = Expected::of(shape, &a, &b);
         Self {
             shape,
             a,
             b,
+            expected,
             buffers,
             staging,
         }
@@ -182,7 +185,7 @@ impl Case {
         let mut got = Vec::new();
         gpu.read_back(&self.staging, bytes, &mut got)?;
         gpu.check_errors(what)?;
-        tiling::verify(what, self.shape, (&self.a, &self.b), &got)
+        self.expected.check(what, &got)
     }
 }
 
@@ -244,12 +247,7 @@ impl Suite<'_> {
             .dispatch(&program, &inputs, &config)
             .map_err(|e| backend_error("gemm dispatch", &e))?;
         let c = out.first().map_or(&[][..], Vec::as_slice);
-        tiling::verify(
-            "vyre gemm through dispatch",
-            case.shape,
-            (&case.a, &case.b),
-            c,
-        )
+        case.expected.check("vyre gemm through dispatch", c)
     }
 
     /// Every side of one shape: built, checked, timed in alternating batches, reported.

@@ -169,7 +169,7 @@ mod tests {
     use vyre_driver::{DispatchConfig, VyreBackend};
 
     use super::*;
-    use crate::suite::gemm::tiling::{bytes, matrix, verify};
+    use crate::suite::gemm::tiling::{Expected, bytes, matrix};
 
     /// The smallest shape each built-in tiling covers, run by the reference backend and checked
     /// exactly: the program the benchmark times computes `A x B`.
@@ -191,7 +191,9 @@ mod tests {
                 let out = vyre::ReferenceBackend::new()
                     .dispatch(&program, &[bytes(&a), bytes(&b)], &config)
                     .unwrap();
-                verify("reference", shape, (&a, &b), &out[0]).unwrap();
+                Expected::of(shape, &a, &b)
+                    .check("reference", &out[0])
+                    .unwrap();
             }
         }
     }
