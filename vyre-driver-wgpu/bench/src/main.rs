@@ -67,6 +67,8 @@ pub(crate) struct Options {
     pub(crate) shard_bytes: u64,
     /// Items in the `sharded` workload's queue.
     pub(crate) shard_items: usize,
+    /// The `gemm` workload's tilings (empty: its built-in one).
+    pub(crate) gemm_tilings: Vec<suite::gemm::tiling::Tiling>,
 }
 
 /// The command line as clap sees it; [`Args::into_options`] applies `--quick`'s defaults.
@@ -76,7 +78,7 @@ pub(crate) struct Options {
     version,
     about = "vyre against hand-written raw wgpu, side by side, on the same device in the same run.",
     after_help = "Workloads: roundtrip, bandwidth, fused, reduction, coalesced, compile, chain, diskcache, \
-                  workarounds; \
+                  workarounds, gemm; \
                   and, only with --only, sharded (a 10 000-item queue and a --shard-bytes add over \
                   --devices devices against one device).\n\n\
                   Exit codes:\n  0  the figures were measured and printed\n  1  a measurement or \
@@ -130,6 +132,10 @@ struct Args {
     /// `sharded` workload: items in the queue.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     shard_items: usize,
+    /// `gemm` workload: the tilings to run, each BMxBNxBK/TMxTN (a BMxBN tile of C per workgroup,
+    /// BK deep, a TMxTN block per invocation) [default: 128x128x8/8x8].
+    #[arg(long, value_name = "TILING[,TILING...]", value_delimiter = ',', value_parser = suite::gemm::tiling::Tiling::parse)]
+    gemm_tiling: Vec<suite::gemm::tiling::Tiling>,
 }
 
 impl Args {
@@ -153,6 +159,7 @@ impl Args {
                 .shard_bytes
                 .unwrap_or(if quick { 64 * MIB } else { 4096 * MIB }),
             shard_items: self.shard_items.max(1),
+            gemm_tilings: self.gemm_tiling,
         }
     }
 }
@@ -229,7 +236,10 @@ fn parse_bytes(text: &str) -> BenchResult<u64> {
 
 /// Prints the text form of every vyre program the benchmark runs.
 fn show_programs() {
-    for (name, program) in workloads::programs() {
+    for (name, program) in workloads::programs()
+        .into_iter()
+        .chain(suite::gemm::programs())
+    {
         #[allow(clippy::print_stdout)] // The listing is what the flag asks for.
         {
             println!("== {name}\n{program}");

@@ -18,6 +18,11 @@ pub(crate) enum Measure {
         /// Bytes read and written by one repetition.
         bytes: u64,
     },
+    /// As TFLOP/s: `flops` floating-point operations per sample divided by the sample.
+    Flops {
+        /// Operations of one repetition.
+        flops: u64,
+    },
 }
 
 /// Which statistic of the samples a row compares.
@@ -40,6 +45,8 @@ pub(crate) enum Goal {
     SecondsAtMost(f64),
     /// The vyre figure is at least this many GB/s (checked only on the device it names).
     GbpsAtLeast(f64, &'static str),
+    /// The vyre figure is at least this many TFLOP/s (checked only on the devices it names).
+    TflopsAtLeast(f64, &'static [&'static str]),
 }
 
 /// One line of the final table.
@@ -79,6 +86,7 @@ impl Row {
         match self.measure {
             Measure::Time => t,
             Measure::Throughput { bytes } => gbps(bytes, t),
+            Measure::Flops { flops } => tflops(flops, t),
         }
     }
 
@@ -102,6 +110,12 @@ impl Row {
                 }
                 self.vyre.as_ref().map(|v| self.value(v) >= g)
             }
+            Goal::TflopsAtLeast(t, devices) => {
+                if !devices.iter().any(|d| device_name.contains(d)) {
+                    return None;
+                }
+                self.vyre.as_ref().map(|v| self.value(v) >= t)
+            }
         }
     }
 
@@ -111,6 +125,7 @@ impl Row {
             |s| match self.measure {
                 Measure::Time => format_seconds(self.value(s)),
                 Measure::Throughput { .. } => format!("{:.2} GB/s", self.value(s)),
+                Measure::Flops { .. } => format_tflops(self.value(s)),
             },
         )
     }
@@ -122,6 +137,24 @@ pub(crate) fn gbps(bytes: u64, seconds: f64) -> f64 {
         bytes as f64 / seconds / 1e9
     } else {
         0.0
+    }
+}
+
+/// Operations over seconds, in TFLOP/s (10^12 operations per second).
+pub(crate) fn tflops(flops: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        flops as f64 / seconds / 1e12
+    } else {
+        0.0
+    }
+}
+
+/// TFLOP/s, or GFLOP/s below one TFLOP/s (a CPU driver's figures).
+pub(crate) fn format_tflops(t: f64) -> String {
+    if t >= 1.0 {
+        format!("{t:.2} TFLOP/s")
+    } else {
+        format!("{:.2} GFLOP/s", t * 1e3)
     }
 }
 
@@ -145,6 +178,9 @@ fn format_goal(goal: Option<Goal>) -> String {
         Some(Goal::RatioAtLeast(x)) => format!("ratio >= {x}"),
         Some(Goal::SecondsAtMost(s)) => format!("vyre <= {}", format_seconds(s)),
         Some(Goal::GbpsAtLeast(g, device)) => format!("vyre >= {g} GB/s on {device}"),
+        Some(Goal::TflopsAtLeast(t, devices)) => {
+            format!("vyre >= {t} TFLOP/s on {}", devices.join("/"))
+        }
     }
 }
 
@@ -152,6 +188,11 @@ fn format_met(row: &Row, device_name: &str) -> &'static str {
     match (row.goal, row.met(device_name)) {
         (None, _) => "",
         (Some(Goal::GbpsAtLeast(_, device)), None) if !device_name.contains(device) => "n/a here",
+        (Some(Goal::TflopsAtLeast(_, devices)), None)
+            if !devices.iter().any(|d| device_name.contains(d)) =>
+        {
+            "n/a here"
+        }
         (Some(_), None) => "not run",
         (Some(_), Some(true)) => "yes",
         (Some(_), Some(false)) => "**NO**",
@@ -206,9 +247,10 @@ fn summary_json(s: Option<&Summary>) -> Value {
 
 /// One row as JSON: every statistic in seconds, plus GB/s where the row counts bytes.
 pub(crate) fn row_json(row: &Row, device_name: &str) -> Value {
-    let bytes = match row.measure {
-        Measure::Time => Value::Null,
-        Measure::Throughput { bytes } => json!(bytes),
+    let (bytes, flops) = match row.measure {
+        Measure::Time => (Value::Null, Value::Null),
+        Measure::Throughput { bytes } => (json!(bytes), Value::Null),
+        Measure::Flops { flops } => (Value::Null, json!(flops)),
     };
     json!({
         "workload": row.workload,
@@ -217,10 +259,13 @@ pub(crate) fn row_json(row: &Row, device_name: &str) -> Value {
         "stat": match row.stat { Stat::P50 => "p50", Stat::P99 => "p99" },
         "baseline_name": row.baseline_name,
         "bytes_per_rep": bytes,
+        "flops_per_rep": flops,
         "vyre": summary_json(row.vyre.as_ref()),
         "baseline": summary_json(row.baseline.as_ref()),
         "vyre_gbps": row.vyre.as_ref().filter(|_| bytes.is_u64()).map(|s| row.value(s)),
         "baseline_gbps": row.baseline.as_ref().filter(|_| bytes.is_u64()).map(|s| row.value(s)),
+        "vyre_tflops": row.vyre.as_ref().filter(|_| flops.is_u64()).map(|s| row.value(s)),
+        "baseline_tflops": row.baseline.as_ref().filter(|_| flops.is_u64()).map(|s| row.value(s)),
         "ratio_vyre_over_baseline": row.ratio(),
         "goal": format_goal(row.goal),
         "goal_met": row.met(device_name),
@@ -291,6 +336,23 @@ mod tests {
         let mut missing = r;
         missing.vyre = None;
         assert!(table(&[missing], "NVIDIA H200").contains("not run"));
+    }
+
+    #[test]
+    fn flop_rows_compare_rates_and_their_goal_applies_on_the_named_devices() {
+        let r = row(
+            Measure::Flops {
+                flops: 2_000_000_000_000,
+            },
+            0.1,
+            0.05,
+            Goal::TflopsAtLeast(30.0, &["H100", "H200"]),
+        );
+        assert_eq!(r.ratio(), Some(0.5));
+        assert_eq!(r.met("llvmpipe"), None);
+        assert_eq!(r.met("NVIDIA H100 80GB HBM3"), Some(false));
+        assert!(table(std::slice::from_ref(&r), "llvmpipe").contains("20.00 TFLOP/s"));
+        assert_eq!(row_json(&r, "x")["baseline_tflops"], json!(40.0));
     }
 
     #[test]

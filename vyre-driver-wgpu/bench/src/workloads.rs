@@ -29,6 +29,8 @@ pub(crate) enum Workload {
     Compile,
     /// Ten elementwise kernels over resident data in one `dispatch_sequence`.
     Chain,
+    /// A tiled, register-blocked SGEMM against the same tiling in hand-written WGSL (issue 34).
+    Gemm,
     /// The host link, raw wgpu: upload and read-back, each step timed apart.
     Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
@@ -45,7 +47,7 @@ pub(crate) enum Workload {
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 11] = [
+    pub(crate) const ALL: [Workload; 12] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -57,10 +59,11 @@ impl Workload {
         Workload::Link,
         Workload::DiskCache,
         Workload::Workarounds,
+        Workload::Gemm,
     ];
 
     /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
-    pub(crate) const NAMED: [Workload; 12] = [
+    pub(crate) const NAMED: [Workload; 13] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -72,6 +75,7 @@ impl Workload {
         Workload::Link,
         Workload::DiskCache,
         Workload::Workarounds,
+        Workload::Gemm,
         Workload::Sharded,
     ];
 
@@ -89,6 +93,7 @@ impl Workload {
             Workload::Link => "link",
             Workload::DiskCache => "diskcache",
             Workload::Workarounds => "workarounds",
+            Workload::Gemm => "gemm",
             Workload::Sharded => "sharded",
         }
     }

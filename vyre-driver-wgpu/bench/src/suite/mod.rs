@@ -20,6 +20,7 @@ use crate::workloads::{self, MIB, Workload};
 
 mod chain;
 pub(crate) mod disk;
+pub(crate) mod gemm;
 mod launches;
 mod link;
 mod sharded;
@@ -170,6 +171,7 @@ impl<'g> Suite<'g> {
             Workload::Link => self.link(),
             Workload::DiskCache => self.disk_cache(),
             Workload::Workarounds => self.workarounds(),
+            Workload::Gemm => self.gemm(),
             Workload::Sharded => self.sharded(),
         }
     }
