@@ -49,12 +49,12 @@ mod edit;
 mod effects;
 #[cfg(test)]
 mod flow_test;
-mod fold;
+pub mod fold;
 pub mod licm;
 mod pipeline;
 mod registry;
 pub(crate) mod rewrite;
-mod strength;
+pub mod strength;
 pub mod unroll;
 
 pub use cse::Cse;
