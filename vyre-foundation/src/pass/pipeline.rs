@@ -109,7 +109,15 @@ impl Pipeline {
         let original = program.program();
         // The latest changed program and the pass that made it; `None` while nothing changed.
         let mut current: Option<(Program, &'static str)> = None;
+        // The passes (name and version) that left the program unchanged since its last change: a
+        // pass is deterministic, so running one of them again on the same program would change
+        // nothing again.
+        let mut idle: Vec<(&'static str, u32)> = Vec::new();
         for pass in &self.passes {
+            let id = (pass.name(), pass.version());
+            if idle.contains(&id) {
+                continue;
+            }
             let outcome = match &current {
                 None => pass.run(program),
                 Some((changed, made_by)) => {
@@ -117,9 +125,13 @@ impl Pipeline {
                     pass.run(&validated)
                 }
             };
-            if let Outcome::Changed(next) = outcome {
-                check_interface(pass.name(), original, &next)?;
-                current = Some((next, pass.name()));
+            match outcome {
+                Outcome::Changed(next) => {
+                    check_interface(pass.name(), original, &next)?;
+                    current = Some((next, pass.name()));
+                    idle.clear();
+                }
+                Outcome::Unchanged => idle.push(id),
             }
         }
         match current {
@@ -241,6 +253,44 @@ mod tests {
             .with(Replace("same", Program::clone));
         assert_eq!(*pipeline.run(&p).unwrap(), store_two(&p));
         assert_eq!(pipeline.key(), "two@1,same@1");
+    }
+
+    /// Counts its runs and changes nothing.
+    #[derive(Debug, Default)]
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl Pass for Count {
+        fn name(&self) -> &'static str {
+            "count"
+        }
+        fn run(&self, _: &Validated<'_>) -> Outcome {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Outcome::Unchanged
+        }
+    }
+
+    #[test]
+    fn a_pass_that_left_the_program_unchanged_is_not_run_again_until_it_changes() {
+        use std::sync::Arc;
+        #[derive(Debug)]
+        struct Shared(Arc<Count>);
+        impl Pass for Shared {
+            fn name(&self) -> &'static str {
+                self.0.name()
+            }
+            fn run(&self, program: &Validated<'_>) -> Outcome {
+                self.0.run(program)
+            }
+        }
+        let count = Arc::new(Count::default());
+        let pipeline = Pipeline::empty()
+            .with(Shared(Arc::clone(&count)))
+            .with(Shared(Arc::clone(&count)))
+            .with(Replace("two", store_two))
+            .with(Shared(Arc::clone(&count)));
+        assert_eq!(*pipeline.run(&program()).unwrap(), store_two(&program()));
+        // Once on the input (the second run skipped), once after `two` changed it.
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     #[test]
