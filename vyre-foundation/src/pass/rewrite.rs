@@ -12,132 +12,202 @@
 use crate::ir::{Expr, Literal, Node, Program};
 
 /// One bottom-up rewrite; see the module docs.
+///
+/// The walk copies only what changes: an expression or statement none of whose parts changed is
+/// offered to the rewrite as `None` (it is the original), and a rewrite that leaves an original
+/// alone answers `None` as well, so a program the rewrite does not touch is read once and never
+/// copied.
 pub(crate) trait Rewrite {
-    /// The replacement of `original`, given `rebuilt`: `original` with its children rewritten.
-    /// It must have `original`'s type.
-    fn expr(&mut self, original: &Expr, rebuilt: Expr) -> Expr;
+    /// The replacement of `original`, given `rebuilt`: `original` with its children rewritten,
+    /// `None` when no child changed. `None` keeps `original`, and is allowed only when `rebuilt`
+    /// is `None` (return `rebuilt` to keep it). The replacement must have `original`'s type.
+    fn expr(&mut self, original: &Expr, rebuilt: Option<Expr>) -> Option<Expr>;
 
-    /// Pushes the replacement of `original` onto `out`: nothing, `rebuilt` (`original` with its
-    /// expressions and bodies rewritten), or other statements.
-    fn node(&mut self, original: &Node, rebuilt: Node, out: &mut Vec<Node>) {
+    /// Pushes onto `out` what `original` becomes and returns true, given `rebuilt` (`original`
+    /// with its expressions and bodies rewritten, `None` when none changed): nothing, `rebuilt`,
+    /// or other statements. False, with nothing pushed, keeps `original`; allowed only when
+    /// `rebuilt` is `None`.
+    fn node(&mut self, original: &Node, rebuilt: Option<Node>, out: &mut Vec<Node>) -> bool {
         let _ = original;
-        out.push(rebuilt);
+        push(rebuilt, out)
     }
 }
 
-/// `program` with every expression and statement rewritten by `rewrite`.
-pub(crate) fn program(program: &Program, rewrite: &mut impl Rewrite) -> Program {
-    Program {
+/// Pushes `rebuilt` onto `out` if there is one: [`Rewrite::node`] for a statement the rewrite
+/// leaves as its parts made it.
+pub(crate) fn push(rebuilt: Option<Node>, out: &mut Vec<Node>) -> bool {
+    match rebuilt {
+        Some(node) => {
+            out.push(node);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `program` with every expression and statement rewritten by `rewrite`; `None` when nothing
+/// changed.
+pub(crate) fn program(program: &Program, rewrite: &mut impl Rewrite) -> Option<Program> {
+    Some(Program {
         buffers: program.buffers.clone(),
         workgroup_size: program.workgroup_size,
-        body: body(&program.body, rewrite),
-    }
+        body: body(&program.body, rewrite)?,
+    })
 }
 
-fn body(nodes: &[Node], rewrite: &mut impl Rewrite) -> Vec<Node> {
-    let mut out = Vec::with_capacity(nodes.len());
-    for node in nodes {
+/// `nodes` rewritten, or `None` when no statement changed.
+fn body(nodes: &[Node], rewrite: &mut impl Rewrite) -> Option<Vec<Node>> {
+    // Built only from the first statement that changes: the ones before it are copied then.
+    let mut out: Option<Vec<Node>> = None;
+    let mut replaced = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
         let rebuilt = statement(node, rewrite);
-        rewrite.node(node, rebuilt, &mut out);
+        replaced.clear();
+        let changed = rewrite.node(node, rebuilt, &mut replaced);
+        match (&mut out, changed) {
+            (Some(out), false) => out.push(node.clone()),
+            (Some(out), true) => out.append(&mut replaced),
+            (None, true) => {
+                let mut fresh = Vec::with_capacity(nodes.len());
+                fresh.extend_from_slice(&nodes[..i]);
+                fresh.append(&mut replaced);
+                out = Some(fresh);
+            }
+            (None, false) => {}
+        }
     }
     out
 }
 
-/// `node` with its expressions and bodies rewritten.
-fn statement(node: &Node, r: &mut impl Rewrite) -> Node {
+/// `node` with its expressions and bodies rewritten, or `None` when none of them changed.
+fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
+    // Each part rewritten, and the original kept where it did not change.
+    fn keep<T: Clone>(new: Option<T>, old: &T) -> T {
+        new.unwrap_or_else(|| old.clone())
+    }
     match node {
-        Node::Let { name, value } => Node::Let {
+        Node::Let { name, value } => Some(Node::Let {
             name: name.clone(),
-            value: expr(value, r),
-        },
-        Node::Assign { name, value } => Node::Assign {
+            value: expr(value, r)?,
+        }),
+        Node::Assign { name, value } => Some(Node::Assign {
             name: name.clone(),
-            value: expr(value, r),
-        },
+            value: expr(value, r)?,
+        }),
         Node::Store {
             buffer,
             index,
             value,
-        } => Node::Store {
-            buffer: buffer.clone(),
-            index: expr(index, r),
-            value: expr(value, r),
-        },
+        } => {
+            let (i, v) = (expr(index, r), expr(value, r));
+            (i.is_some() || v.is_some()).then(|| Node::Store {
+                buffer: buffer.clone(),
+                index: keep(i, index),
+                value: keep(v, value),
+            })
+        }
         Node::If {
             cond,
             then,
             otherwise,
-        } => Node::If {
-            cond: expr(cond, r),
-            then: body(then, r),
-            otherwise: body(otherwise, r),
-        },
+        } => {
+            let (c, t, o) = (expr(cond, r), body(then, r), body(otherwise, r));
+            (c.is_some() || t.is_some() || o.is_some()).then(|| Node::If {
+                cond: keep(c, cond),
+                then: keep(t, then),
+                otherwise: keep(o, otherwise),
+            })
+        }
         Node::Loop {
             var,
             from,
             to,
             body: inner,
-        } => Node::Loop {
-            var: var.clone(),
-            from: expr(from, r),
-            to: expr(to, r),
-            body: body(inner, r),
-        },
-        Node::While { cond, body: inner } => Node::While {
-            cond: expr(cond, r),
-            body: body(inner, r),
-        },
-        Node::Block(inner) => Node::Block(body(inner, r)),
+        } => {
+            let (f, t, b) = (expr(from, r), expr(to, r), body(inner, r));
+            (f.is_some() || t.is_some() || b.is_some()).then(|| Node::Loop {
+                var: var.clone(),
+                from: keep(f, from),
+                to: keep(t, to),
+                body: keep(b, inner),
+            })
+        }
+        Node::While { cond, body: inner } => {
+            let (c, b) = (expr(cond, r), body(inner, r));
+            (c.is_some() || b.is_some()).then(|| Node::While {
+                cond: keep(c, cond),
+                body: keep(b, inner),
+            })
+        }
+        Node::Block(inner) => body(inner, r).map(Node::Block),
         Node::Atomic {
             op,
             buffer,
             index,
             expected,
             value,
-        } => Node::Atomic {
-            op: *op,
-            buffer: buffer.clone(),
-            index: expr(index, r),
-            expected: expected.as_ref().map(|e| expr(e, r)),
-            value: expr(value, r),
-        },
-        Node::Barrier => Node::Barrier,
-        Node::Return => Node::Return,
-        Node::Break => Node::Break,
-        Node::Continue => Node::Continue,
+        } => {
+            let i = expr(index, r);
+            let e = expected.as_ref().map(|e| expr(e, r));
+            let v = expr(value, r);
+            let e_changed = e.as_ref().is_some_and(Option::is_some);
+            (i.is_some() || e_changed || v.is_some()).then(|| Node::Atomic {
+                op: *op,
+                buffer: buffer.clone(),
+                index: keep(i, index),
+                expected: match (e, expected) {
+                    (Some(new), Some(old)) => Some(keep(new, old)),
+                    (None, _) | (_, None) => None,
+                },
+                value: keep(v, value),
+            })
+        }
+        Node::Barrier | Node::Return | Node::Break | Node::Continue => None,
     }
 }
 
-/// `root` rewritten bottom-up, children before parents, without recursion.
-pub(crate) fn expr(root: &Expr, rewrite: &mut impl Rewrite) -> Expr {
+/// `root` rewritten bottom-up, children before parents, without recursion; `None` when nothing
+/// in it changed.
+pub(crate) fn expr(root: &Expr, rewrite: &mut impl Rewrite) -> Option<Expr> {
     enum Step<'a> {
         Enter(&'a Expr),
         Exit(&'a Expr),
     }
     let mut steps = vec![Step::Enter(root)];
-    let mut done: Vec<Expr> = Vec::new();
+    // The replacement of each finished expression whose parent is not finished yet, in order;
+    // `None` for one that did not change.
+    let mut done: Vec<Option<Expr>> = Vec::new();
     while let Some(step) = steps.pop() {
         match step {
             Step::Enter(e) => {
                 steps.push(Step::Exit(e));
-                let children: Vec<&Expr> = e.children().collect();
-                steps.extend(children.into_iter().rev().map(Step::Enter));
+                let first = steps.len();
+                steps.extend(e.children().map(Step::Enter));
+                steps[first..].reverse();
             }
             Step::Exit(e) => {
-                let count = e.children().count();
-                let children = done.split_off(done.len().saturating_sub(count));
-                let rebuilt = with_children(e, children);
+                let first = done.len().saturating_sub(e.children().count());
+                let rebuilt = if done[first..].iter().any(Option::is_some) {
+                    Some(with_children(e, done.drain(first..)))
+                } else {
+                    done.truncate(first);
+                    None
+                };
                 done.push(rewrite.expr(e, rebuilt));
             }
         }
     }
-    // The walk leaves exactly the root's replacement; the fallback only keeps this total.
-    done.pop().unwrap_or_else(|| root.clone())
+    // The walk leaves exactly the root's replacement.
+    done.pop().flatten()
 }
 
-/// A copy of `e` whose children are `children`, in [`Expr::children`] order.
-fn with_children(e: &Expr, children: Vec<Expr>) -> Expr {
-    let mut children = children.into_iter().map(Box::new);
+/// A copy of `e` whose children are `children` (in [`Expr::children`] order; `None` keeps that
+/// child of `e`).
+fn with_children(e: &Expr, children: impl Iterator<Item = Option<Expr>>) -> Expr {
+    let mut children = e
+        .children()
+        .zip(children)
+        .map(|(old, new)| Box::new(new.unwrap_or_else(|| old.clone())));
     // `children` holds exactly as many expressions as `e` has children; the placeholder keeps the
     // function total without a panic.
     let mut next = || {
@@ -203,12 +273,6 @@ fn with_children(e: &Expr, children: Vec<Expr>) -> Expr {
             lane: next(),
         },
     }
-}
-
-/// Moves the expression out of `slot`, leaving a placeholder: how a rewrite takes the operands
-/// of a rebuilt expression it owns (`Expr` has a `Drop`, so it cannot be destructured by move).
-pub(crate) fn take(slot: &mut Box<Expr>) -> Expr {
-    std::mem::replace(&mut **slot, Expr::Lit(Literal::Bool(false)))
 }
 
 /// Whether `e` evaluates to the same value every time it is evaluated within one expression, and

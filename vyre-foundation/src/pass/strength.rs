@@ -28,7 +28,7 @@
 //! twice and gains nothing on a GPU, and float operations are never exact under these rewrites.
 
 use crate::ir::{BinOp, DataType, Expr, Literal, UnOp};
-use crate::pass::rewrite::{self, Rewrite, take};
+use crate::pass::rewrite::{self, Rewrite};
 use crate::pass::{Outcome, Pass};
 use crate::validate::Validated;
 
@@ -42,29 +42,18 @@ impl Pass for StrengthReduce {
     }
 
     fn run(&self, program: &Validated<'_>) -> Outcome {
-        let mut reducer = Reducer { changed: false };
-        let reduced = rewrite::program(program.program(), &mut reducer);
-        if reducer.changed {
-            Outcome::Changed(reduced)
-        } else {
-            Outcome::Unchanged
+        match rewrite::program(program.program(), &mut Reducer) {
+            Some(reduced) => Outcome::Changed(reduced),
+            None => Outcome::Unchanged,
         }
     }
 }
 
-struct Reducer {
-    changed: bool,
-}
+struct Reducer;
 
 impl Rewrite for Reducer {
-    fn expr(&mut self, _original: &Expr, mut rebuilt: Expr) -> Expr {
-        match reduce(&mut rebuilt) {
-            Some(cheaper) => {
-                self.changed = true;
-                cheaper
-            }
-            None => rebuilt,
-        }
+    fn expr(&mut self, original: &Expr, rebuilt: Option<Expr>) -> Option<Expr> {
+        reduce(rebuilt.as_ref().unwrap_or(original)).or(rebuilt)
     }
 }
 
@@ -125,8 +114,8 @@ impl Constant {
     }
 }
 
-/// `e` made cheaper, or `None` when no rule applies (and `e` is left as it was).
-fn reduce(e: &mut Expr) -> Option<Expr> {
+/// `e` made cheaper, or `None` when no rule applies (`e` itself is never changed).
+fn reduce(e: &Expr) -> Option<Expr> {
     let Expr::Binary { op, lhs, rhs } = e else {
         return None;
     };
@@ -177,41 +166,41 @@ fn amount(k: u32) -> Expr {
 }
 
 /// `x * c`.
-fn multiply(x: &mut Box<Expr>, c: Constant) -> Option<Expr> {
+fn multiply(x: &Expr, c: Constant) -> Option<Expr> {
     if c.is_minus_one() {
-        return Some(negate(take(x)));
+        return Some(negate(Expr::clone(x)));
     }
     let k = c.log2()?;
-    Some(binary(BinOp::Shl, take(x), amount(k)))
+    Some(binary(BinOp::Shl, Expr::clone(x), amount(k)))
 }
 
 /// `x / c`.
-fn divide(x: &mut Box<Expr>, c: Constant) -> Option<Expr> {
+fn divide(x: &Expr, c: Constant) -> Option<Expr> {
     if c.is_minus_one() {
-        return Some(negate(take(x)));
+        return Some(negate(Expr::clone(x)));
     }
     let k = c.positive_log2()?;
     if !c.ty.is_signed() {
-        return Some(binary(BinOp::Shr, take(x), amount(k)));
+        return Some(binary(BinOp::Shr, Expr::clone(x), amount(k)));
     }
     if !leaf(x) {
         return None;
     }
-    let x = take(x);
+    let x = Expr::clone(x);
     let biased = binary(BinOp::Add, x.clone(), bias(&x, c, k));
     Some(binary(BinOp::Shr, biased, amount(k)))
 }
 
 /// `x % c`.
-fn remainder(x: &mut Box<Expr>, c: Constant) -> Option<Expr> {
+fn remainder(x: &Expr, c: Constant) -> Option<Expr> {
     let k = c.positive_log2()?;
     if !c.ty.is_signed() {
-        return Some(binary(BinOp::BitAnd, take(x), c.mask(k)));
+        return Some(binary(BinOp::BitAnd, Expr::clone(x), c.mask(k)));
     }
     if !leaf(x) {
         return None;
     }
-    let x = take(x);
+    let x = Expr::clone(x);
     let biased = binary(BinOp::Add, x.clone(), bias(&x, c, k));
     let low = binary(BinOp::BitAnd, biased, c.mask(k));
     Some(binary(BinOp::Sub, low, bias(&x, c, k)))

@@ -17,16 +17,15 @@ use super::int::Int;
 use crate::ir::{Expr, Literal, Node};
 
 /// Pushes onto `out` what `node` becomes when a literal decides its control flow, and returns
-/// true; otherwise pushes `node` as it is and returns false.
-pub(super) fn statement(mut node: Node, out: &mut Vec<Node>) -> bool {
-    match &mut node {
+/// true; otherwise pushes nothing and returns false.
+pub(super) fn statement(node: &Node, out: &mut Vec<Node>) -> bool {
+    match node {
         Node::If {
             cond: Expr::Lit(Literal::Bool(c)),
             then,
             otherwise,
         } => {
-            let chosen = std::mem::take(if *c { then } else { otherwise });
-            splice(chosen, out);
+            splice(if *c { then } else { otherwise }, out);
             true
         }
         Node::While {
@@ -49,20 +48,17 @@ pub(super) fn statement(mut node: Node, out: &mut Vec<Node>) -> bool {
         | Node::While { .. }
         | Node::Break
         | Node::Continue
-        | Node::Atomic { .. } => {
-            out.push(node);
-            false
-        }
+        | Node::Atomic { .. } => false,
     }
 }
 
 /// Puts `body` in place of the statement that ran it: as it is, or in a block of its own when it
 /// declares a variable at its top level.
-fn splice(body: Vec<Node>, out: &mut Vec<Node>) {
+fn splice(body: &[Node], out: &mut Vec<Node>) {
     if body.iter().any(|n| matches!(n, Node::Let { .. })) {
-        out.push(Node::Block(body));
+        out.push(Node::Block(body.to_vec()));
     } else {
-        out.extend(body);
+        out.extend_from_slice(body);
     }
 }
 

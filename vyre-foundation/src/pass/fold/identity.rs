@@ -21,7 +21,6 @@
 
 use super::int::Int;
 use crate::ir::{BinOp, DataType, Expr, Literal, UnOp};
-use crate::pass::rewrite::take;
 
 /// What the identities need about the expression being rewritten, from the evidence.
 pub(super) struct Context<'c> {
@@ -59,8 +58,8 @@ fn droppable(e: &Expr) -> bool {
     !e.has_atomic()
 }
 
-/// `e` simplified by an identity, or `None` when none applies (and `e` is left as it was).
-pub(super) fn simplify(e: &mut Expr, cx: &Context<'_>) -> Option<Expr> {
+/// `e` simplified by an identity, or `None` when none applies (`e` itself is never changed).
+pub(super) fn simplify(e: &Expr, cx: &Context<'_>) -> Option<Expr> {
     match e {
         Expr::Binary { op, lhs, rhs } => {
             let found = if cx.operand == DataType::Bool {
@@ -76,8 +75,10 @@ pub(super) fn simplify(e: &mut Expr, cx: &Context<'_>) -> Option<Expr> {
             // `!!x`, `~~x` and, on integers, `-(-x)` (wrapping negation is its own inverse).
             let involution = matches!(op, UnOp::Not | UnOp::BitNot)
                 || (*op == UnOp::Neg && cx.operand.is_integer());
-            match &mut **arg {
-                Expr::Unary { op: inner, arg: x } if inner == op && involution => Some(take(x)),
+            match arg.as_ref() {
+                Expr::Unary { op: inner, arg: x } if inner == op && involution => {
+                    Some(Expr::clone(x))
+                }
                 Expr::Unary { .. }
                 | Expr::Lit(_)
                 | Expr::Var(_)
@@ -99,16 +100,16 @@ pub(super) fn simplify(e: &mut Expr, cx: &Context<'_>) -> Option<Expr> {
             on_true,
             on_false,
         } => select(cond, on_true, on_false, cx),
-        Expr::Cast { to, arg } => (*to == cx.operand).then(|| take(arg)),
+        Expr::Cast { to, arg } => (*to == cx.operand).then(|| Expr::clone(arg)),
         Expr::Bitcast { to, arg } => {
             if *to == cx.operand {
-                return Some(take(arg));
+                return Some(Expr::clone(arg));
             }
-            let Expr::Bitcast { arg: x, .. } = &mut **arg else {
+            let Expr::Bitcast { arg: x, .. } = arg.as_ref() else {
                 return None;
             };
             let inner = cx.inner?;
-            let x = take(x);
+            let x = Expr::clone(x);
             Some(if inner == *to {
                 x
             } else {
@@ -139,16 +140,16 @@ enum Keep {
 
 /// Applies `keep` to the operands: the one kept is moved out, and a literal result needs the
 /// other operands to be droppable.
-fn apply(keep: Keep, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>) -> Option<Expr> {
+fn apply(keep: Keep, lhs: &Expr, rhs: &Expr) -> Option<Expr> {
     match keep {
-        Keep::Lhs => droppable(rhs).then(|| take(lhs)),
-        Keep::Rhs => droppable(lhs).then(|| take(rhs)),
+        Keep::Lhs => droppable(rhs).then(|| Expr::clone(lhs)),
+        Keep::Rhs => droppable(lhs).then(|| Expr::clone(rhs)),
         Keep::Value(v) => (droppable(lhs) && droppable(rhs)).then_some(Expr::Lit(v)),
     }
 }
 
 /// Identities of integer operators with one literal operand.
-fn integer(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>, ty: DataType) -> Option<Expr> {
+fn integer(op: BinOp, lhs: &Expr, rhs: &Expr, ty: DataType) -> Option<Expr> {
     let (l, r) = (lit(lhs).and_then(Int::of), lit(rhs).and_then(Int::of));
     let value = |v: i128| Int::wrap(ty, v).map(Keep::Value);
     let is =
@@ -225,17 +226,17 @@ fn bounds(ty: DataType) -> Option<(i128, i128)> {
 
 /// A shift by a literal amount: by a multiple of the width it is no shift, and an amount of a
 /// width or more is written as the amount mod the width it means (what the law shifts by).
-fn shift_amount(op: BinOp, lhs: &mut Box<Expr>, rhs: &Expr, ty: DataType) -> Option<Expr> {
+fn shift_amount(op: BinOp, lhs: &Expr, rhs: &Expr, ty: DataType) -> Option<Expr> {
     let Some(Literal::U32(amount)) = lit(rhs) else {
         return None;
     };
     let by = amount % ty.bits();
     if by == 0 {
-        Some(take(lhs))
+        Some(Expr::clone(lhs))
     } else if by != amount {
         Some(Expr::Binary {
             op,
-            lhs: Box::new(take(lhs)),
+            lhs: Box::new(Expr::clone(lhs)),
             rhs: Box::new(Expr::Lit(Literal::U32(by))),
         })
     } else {
@@ -244,12 +245,12 @@ fn shift_amount(op: BinOp, lhs: &mut Box<Expr>, rhs: &Expr, ty: DataType) -> Opt
 }
 
 /// Identities of bool operators with one literal operand.
-fn logical(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>) -> Option<Expr> {
+fn logical(op: BinOp, lhs: &Expr, rhs: &Expr) -> Option<Expr> {
     let (l, r) = (lit(lhs), lit(rhs));
     let is = |x: Option<Literal>, v: bool| x == Some(Literal::Bool(v));
-    let not = |x: &mut Box<Expr>| Expr::Unary {
+    let not = |x: &Expr| Expr::Unary {
         op: UnOp::Not,
-        arg: Box::new(take(x)),
+        arg: Box::new(Expr::clone(x)),
     };
     let keep = match op {
         BinOp::And | BinOp::Eq if is(r, true) => Keep::Lhs,
@@ -288,7 +289,7 @@ fn logical(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>) -> Option<Expr> 
 }
 
 /// Identities of an integer or bool operator applied to one stable value twice.
-fn twice(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>, cx: &Context<'_>) -> Option<Expr> {
+fn twice(op: BinOp, lhs: &Expr, rhs: &Expr, cx: &Context<'_>) -> Option<Expr> {
     let exact = cx.operand.is_integer() || cx.operand == DataType::Bool;
     if !exact || lhs != rhs || !(cx.stable)(lhs) {
         return None;
@@ -296,7 +297,7 @@ fn twice(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>, cx: &Context<'_>) 
     let truth = |t: bool| Some(Expr::Lit(Literal::Bool(t)));
     match op {
         BinOp::BitAnd | BinOp::BitOr | BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or => {
-            Some(take(lhs))
+            Some(Expr::clone(lhs))
         }
         BinOp::Sub | BinOp::BitXor => Int::wrap(cx.operand, 0).map(Expr::Lit),
         BinOp::Eq | BinOp::Le | BinOp::Ge => truth(true),
@@ -307,12 +308,7 @@ fn twice(op: BinOp, lhs: &mut Box<Expr>, rhs: &mut Box<Expr>, cx: &Context<'_>) 
 
 /// A select whose condition is a literal, whose arms are one stable value, or whose arms are the
 /// two bool literals.
-fn select(
-    cond: &mut Box<Expr>,
-    on_true: &mut Box<Expr>,
-    on_false: &mut Box<Expr>,
-    cx: &Context<'_>,
-) -> Option<Expr> {
+fn select(cond: &Expr, on_true: &Expr, on_false: &Expr, cx: &Context<'_>) -> Option<Expr> {
     // Both arms are evaluated; the one not chosen may go only if it has no effect.
     if let Some(Literal::Bool(c)) = lit(cond) {
         let (chosen, other) = if c {
@@ -320,18 +316,18 @@ fn select(
         } else {
             (on_false, on_true)
         };
-        return droppable(other).then(|| take(chosen));
+        return droppable(other).then(|| Expr::clone(chosen));
     }
     if on_true == on_false && droppable(cond) && (cx.stable)(on_true) {
-        return Some(take(on_true));
+        return Some(Expr::clone(on_true));
     }
     let arms = (lit(on_true), lit(on_false));
     if arms == (Some(Literal::Bool(true)), Some(Literal::Bool(false))) {
-        Some(take(cond))
+        Some(Expr::clone(cond))
     } else if arms == (Some(Literal::Bool(false)), Some(Literal::Bool(true))) {
         Some(Expr::Unary {
             op: UnOp::Not,
-            arg: Box::new(take(cond)),
+            arg: Box::new(Expr::clone(cond)),
         })
     } else {
         None

@@ -70,13 +70,10 @@ impl Pass for ConstantFold {
         let mut folder = Folder {
             evidence: program,
             stable: &stable,
-            changed: false,
         };
-        let folded = rewrite::program(source, &mut folder);
-        if folder.changed {
-            Outcome::Changed(folded)
-        } else {
-            Outcome::Unchanged
+        match rewrite::program(source, &mut folder) {
+            Some(folded) => Outcome::Changed(folded),
+            None => Outcome::Unchanged,
         }
     }
 }
@@ -85,18 +82,17 @@ impl Pass for ConstantFold {
 struct Folder<'v, 'p> {
     evidence: &'v Validated<'p>,
     stable: &'v dyn Fn(&Expr) -> bool,
-    changed: bool,
 }
 
 impl Rewrite for Folder<'_, '_> {
-    fn expr(&mut self, original: &Expr, mut rebuilt: Expr) -> Expr {
+    fn expr(&mut self, original: &Expr, rebuilt: Option<Expr>) -> Option<Expr> {
+        let current = rebuilt.as_ref().unwrap_or(original);
         // The evidence must agree with the folded literal's type; a disagreement would be a bug
         // somewhere, and leaving the expression alone is always correct.
-        if let Some(value) = literal(&rebuilt)
+        if let Some(value) = literal(current)
             && self.evidence.type_of(original).ok() == Some(value.ty())
         {
-            self.changed = true;
-            return Expr::Lit(value);
+            return Some(Expr::Lit(value));
         }
         let Some((operand, inner)) = self.operand_types(original) else {
             return rebuilt;
@@ -106,17 +102,11 @@ impl Rewrite for Folder<'_, '_> {
             inner,
             stable: self.stable,
         };
-        match identity::simplify(&mut rebuilt, &cx) {
-            Some(simpler) => {
-                self.changed = true;
-                simpler
-            }
-            None => rebuilt,
-        }
+        identity::simplify(current, &cx).or(rebuilt)
     }
 
-    fn node(&mut self, _original: &Node, rebuilt: Node, out: &mut Vec<Node>) {
-        self.changed |= control::statement(rebuilt, out);
+    fn node(&mut self, original: &Node, rebuilt: Option<Node>, out: &mut Vec<Node>) -> bool {
+        control::statement(rebuilt.as_ref().unwrap_or(original), out) || rewrite::push(rebuilt, out)
     }
 }
 
