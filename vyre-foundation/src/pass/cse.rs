@@ -33,7 +33,8 @@
 //! The largest repeated expression is taken first, so nested repeats (`a + b` inside a repeated
 //! `(a + b) * c`) are shared as well, from the `let` that holds the larger one.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::ir::{Expr, Node, Program};
 use crate::validate::Validated;
@@ -41,6 +42,40 @@ use crate::validate::Validated;
 use super::edit::{FreshNames, children_mut, node_bodies_mut, node_exprs_mut};
 use super::effects::{Buffers, Effects, expr_size, is_leaf};
 use super::{Outcome, Pass};
+
+/// Maps and sets keyed by shape hashes, hashed with [`Mix`].
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Mix>>;
+type HashSet<K> = std::collections::HashSet<K, BuildHasherDefault<Mix>>;
+/// Counts or facts by shape hash.
+type ShapeMap<V> = HashMap<u64, V>;
+
+/// A fast non-cryptographic hasher (multiply and rotate, 8 bytes at a time) for shape hashes and
+/// the maps keyed by them: the keys are the program's own structure, never chosen to collide, and
+/// equal hashes are compared in full before two expressions are taken as one.
+#[derive(Clone, Copy, Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        let mut last = [0; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.write_u64(u64::from_le_bytes(last) ^ bytes.len() as u64);
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// The most expressions one body shares; bodies with more keep the rest.
 const MAX_SHARED_PER_BODY: usize = 256;
@@ -56,8 +91,13 @@ impl Pass for Cse {
 
     fn run(&self, program: &Validated<'_>) -> Outcome {
         let original = program.program();
+        let buffers = Buffers::of(program);
+        // Most programs repeat nothing: one look at each body, without copying it, settles it.
+        if !repeats(&original.body, &buffers) {
+            return Outcome::Unchanged;
+        }
         let mut cx = Cx {
-            buffers: Buffers::of(program),
+            buffers,
             names: FreshNames::new(original, "cse"),
         };
         let mut body = original.body.clone();
@@ -113,7 +153,23 @@ impl Cx {
     /// The largest expression computed twice or more in `body` with the same operands, with where
     /// it is; the earliest first of equal sizes.
     fn best_group(&self, body: &[Node]) -> Option<(Expr, Vec<Place>)> {
-        let mut groups: HashMap<(&Expr, Vec<u64>), Group<'_>> = HashMap::new();
+        // First the shapes seen twice or more, whatever their operands' versions: only those
+        // need versions and a group.
+        let mut counts: ShapeMap<u32> = ShapeMap::default();
+        for node in body {
+            if !matches!(node, Node::While { .. }) {
+                for expr in node.exprs() {
+                    shape(expr, &self.buffers, &mut |hash, _| {
+                        *counts.entry(hash).or_default() += 1;
+                    });
+                }
+            }
+        }
+        counts.retain(|_, n| *n >= 2);
+        if counts.is_empty() {
+            return None;
+        }
+        let mut groups: HashMap<(u64, Vec<u64>), Vec<Group<'_>>> = HashMap::default();
         let mut versions = Versions::default();
         for (s, node) in body.iter().enumerate() {
             let start = versions.clone();
@@ -121,6 +177,7 @@ impl Cx {
                 for (k, expr) in node.exprs().enumerate() {
                     let mut walk = Walk {
                         cx: self,
+                        repeated: &counts,
                         start: &start,
                         versions: &mut versions,
                         groups: &mut groups,
@@ -135,6 +192,7 @@ impl Cx {
         }
         groups
             .into_values()
+            .flatten()
             .filter(|g| g.places.len() >= 2 && g.hoistable)
             .max_by(|a, b| {
                 expr_size(a.expr)
@@ -143,56 +201,117 @@ impl Cx {
             })
             .map(|g| (g.expr.clone(), g.places))
     }
-
-    /// True for an expression the pass may share: see the module docs.
-    fn candidate(&self, expr: &Expr) -> bool {
-        if is_leaf(expr) || expr.has_atomic() {
-            return false;
-        }
-        let mut ok = true;
-        crate::for_each_subexpr(expr, |e| {
-            if let Expr::Load { buffer, .. } = e {
-                ok &= !self.buffers.atomic(buffer);
-            }
-        });
-        ok
-    }
 }
 
-/// One walk over one expression of a statement, in evaluation order, recording occurrences.
+/// Calls `found` with the shape hash of every subexpression of `expr` the pass may share (see
+/// the module docs: not a leaf, no atomic, no load of a buffer an atomic uses), children first,
+/// and returns `expr`'s hash and whether it is pure (no atomic and no such load). Equal
+/// expressions have equal hashes; each hash is computed once, from the children's.
+fn shape(expr: &Expr, buffers: &Buffers, found: &mut impl FnMut(u64, &Expr)) -> (u64, bool) {
+    let mut hasher = Mix::default();
+    let pure = own_fields(expr, buffers, &mut hasher);
+    let mut all_pure = pure;
+    for child in expr.children() {
+        let (hash, pure) = shape(child, buffers, found);
+        hasher.write_u64(hash);
+        all_pure &= pure;
+    }
+    let hash = hasher.finish();
+    if all_pure && !is_leaf(expr) {
+        found(hash, expr);
+    }
+    (hash, all_pure)
+}
+
+/// Feeds `hasher` what `expr` holds besides its children; false when `expr` itself is an atomic or
+/// a load of a buffer an atomic uses.
+fn own_fields(expr: &Expr, buffers: &Buffers, hasher: &mut Mix) -> bool {
+    std::mem::discriminant(expr).hash(hasher);
+    match expr {
+        Expr::Lit(lit) => lit.hash(hasher),
+        Expr::Var(name) | Expr::BufLen(name) => name.hash(hasher),
+        Expr::Load { buffer, .. } => {
+            buffer.hash(hasher);
+            return !buffers.atomic(buffer);
+        }
+        Expr::Builtin(builtin) => builtin.hash(hasher),
+        Expr::Binary { op, .. } => op.hash(hasher),
+        Expr::Unary { op, .. } => op.hash(hasher),
+        Expr::Cast { to, .. } | Expr::Bitcast { to, .. } => to.hash(hasher),
+        Expr::Subgroup { op, .. } => op.hash(hasher),
+        Expr::Atomic { .. } => return false,
+        Expr::Select { .. } | Expr::Fma { .. } | Expr::SubgroupShuffle { .. } => {}
+    }
+    true
+}
+
+/// Whether some body of `body` (itself or a nested one) has a candidate expression twice among
+/// its statements' expressions, whatever their operands' versions: without one the pass has
+/// nothing to share.
+fn repeats(body: &[Node], buffers: &Buffers) -> bool {
+    let mut seen: HashSet<u64> = HashSet::default();
+    let mut again = false;
+    for node in body {
+        if node.bodies().any(|inner| repeats(inner, buffers)) {
+            return true;
+        }
+        if !matches!(node, Node::While { .. }) {
+            for expr in node.exprs() {
+                shape(expr, buffers, &mut |hash, _| again |= !seen.insert(hash));
+            }
+        }
+        if again {
+            return true;
+        }
+    }
+    false
+}
+
+/// One walk over one expression of a statement, in evaluation order, recording occurrences of
+/// the shapes in `repeated`.
 struct Walk<'a, 'b> {
     cx: &'a Cx,
+    repeated: &'a ShapeMap<u32>,
     start: &'a Versions,
     versions: &'a mut Versions,
-    groups: &'a mut HashMap<(&'b Expr, Vec<u64>), Group<'b>>,
+    /// By shape hash and operand versions; equal hashes of different expressions are told apart
+    /// by comparing them.
+    groups: &'a mut HashMap<(u64, Vec<u64>), Vec<Group<'b>>>,
     statement: usize,
     slot: usize,
     counter: usize,
 }
 
 impl<'b> Walk<'_, 'b> {
-    fn expr(&mut self, expr: &'b Expr) {
+    /// Walks `expr`; returns its shape hash and whether it is pure, as [`shape`] does.
+    fn expr(&mut self, expr: &'b Expr) -> (u64, bool) {
         let place = (self.statement, self.slot, self.counter);
         self.counter += 1;
+        let mut hasher = Mix::default();
+        let mut pure = own_fields(expr, &self.cx.buffers, &mut hasher);
         for child in expr.children() {
-            self.expr(child);
+            let (hash, child_pure) = self.expr(child);
+            hasher.write_u64(hash);
+            pure &= child_pure;
         }
-        if self.cx.candidate(expr) {
+        let hash = hasher.finish();
+        if pure && !is_leaf(expr) && self.repeated.contains_key(&hash) {
             let stamp = self.versions.stamp(expr, &self.cx.buffers);
             let hoistable = self.start.stamp(expr, &self.cx.buffers) == stamp;
-            self.groups
-                .entry((expr, stamp))
-                .or_insert_with(|| Group {
+            let same = self.groups.entry((hash, stamp)).or_default();
+            match same.iter_mut().find(|g| g.expr == expr) {
+                Some(group) => group.places.push(place),
+                None => same.push(Group {
                     expr,
-                    places: Vec::new(),
+                    places: vec![place],
                     hoistable,
-                })
-                .places
-                .push(place);
+                }),
+            }
         }
         if let Expr::Atomic { buffer, .. } = expr {
             self.versions.atomic(buffer);
         }
+        (hash, pure)
     }
 }
 

@@ -72,7 +72,9 @@ impl Pass for DeadCode {
             live: live_vars(program),
             buffers: Buffers::of(program),
         };
-        let body = cx.body(&original.body, Tail::Return);
+        let Some(body) = cx.body(&original.body, Tail::Return) else {
+            return Outcome::Unchanged;
+        };
         if body == original.body {
             return Outcome::Unchanged;
         }
@@ -121,49 +123,76 @@ impl Liveness {
 }
 
 impl Cx<'_, '_> {
-    /// `body`, without what is dead in it.
-    fn body(&self, body: &[Node], tail: Tail) -> Vec<Node> {
+    /// `body`, without what is dead in it; `None` when nothing in it is. Copies only from the
+    /// first statement that changes, so a body with nothing dead is read and never copied.
+    fn body(&self, body: &[Node], tail: Tail) -> Option<Vec<Node>> {
         let dead_defs = self.overwritten_defs(body, tail);
         let dead_stores = self.overwritten_stores(body);
-        let mut out = Vec::with_capacity(body.len());
+        let mut out: Option<Vec<Node>> = None;
+        let mut replaced = Vec::new();
         for (i, node) in body.iter().enumerate() {
-            let before = out.len();
-            self.node(
+            replaced.clear();
+            let changed = self.node(
                 node,
                 dead_defs.contains(&i),
                 dead_stores.contains(&i),
-                &mut out,
+                &mut replaced,
             );
-            if out[before..].iter().any(always_exits) {
+            let exits = if changed {
+                replaced.iter().any(always_exits)
+            } else {
+                always_exits(node)
+            };
+            match (&mut out, changed) {
+                (Some(out), false) => out.push(node.clone()),
+                (Some(out), true) => out.append(&mut replaced),
+                (None, true) => {
+                    let mut fresh = Vec::with_capacity(body.len());
+                    fresh.extend_from_slice(&body[..i]);
+                    fresh.append(&mut replaced);
+                    out = Some(fresh);
+                }
+                (None, false) => {}
+            }
+            if exits {
+                // What follows never runs.
+                if out.is_none() && i + 1 < body.len() {
+                    out = Some(body[..=i].to_vec());
+                }
                 break;
             }
         }
+        if out.is_none() && trims(body, tail) {
+            out = Some(body.to_vec());
+        }
+        let mut out = out?;
         trim_tail(&mut out, tail);
-        out
+        Some(out)
     }
 
-    /// Appends what is left of `node` to `out`.
-    fn node(&self, node: &Node, overwritten: bool, store_dead: bool, out: &mut Vec<Node>) {
+    /// Pushes onto `out` what is left of `node` and returns true; false, with nothing pushed,
+    /// when nothing of it is dead.
+    fn node(&self, node: &Node, overwritten: bool, store_dead: bool, out: &mut Vec<Node>) -> bool {
         match node {
             Node::Let { name, value } => self.let_(node, name, value, overwritten, out),
             Node::Assign { value, .. } => {
-                if overwritten || !self.var_live(node) {
+                let dead = overwritten || !self.var_live(node);
+                if dead {
                     out.extend(effects_of(value));
-                } else {
-                    out.push(node.clone());
                 }
+                dead
             }
             Node::Store {
                 buffer,
                 index,
                 value,
             } => {
-                if store_dead || self.unread_workgroup(buffer) {
+                let dead = store_dead || self.unread_workgroup(buffer);
+                if dead {
                     out.extend(effects_of(index));
                     out.extend(effects_of(value));
-                } else {
-                    out.push(node.clone());
                 }
+                dead
             }
             Node::If {
                 cond,
@@ -177,65 +206,103 @@ impl Cx<'_, '_> {
                 body,
             } => {
                 if !runs_at_all(from, to) {
-                    return;
+                    return true;
                 }
-                let body = self.body(body, Tail::Continue);
-                if body.is_empty() {
+                let new = self.body(body, Tail::Continue);
+                if new.as_ref().map_or(body.is_empty(), Vec::is_empty) {
                     out.extend(effects_of(from));
                     out.extend(effects_of(to));
-                } else {
-                    out.push(Node::Loop {
-                        var: var.clone(),
-                        from: from.clone(),
-                        to: to.clone(),
-                        body,
-                    });
+                    return true;
                 }
+                let Some(new) = new else {
+                    return false;
+                };
+                out.push(Node::Loop {
+                    var: var.clone(),
+                    from: from.clone(),
+                    to: to.clone(),
+                    body: new,
+                });
+                true
             }
             Node::While { cond, body } => {
-                if *cond != Expr::Lit(Literal::Bool(false)) {
-                    let body = self.body(body, Tail::Continue);
-                    out.push(Node::While {
-                        cond: cond.clone(),
-                        body,
-                    });
+                if *cond == Expr::Lit(Literal::Bool(false)) {
+                    return true;
                 }
+                let Some(new) = self.body(body, Tail::Continue) else {
+                    return false;
+                };
+                out.push(Node::While {
+                    cond: cond.clone(),
+                    body: new,
+                });
+                true
             }
-            Node::Block(body) => splice_or_block(self.body(body, Tail::Nothing), out),
+            Node::Block(body) => {
+                let new = self.body(body, Tail::Nothing);
+                // A block without a `let` at its top level is spliced into its body.
+                if new.is_none() && body.iter().any(|n| matches!(n, Node::Let { .. })) {
+                    return false;
+                }
+                splice_or_block(new.unwrap_or_else(|| body.clone()), out);
+                true
+            }
             Node::Barrier | Node::Return | Node::Break | Node::Continue | Node::Atomic { .. } => {
-                out.push(node.clone());
+                false
             }
         }
     }
 
-    fn let_(&self, node: &Node, name: &str, value: &Expr, overwritten: bool, out: &mut Vec<Node>) {
+    fn let_(
+        &self,
+        node: &Node,
+        name: &str,
+        value: &Expr,
+        overwritten: bool,
+        out: &mut Vec<Node>,
+    ) -> bool {
         if !self.var_live(node) {
             out.extend(effects_of(value));
-            return;
+            return true;
         }
         let zero = self.validated.type_of(value).ok().map(zero_of);
         match zero {
             Some(zero) if overwritten && *value != zero => {
                 out.extend(effects_of(value));
                 out.push(Node::let_bind(name, zero));
+                true
             }
-            Some(_) | None => out.push(node.clone()),
+            Some(_) | None => false,
         }
     }
 
-    fn if_(&self, cond: &Expr, then: &[Node], otherwise: &[Node], out: &mut Vec<Node>) {
+    fn if_(&self, cond: &Expr, then: &[Node], otherwise: &[Node], out: &mut Vec<Node>) -> bool {
         if let Expr::Lit(Literal::Bool(taken)) = cond {
             let branch = if *taken { then } else { otherwise };
-            splice_or_block(self.body(branch, Tail::Nothing), out);
-            return;
+            let new = self.body(branch, Tail::Nothing);
+            splice_or_block(new.unwrap_or_else(|| branch.to_vec()), out);
+            return true;
         }
-        let then = self.body(then, Tail::Nothing);
-        let otherwise = self.body(otherwise, Tail::Nothing);
-        if then.is_empty() && otherwise.is_empty() {
+        let (new_then, new_otherwise) = (
+            self.body(then, Tail::Nothing),
+            self.body(otherwise, Tail::Nothing),
+        );
+        let empty = |new: &Option<Vec<Node>>, old: &[Node]| {
+            new.as_ref().map_or(old.is_empty(), Vec::is_empty)
+        };
+        if empty(&new_then, then) && empty(&new_otherwise, otherwise) {
             out.extend(effects_of(cond));
-        } else {
-            out.push(Node::if_then_else(cond.clone(), then, otherwise));
+            return true;
         }
+        if new_then.is_none() && new_otherwise.is_none() {
+            return false;
+        }
+        out.push(Node::if_then_else(
+            cond.clone(),
+            new_then.unwrap_or_else(|| then.to_vec()),
+            new_otherwise.unwrap_or_else(|| otherwise.to_vec()),
+        ));
+        true
     }
 
     /// True when the variable `node` (a `let` or `assign`) defines is read by a live expression.
@@ -309,6 +376,10 @@ impl Cx<'_, '_> {
     /// (control may then go where the variable is read): then no value may be considered unread
     /// across them. A `return` needs no care: after it nothing of the invocation reads anything.
     fn reads(&self, exprs: &[Expr], nodes: &[Node], unread: &mut Unread) -> bool {
+        if matches!(unread, Unread::These(ids) if ids.is_empty()) {
+            // Nothing is unread, and a false answer would leave it so: nothing to look at.
+            return true;
+        }
         let mut ok = true;
         let mut all: Vec<&Expr> = exprs.iter().collect();
         for_each_node(nodes, |node| {
@@ -349,11 +420,11 @@ impl Cx<'_, '_> {
                 } else {
                     pending.push((buffer, index));
                 }
-                let mut effects = Effects::default();
-                effects.add_expr(index);
-                effects.add_expr(value);
-                observe(&effects, &mut pending);
-            } else {
+                // The store's own expressions run before it writes.
+                observe_exprs(&[index, value], &mut pending);
+            } else if let Node::Let { value, .. } = node {
+                observe_exprs(&[value], &mut pending);
+            } else if !pending.is_empty() {
                 observe(&Effects::of_node(node), &mut pending);
             }
         }
@@ -403,6 +474,40 @@ impl Unread {
     }
 }
 
+/// [`observe`] for statements that only evaluate `exprs` (a `let`, a store's operands), without
+/// collecting their effects: expressions assign nothing, exit nothing and hold no barrier, so an
+/// earlier store is observed when they load its buffer, and every one when they hold an atomic.
+fn observe_exprs(exprs: &[&Expr], pending: &mut Vec<(&str, &Expr)>) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut atomic = false;
+    let mut loads: Vec<&str> = Vec::new();
+    for e in exprs {
+        crate::for_each_subexpr(e, |sub| match sub {
+            Expr::Atomic { .. } => atomic = true,
+            Expr::Load { buffer, .. } => loads.push(buffer),
+            Expr::Lit(_)
+            | Expr::Var(_)
+            | Expr::BufLen(_)
+            | Expr::Builtin(_)
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::Select { .. }
+            | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
+            | Expr::Fma { .. }
+            | Expr::Subgroup { .. }
+            | Expr::SubgroupShuffle { .. } => {}
+        });
+    }
+    if atomic {
+        pending.clear();
+    } else {
+        pending.retain(|&(buffer, _)| !loads.contains(&buffer));
+    }
+}
+
 /// Drops from `pending` the stores that statements with `effects`, run between them and an
 /// earlier store, could observe or make refer to another element.
 fn observe(effects: &Effects, pending: &mut Vec<(&str, &Expr)>) {
@@ -426,29 +531,30 @@ fn observe(effects: &Effects, pending: &mut Vec<(&str, &Expr)>) {
 /// value has an atomic keeps its reads live (its atomics stay).
 fn live_vars(validated: &Validated<'_>) -> Liveness {
     let mut live = vec![false; validated.vars().len()];
-    let mut defs: Vec<(VarId, Vec<VarId>)> = Vec::new();
+    // Each definition's target and the range of `read` its value reads.
+    let mut defs: Vec<(VarId, std::ops::Range<usize>)> = Vec::new();
+    let mut read: Vec<VarId> = Vec::new();
     let mut complete = true;
-    let mut reads = |expr: &Expr| -> Vec<VarId> {
-        let mut ids = Vec::new();
+    let mut reads = |expr: &Expr, into: &mut Vec<VarId>| {
         crate::for_each_subexpr(expr, |e| {
             if let Expr::Var(_) = e {
                 match validated.var_of(e) {
-                    Ok(id) => ids.push(id),
+                    Ok(id) => into.push(id),
                     Err(_) => complete = false,
                 }
             }
         });
-        ids
     };
     let mut roots: Vec<VarId> = Vec::new();
     for_each_node(&validated.program().body, |node| match node {
-        Node::Let { value, .. } | Node::Assign { value, .. } => {
-            let ids = reads(value);
-            match validated.node_var(node) {
-                Ok(target) if !value.has_atomic() => defs.push((target, ids)),
-                Ok(_) | Err(_) => roots.extend(ids),
+        Node::Let { value, .. } | Node::Assign { value, .. } => match validated.node_var(node) {
+            Ok(target) if !value.has_atomic() => {
+                let start = read.len();
+                reads(value, &mut read);
+                defs.push((target, start..read.len()));
             }
-        }
+            Ok(_) | Err(_) => reads(value, &mut roots),
+        },
         Node::Store { .. }
         | Node::If { .. }
         | Node::Loop { .. }
@@ -460,7 +566,7 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
         | Node::Continue
         | Node::Atomic { .. } => {
             for expr in node.exprs() {
-                roots.extend(reads(expr));
+                reads(expr, &mut roots);
             }
         }
     });
@@ -479,7 +585,7 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
             if !live.get(target.index()).copied().unwrap_or(true) {
                 continue;
             }
-            for id in ids {
+            for id in &read[ids.clone()] {
                 if let Some(slot) = live.get_mut(id.index())
                     && !*slot
                 {
@@ -546,6 +652,35 @@ fn always_exits(node: &Node) -> bool {
         | Node::While { .. }
         | Node::Barrier
         | Node::Atomic { .. } => false,
+    }
+}
+
+/// Whether [`trim_tail`] would remove anything from `body`.
+fn trims(body: &[Node], tail: Tail) -> bool {
+    match body.last() {
+        Some(Node::Return) => tail == Tail::Return,
+        Some(Node::Continue) => tail == Tail::Continue,
+        Some(Node::If {
+            cond,
+            then,
+            otherwise,
+        }) => {
+            trims(then, tail)
+                || trims(otherwise, tail)
+                || (then.is_empty() && otherwise.is_empty() && !cond.has_atomic())
+        }
+        Some(Node::Block(inner)) => trims(inner, tail) || inner.is_empty(),
+        Some(
+            Node::Let { .. }
+            | Node::Assign { .. }
+            | Node::Store { .. }
+            | Node::Loop { .. }
+            | Node::While { .. }
+            | Node::Barrier
+            | Node::Break
+            | Node::Atomic { .. },
+        )
+        | None => false,
     }
 }
 

@@ -49,6 +49,14 @@ impl Pass for Licm {
 
     fn run(&self, program: &Validated<'_>) -> Outcome {
         let original = program.program();
+        // Without a loop there is nothing to hoist out of, and nothing to copy.
+        let mut loops = false;
+        crate::for_each_node(&original.body, |n| {
+            loops |= matches!(n, Node::Loop { .. } | Node::While { .. });
+        });
+        if !loops {
+            return Outcome::Unchanged;
+        }
         let mut cx = Cx {
             buffers: Buffers::of(program),
             names: FreshNames::new(original, "licm"),

@@ -61,6 +61,21 @@ impl Pass for Unroll {
 
     fn run(&self, program: &Validated<'_>) -> Outcome {
         let original = program.program();
+        // Only a counted loop with literal bounds unrolls: without one, nothing is copied.
+        let mut counted = false;
+        crate::for_each_node(&original.body, |n| {
+            counted |= matches!(
+                n,
+                Node::Loop {
+                    from: Expr::Lit(_),
+                    to: Expr::Lit(_),
+                    ..
+                }
+            );
+        });
+        if !counted {
+            return Outcome::Unchanged;
+        }
         let mut body = original.body.clone();
         let mut budget = MAX_GROWTH;
         if !unroll_body(&mut body, &mut budget) {
