@@ -290,6 +290,31 @@ pub(crate) fn add_program(elem: Elem, n: u32) -> Program {
     )
 }
 
+/// The chain of [`chain_program`] written as one nested expression, as a user writes it when
+/// nothing makes them name intermediate values: `a[i]` is loaded twice, `b[i]` three times and
+/// `(a[i] + b[i]) * 3` computed twice. The IR passes (`cse`) give it the shape of
+/// [`chain_program`] again; without them every repetition is emitted and compiled.
+pub(crate) fn chain_nested_program(n: u32, salt: u32) -> Program {
+    let i = Expr::gid_x;
+    let (a, b) = (|| Expr::load("a", i()), || Expr::load("b", i()));
+    let v2 = || Expr::mul(Expr::add(a(), b()), Expr::u32(3));
+    let v4 = Expr::bit_xor(v2(), Expr::shr(v2(), Expr::u32(5)));
+    let v6 = Expr::mul(Expr::add(v4, b()), Expr::u32(salt));
+    let v9 = Expr::sub(
+        Expr::bit_or(Expr::bit_xor(v6, a()), Expr::u32(1)),
+        Expr::u32(7),
+    );
+    Program::wrapped(
+        vec![
+            BufferDecl::read("a", 0, DataType::U32).with_count(n),
+            BufferDecl::read("b", 1, DataType::U32).with_count(n),
+            BufferDecl::output("out", 2, DataType::U32).with_count(n),
+        ],
+        [WORKGROUP, 1, 1],
+        vec![Node::store("out", i(), Expr::max(v9, b()))],
+    )
+}
+
 /// The fused chain over `n` u32, one `let` per operation so nothing is computed twice.
 pub(crate) fn chain_program(n: u32, salt: u32) -> Program {
     let i = Expr::gid_x();

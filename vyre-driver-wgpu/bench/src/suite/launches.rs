@@ -208,6 +208,7 @@ impl Suite<'_> {
             Some(Goal::RatioAtMost(1.0)),
         ));
         self.compile_same_shader(&base)?;
+        self.compile_nested(&base)?;
         let hits = match self.wgpu {
             Some(b) => {
                 let program = workloads::chain_program(1 << 20, workloads::CHAIN_SALT);
@@ -241,6 +242,51 @@ impl Suite<'_> {
     /// Cold compile of vyre's program against raw wgpu compiling the WGSL text vyre emits for the
     /// same program in the form `compile_persistent` compiles (packed): the same shader both ways, so only the path differs (vyre hands naga's module
     /// over directly and skips WGSL parsing; raw parses the text).
+    /// Cold compile of the chain written as one nested expression, against the same raw WGSL as
+    /// the first row: what the IR passes (on unless `VYRE_PASSES=off`) give back to a user who
+    /// did not name intermediate values.
+    fn compile_nested(&mut self, base: &RowBase) -> BenchResult<()> {
+        let Some(backend) = self.wgpu else {
+            return Ok(());
+        };
+        let gpu = self.gpu;
+        // Salts far from the other compile rows so no shader repeats.
+        let (mut raw_rep, mut vyre_rep) = (0u32, 0u32);
+        let mut raw_step = || {
+            raw_rep += 1;
+            let source = wgsl::chain_wgsl(
+                false,
+                workloads::CHAIN_SALT.wrapping_add(8192 + 2 * raw_rep),
+            );
+            gpu.kernel("raw compile", &source).map(drop)
+        };
+        let mut vyre_step = || {
+            vyre_rep += 1;
+            let salt = workloads::CHAIN_SALT.wrapping_add(8193 + 2 * vyre_rep);
+            vyre_wgpu::compile(backend, &workloads::chain_nested_program(1 << 20, salt))
+        };
+        let (raw_times, vyre_times) =
+            self.timed_pair(self.reps(), &mut raw_step, &mut vyre_step)?;
+        let passes = if backend.passes().is_empty() {
+            "off"
+        } else {
+            "on"
+        };
+        let nested = RowBase {
+            case: format!("10-op chain as one nested expression, passes {passes}"),
+            workload: base.workload,
+            baseline_name: base.baseline_name,
+        };
+        self.rows.push(nested.row(
+            "cold compile",
+            Measure::Time,
+            Stat::P50,
+            (vyre_times.as_deref(), Some(raw_times.as_slice())),
+            Some(Goal::RatioAtMost(1.0)),
+        ));
+        Ok(())
+    }
+
     fn compile_same_shader(&mut self, base: &RowBase) -> BenchResult<()> {
         let Some(backend) = self.wgpu else {
             return Ok(());
