@@ -18,7 +18,15 @@
 //!    buf_len(b)` counts only where every length is at least 1 (not in coalesced modules, whose items
 //!    may have empty slices).
 //!
-//! 6. **The packed grid**: in a packed module, `gid.x` is below the item's active invocations, which
+//! 6. **Arithmetic on constant bounds**, where the law's wrapping cannot happen: with `x < a` and
+//!    `y < b` (constants), `x + y < a + b - 1` and `x * y < (a - 1)(b - 1) + 1` when the largest
+//!    value fits in `u32`, `x << k < ((a - 1) << k) + 1` likewise (`k` a literal, taken mod 32 as
+//!    the law shifts), `x | y` and `x ^ y` below the power of two at or above `max(a, b)`, and
+//!    `max(x, y) < max(a, b)`; `x / y` and `x >> y` are at most `x` (`x / 0 = x` by the law), so
+//!    they keep every bound of `x`, lengths included, and by a literal `c >= 1` or `k` they are
+//!    at most `(a - 1) / c` or `(a - 1) >> k`.
+//!
+//! 7. **The packed grid**: in a packed module, `gid.x` is below the item's active invocations, which
 //!    the engine makes at most the longest stored buffer's length (`engine::packed::packed_active`);
 //!    when every stored buffer has a declared count, that is a constant (see [`packed_gid_bound`]).
 //!
@@ -319,14 +327,54 @@ impl Bounds {
                     | Expr::SubgroupShuffle { .. } => None,
                 })
                 .collect(),
-            BinOp::Add
-            | BinOp::Sub
-            | BinOp::Mul
-            | BinOp::Div
-            | BinOp::BitOr
-            | BinOp::BitXor
-            | BinOp::Shl
-            | BinOp::Shr
+            // The largest values: `a - 1` and `b - 1`.
+            BinOp::Add => self.combine(evidence, lhs, rhs, |x, y| x + y),
+            BinOp::Mul => self.combine(evidence, lhs, rhs, |x, y| x * y),
+            BinOp::Max => self.combine(evidence, lhs, rhs, u64::max),
+            BinOp::BitOr | BinOp::BitXor => self.combine(evidence, lhs, rhs, |x, y| {
+                // Both below 2^k, so every bit set in either is below bit k.
+                (x.max(y) + 1).next_power_of_two() - 1
+            }),
+            BinOp::Shl => match rhs {
+                Expr::Lit(Literal::U32(k)) => {
+                    let k = k % 32;
+                    self.tightest(evidence, lhs)
+                        .and_then(|x| below_largest(x << k))
+                        .into_iter()
+                        .collect()
+                }
+                Expr::Lit(_)
+                | Expr::Var(_)
+                | Expr::Load { .. }
+                | Expr::BufLen(_)
+                | Expr::Builtin(_)
+                | Expr::Binary { .. }
+                | Expr::Unary { .. }
+                | Expr::Select { .. }
+                | Expr::Cast { .. }
+                | Expr::Bitcast { .. }
+                | Expr::Fma { .. }
+                | Expr::Atomic { .. }
+                | Expr::Subgroup { .. }
+                | Expr::SubgroupShuffle { .. } => Vec::new(),
+            },
+            // At most `lhs` (`x / 0 = x`, and no shift makes a `u32` larger); by a literal, at
+            // most the largest `lhs` divided or shifted.
+            BinOp::Div | BinOp::Shr => {
+                let mut out = self.strict(evidence, lhs);
+                let scaled = match (op, rhs) {
+                    (BinOp::Div, Expr::Lit(Literal::U32(c))) if *c >= 1 => {
+                        self.tightest(evidence, lhs).map(|x| x / u64::from(*c))
+                    }
+                    (BinOp::Shr, Expr::Lit(Literal::U32(k))) => {
+                        self.tightest(evidence, lhs).map(|x| x >> (k % 32))
+                    }
+                    _ => None,
+                };
+                out.extend(scaled.and_then(below_largest));
+                out
+            }
+            BinOp::Sub
             | BinOp::Eq
             | BinOp::Ne
             | BinOp::Lt
@@ -334,9 +382,38 @@ impl Bounds {
             | BinOp::Gt
             | BinOp::Ge
             | BinOp::And
-            | BinOp::Or
-            | BinOp::Max => Vec::new(),
+            | BinOp::Or => Vec::new(),
         }
+    }
+
+    /// The largest value `expr` can have by its tightest constant bound, if it has one.
+    fn tightest(&self, evidence: &Validated<'_>, expr: &Expr) -> Option<u64> {
+        let below = self
+            .strict(evidence, expr)
+            .into_iter()
+            .filter_map(|b| match b {
+                Bound::Const(n) => Some(n),
+                Bound::Length(_) => None,
+            })
+            .min()?;
+        // `x < 0` holds of no value: code under it never runs, and nothing is claimed for it.
+        u64::from(below).checked_sub(1)
+    }
+
+    /// The bound of `op(lhs, rhs)` from the largest values of both sides, when both have one and
+    /// `largest` (monotone in both, computed without wrapping) stays within `u32`.
+    fn combine(
+        &self,
+        evidence: &Validated<'_>,
+        lhs: &Expr,
+        rhs: &Expr,
+        largest: impl Fn(u64, u64) -> u64,
+    ) -> Vec<Bound> {
+        let (Some(x), Some(y)) = (self.tightest(evidence, lhs), self.tightest(evidence, rhs))
+        else {
+            return Vec::new();
+        };
+        below_largest(largest(x, y)).into_iter().collect()
     }
 
     /// The facts `cond` being true establishes.
@@ -381,6 +458,14 @@ impl Bounds {
         };
         bounds.into_iter().map(|b| (subject, b)).collect()
     }
+}
+
+/// The exclusive bound of a value at most `largest`, when `largest` is a `u32` (no wrapping) and
+/// the bound is one too.
+fn below_largest(largest: u64) -> Option<Bound> {
+    u32::try_from(largest.checked_add(1)?)
+        .ok()
+        .map(Bound::Const)
 }
 
 fn is_u32(evidence: &Validated<'_>, expr: &Expr) -> bool {
@@ -492,6 +577,67 @@ mod tests {
             Node::store("out", Expr::var("j"), Expr::u32(1)),
         ];
         assert!(proven(via_let, true, &[]));
+    }
+
+    #[test]
+    fn sums_products_and_shifts_of_bounded_values_are_bounded_without_wrapping() {
+        let store = |index: Expr| vec![Node::store("out", index, Expr::u32(1))];
+        let lid = Expr::local_x; // below 4
+        // lid * 2 + 1 <= 7 < 8; lid * 2 + 2 may be 8.
+        assert!(proven(
+            store(Expr::add(Expr::mul(lid(), Expr::u32(2)), Expr::u32(1))),
+            true,
+            &[]
+        ));
+        assert!(!proven(
+            store(Expr::add(Expr::mul(lid(), Expr::u32(2)), Expr::u32(2))),
+            true,
+            &[]
+        ));
+        assert!(proven(store(Expr::add(lid(), lid())), true, &[]));
+        assert!(proven(store(Expr::shl(lid(), Expr::u32(1))), true, &[]));
+        assert!(!proven(store(Expr::shl(lid(), Expr::u32(2))), true, &[]));
+        // The law shifts by the amount mod 32: `<< 33` is `<< 1`.
+        assert!(proven(store(Expr::shl(lid(), Expr::u32(33))), true, &[]));
+        assert!(proven(store(Expr::bit_or(lid(), Expr::u32(4))), true, &[]));
+        assert!(!proven(store(Expr::bit_or(lid(), Expr::u32(8))), true, &[]));
+        assert!(proven(store(Expr::max(lid(), Expr::u32(7))), true, &[]));
+        assert!(!proven(store(Expr::max(lid(), Expr::u32(8))), true, &[]));
+        // Division and right shifts keep the bounds of their left side, lengths included.
+        assert!(proven(
+            store(Expr::div(Expr::u32(7), Expr::gid_x())),
+            true,
+            &[]
+        ));
+        // lid * 8 <= 24, / 4 <= 6; >> 2 the same; / 0 is the value itself.
+        let eight = || Expr::mul(lid(), Expr::u32(8));
+        assert!(proven(store(Expr::div(eight(), Expr::u32(4))), true, &[]));
+        assert!(proven(store(Expr::shr(eight(), Expr::u32(2))), true, &[]));
+        assert!(!proven(store(Expr::div(eight(), Expr::u32(0))), true, &[]));
+        assert!(!proven(store(Expr::div(eight(), Expr::u32(3))), true, &[]));
+        assert!(proven(
+            store(Expr::shr(
+                Expr::rem(Expr::gid_x(), Expr::buf_len("out")),
+                Expr::gid_x()
+            )),
+            true,
+            &[]
+        ));
+        // A sum or product that may wrap proves nothing, however small it wraps to.
+        let huge = Expr::add(lid(), Expr::u32(u32::MAX));
+        assert!(!proven(store(huge), true, &[]));
+        let wraps = Expr::mul(Expr::add(lid(), Expr::u32(1)), Expr::u32(0x8000_0000));
+        assert!(!proven(store(wraps), true, &[]));
+        // Unbounded operands prove nothing; subtraction wraps below zero.
+        assert!(!proven(
+            store(Expr::add(Expr::gid_x(), Expr::u32(0))),
+            true,
+            &[]
+        ));
+        assert!(!proven(store(Expr::sub(lid(), Expr::u32(1))), true, &[]));
+        // Lengths do not add.
+        let len_plus = Expr::add(Expr::rem(Expr::gid_x(), Expr::buf_len("out")), Expr::u32(0));
+        assert!(!proven(store(len_plus), false, &[]));
     }
 
     #[test]
