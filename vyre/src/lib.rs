@@ -141,8 +141,8 @@ pub use select::{BACKEND_ENV_VAR, BACKEND_NAMES, Choice, Selected, backend, sele
 pub use sharded::{DEFAULT_SPLIT_THRESHOLD, MemberStats, Sharded};
 pub use typed::VyreBackendExt;
 pub use vyre_driver::{
-    BackendError, BackendFuture, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan, Step,
-    VyreBackend, block_on,
+    BackendError, BackendFuture, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan,
+    PreparedStep, Step, VyreBackend, block_on, prepare_resident, prepare_sequence,
 };
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{

@@ -362,14 +362,27 @@ impl Bounds {
             // most the largest `lhs` divided or shifted.
             BinOp::Div | BinOp::Shr => {
                 let mut out = self.strict(evidence, lhs);
-                let scaled = match (op, rhs) {
-                    (BinOp::Div, Expr::Lit(Literal::U32(c))) if *c >= 1 => {
+                let scaled = match rhs {
+                    Expr::Lit(Literal::U32(c)) if op == BinOp::Shr => {
+                        self.tightest(evidence, lhs).map(|x| x >> (c % 32))
+                    }
+                    Expr::Lit(Literal::U32(c)) if *c >= 1 => {
                         self.tightest(evidence, lhs).map(|x| x / u64::from(*c))
                     }
-                    (BinOp::Shr, Expr::Lit(Literal::U32(k))) => {
-                        self.tightest(evidence, lhs).map(|x| x >> (k % 32))
-                    }
-                    _ => None,
+                    Expr::Lit(_)
+                    | Expr::Var(_)
+                    | Expr::Load { .. }
+                    | Expr::BufLen(_)
+                    | Expr::Builtin(_)
+                    | Expr::Binary { .. }
+                    | Expr::Unary { .. }
+                    | Expr::Select { .. }
+                    | Expr::Cast { .. }
+                    | Expr::Bitcast { .. }
+                    | Expr::Fma { .. }
+                    | Expr::Atomic { .. }
+                    | Expr::Subgroup { .. }
+                    | Expr::SubgroupShuffle { .. } => None,
                 };
                 out.extend(scaled.and_then(below_largest));
                 out
