@@ -241,7 +241,9 @@ pub(crate) enum Source {
 }
 
 /// The workarounds in force for the adapter `info`: the set chosen in code when there is one, else
-/// `VYRE_WORKAROUNDS` when it is set, else the table's.
+/// `VYRE_WORKAROUNDS` when it is set to something, else the table's. An empty `VYRE_WORKAROUNDS=`
+/// counts as unset, as a shell script's `VYRE_WORKAROUNDS=$CHOICE` with no choice means: only
+/// `none` turns the table off.
 ///
 /// # Errors
 ///
@@ -254,14 +256,14 @@ pub(crate) fn in_force(
         return Ok((set, Source::Code));
     }
     match std::env::var(WORKAROUNDS_ENV) {
-        Ok(text) => {
+        Ok(text) if !text.trim().is_empty() => {
             text.parse()
                 .map(|set| (set, Source::Env))
                 .map_err(|e: vyre_driver::BackendError| {
                     vyre_driver::BackendError::invalid_config(format!("{WORKAROUNDS_ENV}: {e}"))
                 })
         }
-        Err(_) => Ok((Workarounds::for_adapter(info), Source::Table)),
+        Ok(_) | Err(_) => Ok((Workarounds::for_adapter(info), Source::Table)),
     }
 }
 
