@@ -52,7 +52,7 @@ use crate::for_each_node;
 use crate::ir::{BufferAccess, DataType, Expr, Literal, Node, Program};
 use crate::validate::{Validated, VarId};
 
-use super::edit::splice_or_block;
+use super::edit::{keep_or_replace, splice_or_block};
 use super::effects::{Buffers, Effects};
 use super::{Outcome, Pass};
 
@@ -143,17 +143,7 @@ impl Cx<'_, '_> {
             } else {
                 always_exits(node)
             };
-            match (&mut out, changed) {
-                (Some(out), false) => out.push(node.clone()),
-                (Some(out), true) => out.append(&mut replaced),
-                (None, true) => {
-                    let mut fresh = Vec::with_capacity(body.len());
-                    fresh.extend_from_slice(&body[..i]);
-                    fresh.append(&mut replaced);
-                    out = Some(fresh);
-                }
-                (None, false) => {}
-            }
+            keep_or_replace(&mut out, body, i, changed, &mut replaced);
             if exits {
                 // What follows never runs.
                 if out.is_none() && i + 1 < body.len() {

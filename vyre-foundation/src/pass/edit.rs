@@ -150,6 +150,29 @@ pub(super) fn substitute_var(body: &mut [Node], name: &str, with: &Expr) {
     });
 }
 
+/// One step of rewriting `body` statement by statement, copying only from the first change: the
+/// statement `body[i]` is kept when `changed` is false, else replaced by `replaced` (drained).
+/// `out` stays `None` while every statement so far was kept.
+pub(super) fn keep_or_replace(
+    out: &mut Option<Vec<Node>>,
+    body: &[Node],
+    i: usize,
+    changed: bool,
+    replaced: &mut Vec<Node>,
+) {
+    match (out.as_mut(), changed) {
+        (Some(out), false) => out.push(body[i].clone()),
+        (Some(out), true) => out.append(replaced),
+        (None, true) => {
+            let mut fresh = Vec::with_capacity(body.len());
+            fresh.extend_from_slice(&body[..i]);
+            fresh.append(replaced);
+            *out = Some(fresh);
+        }
+        (None, false) => {}
+    }
+}
+
 /// Appends `body` to `out` as it is when it declares no variable at its top level (a block only
 /// scopes variables, so without one it changes nothing), else as one block.
 pub(super) fn splice_or_block(body: Vec<Node>, out: &mut Vec<Node>) {

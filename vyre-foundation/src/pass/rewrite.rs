@@ -10,6 +10,7 @@
 //! allows); statement bodies recurse, at most [`crate::validate::MAX_NODE_DEPTH`] levels.
 
 use crate::ir::{Expr, Literal, Node, Program};
+use crate::pass::edit::keep_or_replace;
 
 /// One bottom-up rewrite; see the module docs.
 ///
@@ -64,17 +65,7 @@ fn body(nodes: &[Node], rewrite: &mut impl Rewrite) -> Option<Vec<Node>> {
         let rebuilt = statement(node, rewrite);
         replaced.clear();
         let changed = rewrite.node(node, rebuilt, &mut replaced);
-        match (&mut out, changed) {
-            (Some(out), false) => out.push(node.clone()),
-            (Some(out), true) => out.append(&mut replaced),
-            (None, true) => {
-                let mut fresh = Vec::with_capacity(nodes.len());
-                fresh.extend_from_slice(&nodes[..i]);
-                fresh.append(&mut replaced);
-                out = Some(fresh);
-            }
-            (None, false) => {}
-        }
+        keep_or_replace(&mut out, nodes, i, changed, &mut replaced);
     }
     out
 }

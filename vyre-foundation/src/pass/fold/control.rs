@@ -15,6 +15,7 @@
 
 use super::int::Int;
 use crate::ir::{Expr, Literal, Node};
+use crate::pass::edit::splice_or_block;
 
 /// Pushes onto `out` what `node` becomes when a literal decides its control flow, and returns
 /// true; otherwise pushes nothing and returns false.
@@ -25,7 +26,7 @@ pub(super) fn statement(node: &Node, out: &mut Vec<Node>) -> bool {
             then,
             otherwise,
         } => {
-            splice(if *c { then } else { otherwise }, out);
+            splice_or_block(if *c { then } else { otherwise }.to_vec(), out);
             true
         }
         Node::While {
@@ -49,16 +50,6 @@ pub(super) fn statement(node: &Node, out: &mut Vec<Node>) -> bool {
         | Node::Break
         | Node::Continue
         | Node::Atomic { .. } => false,
-    }
-}
-
-/// Puts `body` in place of the statement that ran it: as it is, or in a block of its own when it
-/// declares a variable at its top level.
-fn splice(body: &[Node], out: &mut Vec<Node>) {
-    if body.iter().any(|n| matches!(n, Node::Let { .. })) {
-        out.push(Node::Block(body.to_vec()));
-    } else {
-        out.extend_from_slice(body);
     }
 }
 
