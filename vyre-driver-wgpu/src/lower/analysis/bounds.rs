@@ -309,23 +309,7 @@ impl Bounds {
             }
             BinOp::BitAnd => [lhs, rhs]
                 .into_iter()
-                .filter_map(|side| match side {
-                    Expr::Lit(Literal::U32(m)) => m.checked_add(1).map(Bound::Const),
-                    Expr::Lit(_)
-                    | Expr::Var(_)
-                    | Expr::Load { .. }
-                    | Expr::BufLen(_)
-                    | Expr::Builtin(_)
-                    | Expr::Binary { .. }
-                    | Expr::Unary { .. }
-                    | Expr::Select { .. }
-                    | Expr::Cast { .. }
-                    | Expr::Bitcast { .. }
-                    | Expr::Fma { .. }
-                    | Expr::Atomic { .. }
-                    | Expr::Subgroup { .. }
-                    | Expr::SubgroupShuffle { .. } => None,
-                })
+                .filter_map(|side| u32_literal(side)?.checked_add(1).map(Bound::Const))
                 .collect(),
             // The largest values: `a - 1` and `b - 1`.
             BinOp::Add => self.combine(evidence, lhs, rhs, |x, y| x + y),
@@ -335,54 +319,21 @@ impl Bounds {
                 // Both below 2^k, so every bit set in either is below bit k.
                 (x.max(y) + 1).next_power_of_two() - 1
             }),
-            BinOp::Shl => match rhs {
-                Expr::Lit(Literal::U32(k)) => {
-                    let k = k % 32;
-                    self.tightest(evidence, lhs)
-                        .and_then(|x| below_largest(x << k))
-                        .into_iter()
-                        .collect()
-                }
-                Expr::Lit(_)
-                | Expr::Var(_)
-                | Expr::Load { .. }
-                | Expr::BufLen(_)
-                | Expr::Builtin(_)
-                | Expr::Binary { .. }
-                | Expr::Unary { .. }
-                | Expr::Select { .. }
-                | Expr::Cast { .. }
-                | Expr::Bitcast { .. }
-                | Expr::Fma { .. }
-                | Expr::Atomic { .. }
-                | Expr::Subgroup { .. }
-                | Expr::SubgroupShuffle { .. } => Vec::new(),
-            },
+            BinOp::Shl => u32_literal(rhs)
+                .and_then(|k| self.tightest(evidence, lhs).map(|x| x << (k % 32)))
+                .and_then(below_largest)
+                .into_iter()
+                .collect(),
             // At most `lhs` (`x / 0 = x`, and no shift makes a `u32` larger); by a literal, at
             // most the largest `lhs` divided or shifted.
             BinOp::Div | BinOp::Shr => {
                 let mut out = self.strict(evidence, lhs);
-                let scaled = match rhs {
-                    Expr::Lit(Literal::U32(c)) if op == BinOp::Shr => {
-                        self.tightest(evidence, lhs).map(|x| x >> (c % 32))
+                let scaled = match u32_literal(rhs) {
+                    Some(k) if op == BinOp::Shr => {
+                        self.tightest(evidence, lhs).map(|x| x >> (k % 32))
                     }
-                    Expr::Lit(Literal::U32(c)) if *c >= 1 => {
-                        self.tightest(evidence, lhs).map(|x| x / u64::from(*c))
-                    }
-                    Expr::Lit(_)
-                    | Expr::Var(_)
-                    | Expr::Load { .. }
-                    | Expr::BufLen(_)
-                    | Expr::Builtin(_)
-                    | Expr::Binary { .. }
-                    | Expr::Unary { .. }
-                    | Expr::Select { .. }
-                    | Expr::Cast { .. }
-                    | Expr::Bitcast { .. }
-                    | Expr::Fma { .. }
-                    | Expr::Atomic { .. }
-                    | Expr::Subgroup { .. }
-                    | Expr::SubgroupShuffle { .. } => None,
+                    Some(c) if c >= 1 => self.tightest(evidence, lhs).map(|x| x / u64::from(c)),
+                    Some(_) | None => None,
                 };
                 out.extend(scaled.and_then(below_largest));
                 out
@@ -470,6 +421,27 @@ impl Bounds {
             self.strict(evidence, big)
         };
         bounds.into_iter().map(|b| (subject, b)).collect()
+    }
+}
+
+/// The value of `expr` when it is a `u32` literal.
+fn u32_literal(expr: &Expr) -> Option<u32> {
+    match expr {
+        Expr::Lit(Literal::U32(n)) => Some(*n),
+        Expr::Lit(_)
+        | Expr::Var(_)
+        | Expr::Load { .. }
+        | Expr::BufLen(_)
+        | Expr::Builtin(_)
+        | Expr::Binary { .. }
+        | Expr::Unary { .. }
+        | Expr::Select { .. }
+        | Expr::Cast { .. }
+        | Expr::Bitcast { .. }
+        | Expr::Fma { .. }
+        | Expr::Atomic { .. }
+        | Expr::Subgroup { .. }
+        | Expr::SubgroupShuffle { .. } => None,
     }
 }
 
