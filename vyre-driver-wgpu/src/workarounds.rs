@@ -64,15 +64,21 @@ pub enum Workaround {
     /// (`d ^ z`): the driver cannot strength-reduce a division by a constant, which it gets wrong
     /// for widened dividends.
     OpaqueDivisor,
+    /// A 64-bit integer narrowed to 32 bits (`u32(x)`, `i32(x)`) is the low word xored with the
+    /// opaque zero: the driver cannot relate the narrowed value to the 64-bit one it came from, so
+    /// it cannot carry what it knows of that value (its range, its sign) into the 32-bit arithmetic
+    /// that follows.
+    OpaqueNarrowing,
 }
 
 impl Workaround {
     /// Every workaround, in the order of [`Workarounds`]' bits.
-    pub const ALL: [Workaround; 4] = [
+    pub const ALL: [Workaround; 5] = [
         Workaround::IntMinMax,
         Workaround::OpaqueWidening,
         Workaround::F16Rounding,
         Workaround::OpaqueDivisor,
+        Workaround::OpaqueNarrowing,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -83,6 +89,7 @@ impl Workaround {
             Workaround::OpaqueWidening => "opaque_widening",
             Workaround::F16Rounding => "f16_rounding",
             Workaround::OpaqueDivisor => "opaque_divisor",
+            Workaround::OpaqueNarrowing => "opaque_narrowing",
         }
     }
 
@@ -128,7 +135,8 @@ impl Workarounds {
         Workaround::IntMinMax.bit()
             | Workaround::OpaqueWidening.bit()
             | Workaround::F16Rounding.bit()
-            | Workaround::OpaqueDivisor.bit(),
+            | Workaround::OpaqueDivisor.bit()
+            | Workaround::OpaqueNarrowing.bit(),
     );
 
     /// This set with `workaround` added.
@@ -410,6 +418,15 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         affects: NVIDIA,
         workaround: Workaround::OpaqueDivisor,
         probe: "driver_probes.rs: remainder_of_a_widened_value",
+    },
+    DriverBug {
+        id: "nvidia-remainder-chain-of-narrowed",
+        summary: "`(u32(i32(i64(i32(gid.x)) % -1702928622i64)) % 2147483649u) % 2u` as an index stores into `out[1]` for gid.x = 0 where the law stores into `out[0]`: a 64-bit value narrowed to 32 bits, a remainder by a constant above 2^31, then a second remainder, comes out 1 where every step gives 0 (fuzz seeds 52013 and 65002; each step alone is right)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output u32[2] @binding(0);\n  out[((gid.x * 2u) + ((u32(i32((i64(i32(gid.x)) % -1702928622i64))) % 2147483649u) % 2u))] = 1u;\n}\n",
+        seen: SEEN_NVIDIA,
+        affects: NVIDIA,
+        workaround: Workaround::OpaqueNarrowing,
+        probe: "driver_probes.rs: remainder_chain_of_a_narrowed_value",
     },
     DriverBug {
         id: "nvidia-f16-round-trip",

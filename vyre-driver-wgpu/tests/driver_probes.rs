@@ -379,6 +379,110 @@ fn remainder_of_a_widened_value() {
     );
 }
 
+/// `nvidia-remainder-chain-of-narrowed` (fuzz seeds 52013 and 65002): `(u32(x) % 2147483649u) % 2u`
+/// of a narrowed 64-bit `x` came out 1 for `x = 0`. Variants: the seeds' index and stored-value
+/// forms, a mask for the second remainder, a division first, a loaded 64-bit value, and the steps
+/// that were right alone (no narrowing, one remainder, a small divisor).
+#[test]
+fn remainder_chain_of_a_narrowed_value() {
+    let wide: Vec<u64> = (0..8u64)
+        .map(|i| i.wrapping_mul(0x0000_0003_8000_0001))
+        .collect();
+    let term_52013 = "((u32(i32((i64(i32(gid.x)) % -1702928622i64))) % 2147483649u) % 2u)";
+    let probes = vec![
+        Probe::text(
+            "seed 52013 as an index",
+            &program(
+                "u32",
+                8,
+                &format!("out[((gid.x * 2u) + {term_52013})] = 1u;"),
+            ),
+        ),
+        Probe::text(
+            "seed 52013 as a stored value",
+            &program(
+                "u32",
+                8,
+                &format!("out[gid.x] = ((gid.x * 2u) + {term_52013});"),
+            ),
+        ),
+        Probe::text(
+            "seed 65002: u32(u64(tid) / 3) as an index",
+            &program(
+                "i64",
+                8,
+                "out[((gid.x * 2u) + ((u32((u64(gid.x) / 3u64)) % 2147483649u) % 2u))] = 3i64;",
+            ),
+        ),
+        Probe::text(
+            "straight to u32, then & 1u",
+            &program(
+                "u32",
+                8,
+                "out[gid.x] = ((u32((i64(i32(gid.x)) % -1702928622i64)) % 2147483649u) & 1u);",
+            ),
+        ),
+        Probe::text(
+            "a division first",
+            &program(
+                "u32",
+                8,
+                "out[gid.x] = ((u32((u64(gid.x) / 3u64)) / 2147483649u) % 2u);",
+            ),
+        ),
+        Probe::with_inputs(
+            "a loaded u64, narrowed",
+            &program_with_input(
+                "u64",
+                "u32",
+                8,
+                "out[gid.x] = ((u32(a[gid.x]) % 2147483649u) % 2u);",
+            ),
+            vec![words_u64(&wide)],
+        ),
+        Probe::text(
+            "no narrowing: (tid % 2147483649u) % 2u",
+            &program("u32", 8, "out[gid.x] = ((gid.x % 2147483649u) % 2u);"),
+        ),
+        Probe::text(
+            "one remainder: u32(u64(tid) / 3) % 2147483649u",
+            &program(
+                "u32",
+                8,
+                "out[gid.x] = (u32((u64(gid.x) / 3u64)) % 2147483649u);",
+            ),
+        ),
+        Probe::text(
+            "a small divisor: (u32(u64(tid) / 3) % 7u) % 2u",
+            &program(
+                "u32",
+                8,
+                "out[gid.x] = ((u32((u64(gid.x) / 3u64)) % 7u) % 2u);",
+            ),
+        ),
+    ];
+    // Without the workaround the narrowed word, `u32((x & 4294967295lu))`, goes straight into the
+    // arithmetic that follows; with it, every one goes through `^` with the opaque zero first.
+    for probe in &probes {
+        let only = Workarounds::NONE.with(Workaround::OpaqueNarrowing);
+        let wgsl = emit_wgsl_with(&probe.program, LaunchForm::Folded, only)
+            .unwrap_or_else(|e| panic!("{}: {e}", probe.name));
+        let narrowings = wgsl.matches("4294967295lu))").count();
+        let hidden = wgsl.matches("4294967295lu)) ^").count();
+        assert_eq!(
+            narrowings, hidden,
+            "{}: a narrowing not hidden by opaque_narrowing:\n{wgsl}",
+            probe.name
+        );
+    }
+    check(
+        "remainder_chain_of_a_narrowed_value",
+        "nvidia-remainder-chain-of-narrowed",
+        &probes,
+        &[],
+    );
+}
+
 /// Found by the fuzzer on the H100 at seed 52021 (resident sequence mode, every workaround of the
 /// table in force; lavapipe and the reference agree at the same seed): `3.75h + ((4.75h *
 /// fract(10.5h)) * -13.5h)` stored -28.75 where the law gives -28.3125. Not in the table yet: the
@@ -622,7 +726,7 @@ fn workarounds_leave_programs_without_their_patterns_alone() {
                     .type_of(lhs)
                     .is_ok_and(|t| t.is_integer() && t.bits() == 64),
                 Expr::Cast { to, arg } => evidence.type_of(arg).is_ok_and(|from| {
-                    (from.is_integer() && to.is_integer() && from.bits() < to.bits())
+                    (from.is_integer() && to.is_integer() && from.bits() != to.bits())
                         || (*to == vyre_foundation::ir::DataType::F16
                             && from != vyre_foundation::ir::DataType::F16
                             && from != vyre_foundation::ir::DataType::Bool)

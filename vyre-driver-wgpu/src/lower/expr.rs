@@ -427,6 +427,7 @@ impl Lowerer<'_, '_> {
                 let mask = self.lit(block, NagaLiteral::U64(0xffff_ffff));
                 let low = self.fb.binary(block, B::And, bits, mask);
                 let word = self.convert(block, low, DataType::U32);
+                let word = self.opaque_narrowing(block, word)?;
                 self.reinterpret(block, word, ScalarKind::Uint, scalar_kind(to))
             }
             Conversion::SignExtend => {

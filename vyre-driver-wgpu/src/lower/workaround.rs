@@ -15,6 +15,10 @@
 //!   zero divisor, and `-1` under `MIN`) is `d ^ z`: the same value, which the driver cannot know,
 //!   so it cannot strength-reduce a division by a constant (a remainder by a power of two into a
 //!   mask, a division into a multiply-high) and must run its general 64-bit division.
+//! - **`OpaqueNarrowing`**: a 64-bit integer narrowed to 32 bits is its low word (`u32(x &
+//!   0xffffffff)`) xored with `z`: the same word, which the driver cannot relate to `x`, so what it
+//!   knows of `x` (its range, that it came from a signed or a widened value) does not reach the
+//!   32-bit arithmetic that follows.
 //! - **`F16Rounding`**: before a conversion to `f16`, the `f32` value (an integer source is first
 //!   converted to `f32`, exactly: every integer that does not overflow `f16` is below 2^24) is
 //!   rounded to the nearest `f16` value, ties to even, in integer arithmetic on its bits (below).
@@ -164,6 +168,20 @@ impl Lowerer<'_, '_> {
         let zero = self.opaque_zero()?;
         let zero = self.word_as(block, zero, ty);
         Ok(self.fb.binary(block, B::ExclusiveOr, d, zero))
+    }
+
+    /// The low word `word` of a narrowed 64-bit integer as `word ^ z` with the opaque zero when
+    /// `OpaqueNarrowing` is in force (see the module docs); `word` itself otherwise.
+    pub(crate) fn opaque_narrowing(
+        &mut self,
+        block: &mut Block,
+        word: Handle<Expression>,
+    ) -> Result<Handle<Expression>, BackendError> {
+        if !self.workarounds.contains(Workaround::OpaqueNarrowing) {
+            return Ok(word);
+        }
+        let zero = self.opaque_zero()?;
+        Ok(self.fb.binary(block, B::ExclusiveOr, word, zero))
     }
 
     /// The value `a` of type `from` (an `f32` or an integer) rounded to the nearest `f16`, as an

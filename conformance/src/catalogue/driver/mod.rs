@@ -11,6 +11,8 @@
 //!   whole values (`min(-3i64, i64::MIN + 17892187)` gave -3);
 //! - [`widening`]: widening casts next to shifts and remainders (`u64(i32(tid)) << 31` gave
 //!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended);
+//! - [`narrowing`]: remainder chains through a narrowed 64-bit value (`(u32(u64(tid) / 3u64) %
+//!   2147483649u) % 2u` gave 1 for `tid = 0`);
 //! - [`half_round`]: `f16` round trips at rounding boundaries (`f32(f16(1/3))` gave 0.33333334,
 //!   the rounding dropped);
 //! - [`seeds`]: the five programs whole, each alone in its own batch.
@@ -32,6 +34,7 @@
 mod half_round;
 mod int;
 mod low_words;
+mod narrowing;
 mod negated_pairs;
 mod negation;
 mod seeds;
@@ -46,6 +49,7 @@ pub(super) fn batches() -> Vec<Batch> {
     let mut out = negation::batches();
     out.extend(low_words::batches());
     out.extend(widening::batches());
+    out.extend(narrowing::batches());
     out.extend(half_round::batches());
     out.extend(seeds::batches());
     out

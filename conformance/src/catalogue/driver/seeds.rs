@@ -1,5 +1,6 @@
-//! The five programs an NVIDIA H100 (Vulkan, driver 580.159.04) was reported to miscompile, each
-//! whole and alone in its own batch, exactly as listed in DRIVER_BUGS.md (on main).
+//! The programs NVIDIA's driver (H100 and H200, Vulkan, 580.159.04) was seen to miscompile, each
+//! whole and alone in its own batch, exactly as listed in DRIVER_BUGS.md: the five first reported
+//! and the remainder chain of fuzz seeds 52013 and 65002 in three forms.
 //!
 //! The shape families of the other files hold every one of these expressions, but a driver's
 //! compiler sees a whole shader, and the context decides: on the H100 (2026-12-05, vyre at
@@ -160,7 +161,61 @@ fn f16_round_trip() -> Batch {
     )
 }
 
-/// The five programs.
+/// `(u32(i32(i64(i32(gid.x)) % -1702928622i64)) % 2147483649u) % 2u`, the second term of seed
+/// 52013's index (H100 and H200 both gave 1 for `gid.x = 0`, where the law gives 0).
+fn seed_52013_term() -> Expr {
+    let (u32_, i32_, i64_) = (DataType::U32, DataType::I32, DataType::I64);
+    let wide = Expr::rem(
+        Expr::cast(i64_, Expr::cast(i32_, Expr::gid_x())),
+        Expr::i64(-1_702_928_622),
+    );
+    let narrowed = Expr::cast(u32_, Expr::cast(i32_, wide));
+    Expr::rem(Expr::rem(narrowed, Expr::u32(2_147_483_649)), Expr::u32(2))
+}
+
+/// Seed 52013: `out[(gid.x * 2u) + term] = 1u;` over one workgroup: the H100 and the H200 stored
+/// into `out[1]`, where the law stores into `out[0]`.
+fn remainder_chain_index() -> Batch {
+    let index = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), seed_52013_term());
+    let body = vec![Node::store("out", index, Expr::u32(1))];
+    seed(
+        (Area::Integer, "remainder_chain_index"),
+        (DataType::U32, 2, 1),
+        body,
+        &[1, 0],
+    )
+}
+
+/// Seed 52013's index stored as a value: `out[0u] = (gid.x * 2u) + term;` (0 by the law; the H100
+/// stored 1).
+fn remainder_chain_value() -> Batch {
+    let value = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), seed_52013_term());
+    let body = vec![Node::store("out", Expr::u32(0), value)];
+    seed(
+        (Area::Integer, "remainder_chain_value"),
+        (DataType::U32, 1, 1),
+        body,
+        &[0],
+    )
+}
+
+/// Seed 65002: `out[(gid.x * 2u) + ((u32(u64(gid.x) / 3u64) % 2147483649u) % 2u)] = 3i64;`: the
+/// H100 stored into `out[1]`, where the law stores into `out[0]`.
+fn remainder_chain_quotient() -> Batch {
+    let quotient = Expr::div(Expr::cast(DataType::U64, Expr::gid_x()), Expr::u64(3));
+    let narrowed = Expr::cast(DataType::U32, quotient);
+    let term = Expr::rem(Expr::rem(narrowed, Expr::u32(2_147_483_649)), Expr::u32(2));
+    let index = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), term);
+    let body = vec![Node::store("out", index, Expr::i64(3))];
+    seed(
+        (Area::Integer, "remainder_chain_quotient"),
+        (DataType::I64, 2, 1),
+        body,
+        &[3, 0],
+    )
+}
+
+/// The programs.
 pub(super) fn batches() -> Vec<Batch> {
     vec![
         min_of_negation(),
@@ -168,5 +223,8 @@ pub(super) fn batches() -> Vec<Batch> {
         i64_min_low_word(),
         sign_extension_past_shift(),
         f16_round_trip(),
+        remainder_chain_index(),
+        remainder_chain_value(),
+        remainder_chain_quotient(),
     ]
 }

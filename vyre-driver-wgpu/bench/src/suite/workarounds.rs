@@ -82,6 +82,15 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
+            name: "u64 to u32 narrowing, 2 an element",
+            with: only(Workaround::OpaqueNarrowing),
+            input: "u32",
+            output: "u32",
+            output_bytes: 4,
+            body: "let w = (u64(x) * 2654435761u64); out[i] = (u32(w) + u32((w >> 29u)));",
+            unaffected: false,
+        },
+        CostKernel {
             name: "f32 to f16 conversion, 2 an element",
             with: only(Workaround::F16Rounding),
             input: "f32",
@@ -135,7 +144,7 @@ impl Suite<'_> {
         for k in kernels() {
             let (f16, int64) = (
                 k.input == "f32" && k.body.contains("f16"),
-                k.output == "u64",
+                k.output == "u64" || k.body.contains("u64"),
             );
             if (f16 && !gpu.f16) || (int64 && !gpu.int64) {
                 self.notes.push(format!(

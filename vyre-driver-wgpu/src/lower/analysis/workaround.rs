@@ -14,6 +14,8 @@ pub(crate) struct Patterns {
     pub(crate) widening: bool,
     /// A 64-bit integer division or remainder (`OpaqueDivisor` rewrites it).
     pub(crate) wide_division: bool,
+    /// A 64-to-32-bit integer narrowing (`OpaqueNarrowing` rewrites it).
+    pub(crate) narrowing: bool,
 }
 
 impl Patterns {
@@ -36,9 +38,9 @@ impl Patterns {
                     .is_ok_and(|t| t.is_integer() && t.bits() == 64);
             }
             Expr::Cast { to, arg } => {
-                found.widening |= evidence
-                    .type_of(arg)
-                    .is_ok_and(|from| is_widening(from, *to));
+                let from = evidence.type_of(arg);
+                found.widening |= from.is_ok_and(|from| is_widening(from, *to));
+                found.narrowing |= from.is_ok_and(|from| is_narrowing(from, *to));
             }
             Expr::Binary { .. }
             | Expr::Lit(_)
@@ -63,10 +65,16 @@ impl Patterns {
         (self.int_min_max && workarounds.contains(Workaround::IntMinMax))
             || (self.widening && workarounds.contains(Workaround::OpaqueWidening))
             || (self.wide_division && workarounds.contains(Workaround::OpaqueDivisor))
+            || (self.narrowing && workarounds.contains(Workaround::OpaqueNarrowing))
     }
 }
 
 /// A 32-bit integer converted to a 64-bit one.
 pub(crate) fn is_widening(from: DataType, to: DataType) -> bool {
     from.is_integer() && to.is_integer() && from.bits() < to.bits()
+}
+
+/// A 64-bit integer converted to a 32-bit one.
+pub(crate) fn is_narrowing(from: DataType, to: DataType) -> bool {
+    from.is_integer() && to.is_integer() && from.bits() > to.bits()
 }
