@@ -69,16 +69,21 @@ pub enum Workaround {
     /// it cannot carry what it knows of that value (its range, its sign) into the 32-bit arithmetic
     /// that follows.
     OpaqueNarrowing,
+    /// An ordering comparison (`<`, `<=`, `>`, `>=`) of 64-bit integers compares its left operand
+    /// xored with the opaque zero: the driver cannot fold it, nor order the two values by their low
+    /// words.
+    OpaqueWideCompare,
 }
 
 impl Workaround {
     /// Every workaround, in the order of [`Workarounds`]' bits.
-    pub const ALL: [Workaround; 5] = [
+    pub const ALL: [Workaround; 6] = [
         Workaround::IntMinMax,
         Workaround::OpaqueWidening,
         Workaround::F16Rounding,
         Workaround::OpaqueDivisor,
         Workaround::OpaqueNarrowing,
+        Workaround::OpaqueWideCompare,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -90,6 +95,7 @@ impl Workaround {
             Workaround::F16Rounding => "f16_rounding",
             Workaround::OpaqueDivisor => "opaque_divisor",
             Workaround::OpaqueNarrowing => "opaque_narrowing",
+            Workaround::OpaqueWideCompare => "opaque_wide_compare",
         }
     }
 
@@ -136,7 +142,8 @@ impl Workarounds {
             | Workaround::OpaqueWidening.bit()
             | Workaround::F16Rounding.bit()
             | Workaround::OpaqueDivisor.bit()
-            | Workaround::OpaqueNarrowing.bit(),
+            | Workaround::OpaqueNarrowing.bit()
+            | Workaround::OpaqueWideCompare.bit(),
     );
 
     /// This set with `workaround` added.
@@ -427,6 +434,15 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         affects: NVIDIA,
         workaround: Workaround::OpaqueNarrowing,
         probe: "driver_probes.rs: remainder_chain_of_a_narrowed_value",
+    },
+    DriverBug {
+        id: "nvidia-i64-compare-low-word",
+        summary: "`bitcast<i64>(9223372038027439179u64) < (ld1 << 1u)` of a loaded `ld1 = 0` (`ld1` loaded before `out[gid.x]` is overwritten) stores 0 where the law gives 1: the negative constant is ordered against 0 as if by its low word 0x45e58a4b (fuzz seed 80012)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output i64[2] @binding(0);\n  let ld1 = out[gid.x];\n  out[gid.x] = (i64(gid.x) / 2i64);\n  let v3 = (bitcast<i64>(9223372038027439179u64) < (ld1 << 1u));\n  out[gid.x] = i64(v3);\n}\n",
+        seen: "NVIDIA H100 80GB HBM3, Vulkan, driver 580.159.04 (wgpu 30.0.2, naga 30.0.2)",
+        affects: NVIDIA,
+        workaround: Workaround::OpaqueWideCompare,
+        probe: "driver_probes.rs: compare_of_a_64_bit_constant",
     },
     DriverBug {
         id: "nvidia-f16-round-trip",

@@ -500,5 +500,8 @@ fn a_recovered_device_loads_the_file_again() {
         matches!(status.load, DiskCacheLoad::Loaded { .. }),
         "{status:?}"
     );
-    assert_eq!(status.saves, 0);
+    // The new cache's own count: no failed save. A periodic save may have run if the recovery and
+    // the four compiles took longer than the save interval (seen on a loaded H100, where three test
+    // binaries shared the GPU), so the count of saves is not pinned.
+    assert_eq!(status.failed_saves, 0, "{status:?}");
 }

@@ -483,6 +483,81 @@ fn remainder_chain_of_a_narrowed_value() {
     );
 }
 
+/// `nvidia-i64-compare-low-word` (fuzz seed 80012, the H100): `bitcast<i64>(9223372038027439179u64)
+/// < (ld1 << 1u)` of a loaded 0 came out false, as if the negative constant were ordered by its
+/// low word (0x45e58a4b). Variants: the value not shifted, a literal zero, the invocation id, the
+/// operands swapped, `<=` and `>=`, unsigned, and a constant whose low word orders as its whole.
+#[test]
+fn compare_of_a_64_bit_constant() {
+    let loaded: Vec<u64> = vec![0, 1, 0x8000_0000, u64::MAX, 0x0000_0001_0000_0000, 7, 0, 3];
+    let c = "bitcast<i64>(9223372038027439179u64)";
+    let with_load = |body: &str| {
+        format!(
+            "program @workgroup_size(1, 1, 1) {{\n  buffer a: read i64[8] @binding(0);\n  buffer out: output i64[8] @binding(1);\n  let ld1 = a[gid.x];\n  {body}\n}}"
+        )
+    };
+    let inputs = || vec![words_u64(&loaded)];
+    let probes = vec![
+        Probe::text(
+            "the seed's program over eight invocations",
+            &program(
+                "i64",
+                8,
+                &format!(
+                    "let ld1 = out[gid.x];\n  out[gid.x] = (i64(gid.x) / 2i64);\n  out[gid.x] = i64(({c} < (ld1 << 1u)));"
+                ),
+            ),
+        ),
+        Probe::with_inputs(
+            "C < (load << 1u)",
+            &with_load(&format!("out[gid.x] = i64(({c} < (ld1 << 1u)));")),
+            inputs(),
+        ),
+        Probe::with_inputs(
+            "C < load",
+            &with_load(&format!("out[gid.x] = i64(({c} < ld1));")),
+            inputs(),
+        ),
+        Probe::with_inputs(
+            "(load << 1u) > C",
+            &with_load(&format!("out[gid.x] = i64(((ld1 << 1u) > {c}));")),
+            inputs(),
+        ),
+        Probe::with_inputs(
+            "C <= (load << 1u) and C >= (load << 1u)",
+            &with_load(&format!(
+                "out[gid.x] = (i64(({c} <= (ld1 << 1u))) + (2i64 * i64(({c} >= (ld1 << 1u)))));"
+            )),
+            inputs(),
+        ),
+        Probe::text(
+            "C < i64(gid.x) << 1u",
+            &program(
+                "i64",
+                8,
+                &format!("out[gid.x] = i64(({c} < (i64(gid.x) << 1u)));"),
+            ),
+        ),
+        Probe::with_inputs(
+            "unsigned: 9223372038027439179u64 > (u64 load << 1u)",
+            &with_load("out[gid.x] = i64((9223372038027439179u64 > (bitcast<u64>(ld1) << 1u)));"),
+            inputs(),
+        ),
+        Probe::with_inputs(
+            "a constant whose low word orders as its whole: -5i64 < (load << 1u)",
+            &with_load("out[gid.x] = i64((-5i64 < (ld1 << 1u)));"),
+            inputs(),
+        ),
+    ];
+    check(
+        "compare_of_a_64_bit_constant",
+        "nvidia-i64-compare-low-word",
+        &probes,
+        // Without the workaround the constant (`-9223372035682112437li`) is compared as it is.
+        &["2112437li <"],
+    );
+}
+
 /// Found by the fuzzer on the H100 at seed 52021 (resident sequence mode, every workaround of the
 /// table in force; lavapipe and the reference agree at the same seed): `3.75h + ((4.75h *
 /// fract(10.5h)) * -13.5h)` stored -28.75 where the law gives -28.3125. Not in the table yet: the
@@ -719,7 +794,7 @@ fn workarounds_leave_programs_without_their_patterns_alone() {
                     ..
                 } => evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
                 Expr::Binary {
-                    op: BinOp::Div | BinOp::Rem,
+                    op: BinOp::Div | BinOp::Rem | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
                     lhs,
                     ..
                 } => evidence

@@ -197,10 +197,10 @@ impl Lowerer<'_, '_> {
             BinOp::Or => simple(&mut self.fb, block, B::LogicalOr),
             BinOp::Eq => simple(&mut self.fb, block, B::Equal),
             BinOp::Ne => simple(&mut self.fb, block, B::NotEqual),
-            BinOp::Lt => simple(&mut self.fb, block, B::Less),
-            BinOp::Le => simple(&mut self.fb, block, B::LessEqual),
-            BinOp::Gt => simple(&mut self.fb, block, B::Greater),
-            BinOp::Ge => simple(&mut self.fb, block, B::GreaterEqual),
+            BinOp::Lt => return self.ordering(block, B::Less, l, r, ty),
+            BinOp::Le => return self.ordering(block, B::LessEqual, l, r, ty),
+            BinOp::Gt => return self.ordering(block, B::Greater, l, r, ty),
+            BinOp::Ge => return self.ordering(block, B::GreaterEqual, l, r, ty),
             BinOp::Div | BinOp::Rem => return self.division(block, op, l, r, ty),
             BinOp::Shl | BinOp::Shr => {
                 // The shift amount is taken mod the width, 32 or 64 (SEMANTICS.md section 4). A

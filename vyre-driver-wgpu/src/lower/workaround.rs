@@ -19,6 +19,9 @@
 //!   0xffffffff)`) xored with `z`: the same word, which the driver cannot relate to `x`, so what it
 //!   knows of `x` (its range, that it came from a signed or a widened value) does not reach the
 //!   32-bit arithmetic that follows.
+//! - **`OpaqueWideCompare`**: an ordering comparison (`<`, `<=`, `>`, `>=`) of 64-bit integers is
+//!   made on `l ^ z` and `r`: the same values, so the same answer, but the driver cannot fold the
+//!   left operand or order the two by what it knows of their low words.
 //! - **`F16Rounding`**: before a conversion to `f16`, the `f32` value (an integer source is first
 //!   converted to `f32`, exactly: every integer that does not overflow `f16` is below 2^24) is
 //!   rounded to the nearest `f16` value, ties to even, in integer arithmetic on its bits (below).
@@ -168,6 +171,29 @@ impl Lowerer<'_, '_> {
         let zero = self.opaque_zero()?;
         let zero = self.word_as(block, zero, ty);
         Ok(self.fb.binary(block, B::ExclusiveOr, d, zero))
+    }
+
+    /// The ordering comparison `l op r` of two values of type `ty`, with `l` xored with the opaque
+    /// zero when `ty` is a 64-bit integer and `OpaqueWideCompare` is in force (see the module docs).
+    pub(crate) fn ordering(
+        &mut self,
+        block: &mut Block,
+        op: B,
+        l: Handle<Expression>,
+        r: Handle<Expression>,
+        ty: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
+        let l = if ty.is_integer()
+            && ty.bits() == 64
+            && self.workarounds.contains(Workaround::OpaqueWideCompare)
+        {
+            let zero = self.opaque_zero()?;
+            let zero = self.word_as(block, zero, ty);
+            self.fb.binary(block, B::ExclusiveOr, l, zero)
+        } else {
+            l
+        };
+        Ok(self.fb.binary(block, op, l, r))
     }
 
     /// The low word `word` of a narrowed 64-bit integer as `word ^ z` with the opaque zero when

@@ -14,7 +14,7 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr};
 
 use super::int::Int;
-use super::shape::{Form, LOOPS_PER_PROGRAM, Shape, exact, loaded, write};
+use super::shape::{Form, LOOPS_PER_PROGRAM, Shape, by_invocation, exact, loaded, write};
 use super::snippets::{Snippets, Spread};
 use crate::catalogue::{Area, Batch};
 
@@ -172,6 +172,42 @@ fn folded() -> Vec<Shape> {
     ]
 }
 
+/// Negative constants whose low word is positive (fuzz seed 80012's first), and one whose low
+/// word orders as the whole value, compared against a value shifted left by one.
+const SHIFTED_AGAINST: [i64; 4] = [
+    -9_223_372_035_682_112_437,
+    i64::MIN + 17_892_187,
+    -(1 << 32) + 5,
+    -5,
+];
+
+/// The values shifted: 0 (the seed's loaded zero), small, and past 2^31 and 2^62.
+const SHIFTED: [i64; 5] = [0, 1, -1, 0x4000_0000, 0x4000_0000_0000_0001];
+
+/// `c op (x << 1u)` for the operands `(x, c)`: a constant compared with a shifted value (fuzz seed
+/// 80012: `bitcast<i64>(9223372038027439179u64) < (ld << 1u)` of a loaded 0 was false on the H100,
+/// as if ordered by the low words), and `(x << 1u) op c` the other way round.
+fn shifted() -> Vec<Shape> {
+    let l = Int(DataType::I64);
+    let shl = |e: &Expr| Expr::shl(e.clone(), Expr::u32(1));
+    let mut shapes = Vec::new();
+    for op in [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge] {
+        shapes.push(Shape::new(
+            format!("const_{}_shl.i64", op.name()),
+            DataType::Bool,
+            move |e| Expr::binary(op, e[1].clone(), shl(&e[0])),
+            move |w| exact(l.bin(op, w[1], l.bin(BinOp::Shl, w[0], 1))),
+        ));
+        shapes.push(Shape::new(
+            format!("shl_{}_const.i64", op.name()),
+            DataType::Bool,
+            move |e| Expr::binary(op, shl(&e[0]), e[1].clone()),
+            move |w| exact(l.bin(op, l.bin(BinOp::Shl, w[0], 1), w[1])),
+        ));
+    }
+    shapes
+}
+
 fn widen(e: &Expr) -> Expr {
     Expr::cast(DataType::I64, e.clone())
 }
@@ -225,8 +261,36 @@ pub(super) fn batches() -> Vec<Batch> {
     let load = |name: &str, operands: &[DataType], rows, shapes: &[Shape]| {
         loaded(Area::Integer, name, operands, rows, shapes)
     };
+    // The shifted value from the invocation id (eight invocations from each base), the constant a
+    // literal: the driver cannot fold the comparison, as with the seed's load.
+    let shifted_rows: Vec<Vec<u64>> = SHIFTED
+        .iter()
+        .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
+        .collect();
+    let by_id = by_invocation(
+        Area::Integer,
+        "integer.driver.low_words.shifted",
+        8,
+        |batch| {
+            write(
+                batch,
+                &[Form::Tid],
+                &[ty64, ty64],
+                &shifted_rows,
+                &shifted(),
+            );
+        },
+    );
+    write(
+        &mut written,
+        &literal,
+        &[ty64, ty64],
+        &shifted_rows,
+        &shifted(),
+    );
     let mut out = written.into_batches();
     out.extend(loops.into_batches());
+    out.extend(by_id);
     out.extend([
         load(
             "integer.driver.low_words.i64.load",
@@ -245,6 +309,12 @@ pub(super) fn batches() -> Vec<Batch> {
             &mixed,
             mixed_rows,
             &mixed_shapes,
+        ),
+        load(
+            "integer.driver.low_words.shifted.load",
+            &[ty64, ty64],
+            shifted_rows,
+            &shifted(),
         ),
         load(
             "integer.driver.low_words.folded.load",

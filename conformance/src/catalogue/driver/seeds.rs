@@ -215,6 +215,30 @@ fn remainder_chain_quotient() -> Batch {
     )
 }
 
+/// Seed 80012: `let ld1 = out[gid.x]; out[gid.x] = (i64(gid.x) / 2i64); out[gid.x] =
+/// i64((bitcast<i64>(9223372038027439179u64) < (ld1 << 1u)));` over two workgroups: the H100
+/// stored 0, where the law gives 1 (`ld1` is the zero-filled output read before it is written).
+fn i64_compare_low_word() -> Batch {
+    let ld1 = Expr::var("ld1");
+    let constant = Expr::bitcast(DataType::I64, Expr::u64(9_223_372_038_027_439_179));
+    let less = Expr::lt(constant, Expr::shl(ld1, Expr::u32(1)));
+    let body = vec![
+        Node::let_bind("ld1", Expr::load("out", Expr::gid_x())),
+        Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::div(Expr::cast(DataType::I64, Expr::gid_x()), Expr::i64(2)),
+        ),
+        Node::store("out", Expr::gid_x(), Expr::cast(DataType::I64, less)),
+    ];
+    seed(
+        (Area::Integer, "i64_compare_low_word"),
+        (DataType::I64, 2, 2),
+        body,
+        &[1, 1],
+    )
+}
+
 /// The programs.
 pub(super) fn batches() -> Vec<Batch> {
     vec![
@@ -226,5 +250,6 @@ pub(super) fn batches() -> Vec<Batch> {
         remainder_chain_index(),
         remainder_chain_value(),
         remainder_chain_quotient(),
+        i64_compare_low_word(),
     ]
 }

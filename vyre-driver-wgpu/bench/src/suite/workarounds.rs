@@ -91,6 +91,15 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
+            name: "i64 comparisons, 2 an element",
+            with: only(Workaround::OpaqueWideCompare),
+            input: "i32",
+            output: "u64",
+            output_bytes: 8,
+            body: "let w = (i64(x) << 7u); out[i] = bitcast<u64>((select((w < -5000000000i64), w, -w) + i64((w >= 123i64))));",
+            unaffected: false,
+        },
+        CostKernel {
             name: "f32 to f16 conversion, 2 an element",
             with: only(Workaround::F16Rounding),
             input: "f32",

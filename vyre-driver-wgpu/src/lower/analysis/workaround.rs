@@ -16,6 +16,8 @@ pub(crate) struct Patterns {
     pub(crate) wide_division: bool,
     /// A 64-to-32-bit integer narrowing (`OpaqueNarrowing` rewrites it).
     pub(crate) narrowing: bool,
+    /// An ordering comparison of 64-bit integers (`OpaqueWideCompare` rewrites it).
+    pub(crate) wide_compare: bool,
 }
 
 impl Patterns {
@@ -28,6 +30,15 @@ impl Patterns {
                 lhs,
                 ..
             } => found.int_min_max |= evidence.type_of(lhs).is_ok_and(|t| t.is_integer()),
+            Expr::Binary {
+                op: BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
+                lhs,
+                ..
+            } => {
+                found.wide_compare |= evidence
+                    .type_of(lhs)
+                    .is_ok_and(|t| t.is_integer() && t.bits() == 64);
+            }
             Expr::Binary {
                 op: BinOp::Div | BinOp::Rem,
                 lhs,
@@ -66,6 +77,7 @@ impl Patterns {
             || (self.widening && workarounds.contains(Workaround::OpaqueWidening))
             || (self.wide_division && workarounds.contains(Workaround::OpaqueDivisor))
             || (self.narrowing && workarounds.contains(Workaround::OpaqueNarrowing))
+            || (self.wide_compare && workarounds.contains(Workaround::OpaqueWideCompare))
     }
 }
 
