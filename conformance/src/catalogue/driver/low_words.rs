@@ -267,18 +267,17 @@ pub(super) fn batches() -> Vec<Batch> {
         .iter()
         .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
         .collect();
+    // Bases eight apart, so no two invocations of a batch hold the same value.
+    let id_rows: Vec<Vec<u64>> = [0i64, -8, 0x4000_0000]
+        .iter()
+        .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
+        .collect();
     let by_id = by_invocation(
         Area::Integer,
         "integer.driver.low_words.shifted",
         8,
         |batch| {
-            write(
-                batch,
-                &[Form::Tid],
-                &[ty64, ty64],
-                &shifted_rows,
-                &shifted(),
-            );
+            write(batch, &[Form::Tid], &[ty64, ty64], &id_rows, &shifted());
         },
     );
     write(
