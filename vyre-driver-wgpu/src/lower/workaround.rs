@@ -60,6 +60,19 @@ impl Lowerer<'_, '_> {
         })
     }
 
+    /// `v ^ z`: the integer `v` of type `ty` xored with the opaque zero (zero-extended to 64 bits
+    /// for a 64-bit `ty`), the same value in a form no compiler can fold or reason about.
+    fn hidden(
+        &mut self,
+        block: &mut Block,
+        v: Handle<Expression>,
+        ty: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
+        let zero = self.opaque_zero()?;
+        let zero = self.word_as(block, zero, ty);
+        Ok(self.fb.binary(block, B::ExclusiveOr, v, zero))
+    }
+
     /// `min(l, r)` or `max(l, r)` of type `ty`, as the workarounds in force say.
     pub(crate) fn min_max(
         &mut self,
@@ -73,9 +86,7 @@ impl Lowerer<'_, '_> {
         if !(ty.is_integer() && self.workarounds.contains(Workaround::IntMinMax)) {
             return Ok(self.fb.math(block, fun, &[l, r]));
         }
-        let zero = self.opaque_zero()?;
-        let zero = self.word_as(block, zero, ty);
-        let hidden = self.fb.binary(block, B::ExclusiveOr, l, zero);
+        let hidden = self.hidden(block, l, ty)?;
         let compare = if op == BinOp::Min {
             B::Less
         } else {
@@ -168,9 +179,7 @@ impl Lowerer<'_, '_> {
         {
             return Ok(d);
         }
-        let zero = self.opaque_zero()?;
-        let zero = self.word_as(block, zero, ty);
-        Ok(self.fb.binary(block, B::ExclusiveOr, d, zero))
+        self.hidden(block, d, ty)
     }
 
     /// The ordering comparison `l op r` of two values of type `ty`, with `l` xored with the opaque
@@ -187,9 +196,7 @@ impl Lowerer<'_, '_> {
             && ty.bits() == 64
             && self.workarounds.contains(Workaround::OpaqueWideCompare)
         {
-            let zero = self.opaque_zero()?;
-            let zero = self.word_as(block, zero, ty);
-            self.fb.binary(block, B::ExclusiveOr, l, zero)
+            self.hidden(block, l, ty)?
         } else {
             l
         };
@@ -206,8 +213,7 @@ impl Lowerer<'_, '_> {
         if !self.workarounds.contains(Workaround::OpaqueNarrowing) {
             return Ok(word);
         }
-        let zero = self.opaque_zero()?;
-        Ok(self.fb.binary(block, B::ExclusiveOr, word, zero))
+        self.hidden(block, word, DataType::U32)
     }
 
     /// The value `a` of type `from` (an `f32` or an integer) rounded to the nearest `f16`, as an

@@ -263,15 +263,14 @@ pub(super) fn batches() -> Vec<Batch> {
     };
     // The shifted value from the invocation id (eight invocations from each base), the constant a
     // literal: the driver cannot fold the comparison, as with the seed's load.
-    let shifted_rows: Vec<Vec<u64>> = SHIFTED
-        .iter()
-        .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
-        .collect();
+    let against_constants = |xs: &[i64]| -> Vec<Vec<u64>> {
+        xs.iter()
+            .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
+            .collect()
+    };
+    let shifted_rows = against_constants(&SHIFTED);
     // Bases eight apart, so no two invocations of a batch hold the same value.
-    let id_rows: Vec<Vec<u64>> = [0i64, -8, 0x4000_0000]
-        .iter()
-        .flat_map(|&x| SHIFTED_AGAINST.iter().map(move |&c| vec![l.of(x), l.of(c)]))
-        .collect();
+    let id_rows = against_constants(&[0, -8, 0x4000_0000]);
     let by_id = by_invocation(
         Area::Integer,
         "integer.driver.low_words.shifted",

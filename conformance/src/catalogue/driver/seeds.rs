@@ -173,11 +173,19 @@ fn seed_52013_term() -> Expr {
     Expr::rem(Expr::rem(narrowed, Expr::u32(2_147_483_649)), Expr::u32(2))
 }
 
+/// `(gid.x * 2u) + term`: the seeds' index, two elements per invocation picked by `term`.
+fn pair_index(term: Expr) -> Expr {
+    Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), term)
+}
+
 /// Seed 52013: `out[(gid.x * 2u) + term] = 1u;` over one workgroup: the H100 and the H200 stored
 /// into `out[1]`, where the law stores into `out[0]`.
 fn remainder_chain_index() -> Batch {
-    let index = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), seed_52013_term());
-    let body = vec![Node::store("out", index, Expr::u32(1))];
+    let body = vec![Node::store(
+        "out",
+        pair_index(seed_52013_term()),
+        Expr::u32(1),
+    )];
     seed(
         (Area::Integer, "remainder_chain_index"),
         (DataType::U32, 2, 1),
@@ -189,8 +197,11 @@ fn remainder_chain_index() -> Batch {
 /// Seed 52013's index stored as a value: `out[0u] = (gid.x * 2u) + term;` (0 by the law; the H100
 /// stored 1).
 fn remainder_chain_value() -> Batch {
-    let value = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), seed_52013_term());
-    let body = vec![Node::store("out", Expr::u32(0), value)];
+    let body = vec![Node::store(
+        "out",
+        Expr::u32(0),
+        pair_index(seed_52013_term()),
+    )];
     seed(
         (Area::Integer, "remainder_chain_value"),
         (DataType::U32, 1, 1),
@@ -205,8 +216,7 @@ fn remainder_chain_quotient() -> Batch {
     let quotient = Expr::div(Expr::cast(DataType::U64, Expr::gid_x()), Expr::u64(3));
     let narrowed = Expr::cast(DataType::U32, quotient);
     let term = Expr::rem(Expr::rem(narrowed, Expr::u32(2_147_483_649)), Expr::u32(2));
-    let index = Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(2)), term);
-    let body = vec![Node::store("out", index, Expr::i64(3))];
+    let body = vec![Node::store("out", pair_index(term), Expr::i64(3))];
     seed(
         (Area::Integer, "remainder_chain_quotient"),
         (DataType::I64, 2, 1),
