@@ -13,7 +13,7 @@ use vyre_conformance::ReferenceBackend;
 use vyre_conformance::fuzz::{self, FuzzOptions, Verdict};
 use vyre_conformance::r#gen::{Feature, Features, GenConfig};
 use vyre_driver::{BackendError, Capabilities, DispatchConfig, VyreBackend};
-use vyre_foundation::ir::{BinOp, DataType, Expr, Node, Program, UnOp};
+use vyre_foundation::ir::{BinOp, DataType, Expr, Literal, Node, Program, UnOp};
 use vyre_foundation::validate::{Resolved, Validated};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,14 +31,23 @@ enum Bug {
     LoopCounterNegationDropped,
     /// `f32(f16(x))` of an `f32` `x` computed as `x`: the f16 rounding dropped.
     F16RoundingDropped,
+    /// `(u32(x64) % C) op k` (`op` a second `%` or `&`) for a literal `C` above 2^31 computed with
+    /// `u32(x64) - C` for the inner remainder: the subtraction made unconditional (the H100 stored
+    /// into `out[1]` for `out[(u32(i64(i32(tid)) % c) % 2147483649u) % 2u]` of `tid = 0`).
+    RemainderChainOfNarrowed,
+    /// A 64-bit `<`, `<=`, `>` or `>=` with a literal operand computed on the low words (the H100
+    /// gave false for `-9223372035682112437i64 < (ld << 1u)` of a loaded 0).
+    I64CompareOnLowWord,
 }
 
-const BUGS: [Bug; 5] = [
+const BUGS: [Bug; 7] = [
     Bug::MinOfNegatedSelf,
     Bug::I64MinMaxOnLowWord,
     Bug::SignExtensionAfterShift,
     Bug::LoopCounterNegationDropped,
     Bug::F16RoundingDropped,
+    Bug::RemainderChainOfNarrowed,
+    Bug::I64CompareOnLowWord,
 ];
 
 /// The reference, with one bug planted: it rewrites the program before running it.
@@ -133,8 +142,55 @@ fn miscompile(bug: Bug, v: &Validated<'_>, orig: &Expr, rewritten: Expr) -> Expr
         {
             Expr::max(lhs, negated(&rhs).unwrap_or(rhs))
         }
+        (Bug::RemainderChainOfNarrowed, BinOp::Rem | BinOp::BitAnd)
+            if is_narrowed_rem_by_large(orig_lhs, &ty) =>
+        {
+            match &lhs {
+                Expr::Binary {
+                    op: BinOp::Rem,
+                    lhs: narrowed,
+                    rhs: divisor,
+                } => Expr::binary(
+                    *op,
+                    Expr::sub((**narrowed).clone(), (**divisor).clone()),
+                    rhs,
+                ),
+                _ => rewritten,
+            }
+        }
+        (Bug::I64CompareOnLowWord, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+            if matches!(**orig_lhs, Expr::Lit(_)) || matches!(**orig_rhs, Expr::Lit(_)) =>
+        {
+            let low = match ty(orig_lhs) {
+                Some(DataType::I64) => DataType::I32,
+                Some(DataType::U64) => DataType::U32,
+                _ => return rewritten,
+            };
+            Expr::binary(*op, Expr::cast(low, lhs), Expr::cast(low, rhs))
+        }
         _ => rewritten,
     }
+}
+
+/// True when `e` (an expression of the validated program) is `u32(x) % C` for a 64-bit `x` and a
+/// literal `C` above 2^31, the inner remainder of [`Bug::RemainderChainOfNarrowed`].
+fn is_narrowed_rem_by_large(e: &Expr, ty: &dyn Fn(&Expr) -> Option<DataType>) -> bool {
+    let Expr::Binary {
+        op: BinOp::Rem,
+        lhs,
+        rhs,
+    } = e
+    else {
+        return false;
+    };
+    let narrowed = match &**lhs {
+        Expr::Cast {
+            to: DataType::U32,
+            arg,
+        } => ty(arg).is_some_and(|t| t.is_integer() && t.size_bytes() == 8),
+        _ => false,
+    };
+    narrowed && matches!(**rhs, Expr::Lit(Literal::U32(c)) if c > 0x8000_0000)
 }
 
 /// `f32(f16(x))` of an `f32` `x` as `x`, for [`Bug::F16RoundingDropped`].
@@ -347,6 +403,16 @@ fn a_dropped_f16_rounding_is_found() {
     assert_found(Bug::F16RoundingDropped, 1024);
 }
 
+#[test]
+fn a_remainder_chain_of_a_narrowed_value_miscompiled_is_found() {
+    assert_found(Bug::RemainderChainOfNarrowed, 1024);
+}
+
+#[test]
+fn an_i64_comparison_on_the_low_word_is_found() {
+    assert_found(Bug::I64CompareOnLowWord, 1024);
+}
+
 /// The planted rewrites change only what they say: each wrapper disagrees with the reference on
 /// its H100 case and agrees on the others'. The f16 case converts `8 + 2^-8` (a tie, which rounds
 /// to 8.0), not the H100's `1/3`: a dropped rounding of `1/3` is off by 8e-5, inside the f32
@@ -359,7 +425,7 @@ fn each_planted_bug_shows_on_its_h100_case_only() {
     let out = |ty: DataType| BufferDecl::output("out", 0, ty).with_count(2);
     let tid = || Expr::var("tid");
     let let_tid = || Node::let_bind("tid", Expr::gid_x());
-    let h100: [(Bug, Program); 5] = [
+    let h100: [(Bug, Program); 7] = [
         (
             Bug::MinOfNegatedSelf,
             Program::new(
@@ -460,6 +526,55 @@ fn each_planted_bug_shows_on_its_h100_case_only() {
                         Expr::cast(DataType::F16, Expr::f32(8.0 + 1.0 / 256.0)),
                     ),
                 )],
+            ),
+        ),
+        (
+            Bug::RemainderChainOfNarrowed,
+            Program::new(
+                vec![out(DataType::U32)],
+                [2, 1, 1],
+                vec![
+                    let_tid(),
+                    Node::store(
+                        "out",
+                        tid(),
+                        Expr::rem(
+                            Expr::rem(
+                                Expr::cast(
+                                    DataType::U32,
+                                    Expr::rem(
+                                        Expr::cast(DataType::I64, Expr::cast(DataType::I32, tid())),
+                                        Expr::i64(-1_702_928_622),
+                                    ),
+                                ),
+                                Expr::u32(2_147_483_649),
+                            ),
+                            Expr::u32(2),
+                        ),
+                    ),
+                ],
+            ),
+        ),
+        (
+            Bug::I64CompareOnLowWord,
+            Program::new(
+                vec![out(DataType::I32)],
+                [2, 1, 1],
+                vec![
+                    let_tid(),
+                    Node::store(
+                        "out",
+                        tid(),
+                        Expr::select(
+                            Expr::lt(
+                                Expr::i64(-9_223_372_035_682_112_437),
+                                Expr::shl(Expr::cast(DataType::I64, tid()), Expr::u32(1)),
+                            ),
+                            Expr::i32(1),
+                            Expr::i32(0),
+                        ),
+                    ),
+                ],
             ),
         ),
     ];

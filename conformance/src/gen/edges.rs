@@ -5,7 +5,8 @@
 //! The shapes are `min(v, -v)`, `min(-v, v)`, `min(v, 0 - v)`, `max(a, -b)` of two values (often
 //! two loop counters), a value against a literal at 0, ±1 or the type's MIN and MAX, and
 //! `abs(v) * -1` against such a literal, each sometimes inside a second `min`/`max` with an edge
-//! literal (`min(min(v, -v), 0i)`). Their operands favour variables (loop counters among them) and
+//! literal (`min(min(v, -v), 0i)`), and ordering comparisons of an edge literal with a value,
+//! often shifted (`lit < (v << 1u)`). Their operands favour variables (loop counters among them) and
 //! `tid` converted to the type. 64-bit edge literals include values whose low 32 bits order
 //! differently from the whole value (`i64::MIN + 17892187` is the smallest `i64` of the two against
 //! `-3`, but its low word is positive). And loops sometimes run one trip from a large literal
@@ -24,6 +25,7 @@
 use vyre_foundation::ir::{BinOp, DataType, Expr, Node};
 
 use crate::r#gen::decode::{Ctx, TID, bin};
+use crate::r#gen::layout::types;
 use crate::r#gen::recipe::Choices;
 
 /// `i32` literals at the edges: 0, ±1, ±2, MIN, MAX and their neighbours.
@@ -77,6 +79,44 @@ impl Ctx {
             bin(outer, inner, self.edge_literal(ch, ty))
         } else {
             inner
+        }
+    }
+
+    /// An ordering comparison (`<`, `<=`, `>`, `>=`) of an integer edge literal with a value, either
+    /// way round, the value often shifted by a small amount; a 64-bit type half the time where
+    /// 64-bit integers are on. The H100 ordered `bitcast<i64>(9223372038027439179u64) < (ld << 1u)`
+    /// of a loaded 0 by the low words alone (seed 80012, `nvidia-i64-compare-low-word`), and the
+    /// edge literals include values whose low word orders the other way from the whole.
+    pub(crate) fn edge_compare(&self, ch: &mut Choices<'_>, depth: u32) -> Expr {
+        let ints: Vec<DataType> = types(self.features)
+            .into_iter()
+            .filter(|t| t.is_integer())
+            .collect();
+        let wide: Vec<DataType> = ints
+            .iter()
+            .copied()
+            .filter(|t| t.size_bytes() == 8)
+            .collect();
+        let pool = if !wide.is_empty() && ch.one_in(2) {
+            wide
+        } else {
+            ints
+        };
+        let Some(&ty) = pool.get(ch.below(pool.len())) else {
+            return Expr::bool(false);
+        };
+        let v = self.edge_operand(ch, ty, depth);
+        let v = match ch.below(4) {
+            0 | 1 => Expr::shl(v, Expr::u32(1 + ch.below(3) as u32)),
+            2 => Expr::shr(v, Expr::u32(1 + ch.below(3) as u32)),
+            _ => v,
+        };
+        let op = [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge][ch.below(4)];
+        let literal = self.edge_literal(ch, ty);
+        if ch.one_in(2) {
+            bin(op, literal, v)
+        } else {
+            bin(op, v, literal)
         }
     }
 

@@ -6,12 +6,14 @@
 //! bits and sign-extended after, as if the cast had moved past the shift. So the generator builds
 //! both orders, `T(x) op k` and `T(x op k)`, and the cast through a third width (`u64(u32(x64))`,
 //! narrowing then widening), with shift amounts near 32 and 64, large literal ones, and remainders
-//! by edge literals (`i64(i32 x) % -1i64`). The operand is often a variable (a loop counter
-//! included) or `tid` converted, as in the H100 case. Integer arithmetic only: comparable as it is.
+//! by edge literals (`i64(i32 x) % -1i64`), sometimes taken again (`(u32(x64) % 2147483649u) % 2u`).
+//! The operand is often a variable (a loop counter included) or `tid` converted, as in the H100
+//! case. Integer arithmetic only: comparable as it is.
 
 use vyre_foundation::ir::{DataType, Expr};
 
 use crate::r#gen::decode::Ctx;
+use crate::r#gen::edges::int_literal;
 use crate::r#gen::layout::types;
 use crate::r#gen::recipe::Choices;
 
@@ -55,12 +57,22 @@ impl Ctx {
         }
     }
 
-    /// `value << k`, `value >> k` or `value % m` at type `ty`.
+    /// `value << k`, `value >> k` or `value % m` at type `ty`; a remainder is half the time taken
+    /// again by a small literal or masked to its lowest bit: the H100 got
+    /// `(u32(i64 % c) % 2147483649u) % 2u` wrong, where each remainder alone was right (seeds 52013
+    /// and 65002, `nvidia-remainder-chain-of-narrowed`).
     fn shift_or_rem(&self, ch: &mut Choices<'_>, ty: DataType, value: Expr, depth: u32) -> Expr {
         match ch.below(4) {
             0 | 1 => Expr::shl(value, self.shift_amount(ch, depth)),
             2 => Expr::shr(value, self.shift_amount(ch, depth)),
-            _ => Expr::rem(value, self.edge_literal(ch, ty)),
+            _ => {
+                let rem = Expr::rem(value, self.edge_literal(ch, ty));
+                match ch.below(4) {
+                    0 => Expr::rem(rem, int_literal(ty, 2 + ch.below(7) as u64)),
+                    1 => Expr::bit_and(rem, int_literal(ty, 1)),
+                    _ => rem,
+                }
+            }
         }
     }
 
