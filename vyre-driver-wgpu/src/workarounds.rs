@@ -73,17 +73,21 @@ pub enum Workaround {
     /// xored with the opaque zero: the driver cannot fold it, nor order the two values by their low
     /// words.
     OpaqueWideCompare,
+    /// The quotient or remainder of a 64-bit integer division is xored with the opaque zero: the
+    /// driver cannot take a bit of it (`(x % d) & 1u64`) from inside its division routine.
+    OpaqueQuotient,
 }
 
 impl Workaround {
     /// Every workaround, in the order of [`Workarounds`]' bits.
-    pub const ALL: [Workaround; 6] = [
+    pub const ALL: [Workaround; 7] = [
         Workaround::IntMinMax,
         Workaround::OpaqueWidening,
         Workaround::F16Rounding,
         Workaround::OpaqueDivisor,
         Workaround::OpaqueNarrowing,
         Workaround::OpaqueWideCompare,
+        Workaround::OpaqueQuotient,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -96,6 +100,7 @@ impl Workaround {
             Workaround::OpaqueDivisor => "opaque_divisor",
             Workaround::OpaqueNarrowing => "opaque_narrowing",
             Workaround::OpaqueWideCompare => "opaque_wide_compare",
+            Workaround::OpaqueQuotient => "opaque_quotient",
         }
     }
 
@@ -143,7 +148,8 @@ impl Workarounds {
             | Workaround::F16Rounding.bit()
             | Workaround::OpaqueDivisor.bit()
             | Workaround::OpaqueNarrowing.bit()
-            | Workaround::OpaqueWideCompare.bit(),
+            | Workaround::OpaqueWideCompare.bit()
+            | Workaround::OpaqueQuotient.bit(),
     );
 
     /// This set with `workaround` added.
@@ -443,6 +449,15 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         affects: NVIDIA,
         workaround: Workaround::OpaqueWideCompare,
         probe: "driver_probes.rs: compare_of_a_64_bit_constant",
+    },
+    DriverBug {
+        id: "nvidia-wide-quotient-low-bit",
+        summary: "`((u64(gid.x) % (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64` of a divisor the driver cannot know (`z` a loaded 0) stores 39238535 for gid.x = 0 where the law gives 0: the lowest bit of a 64-bit quotient or remainder computed at run time, multiplied by a constant, comes out 1 (fuzz seeds 84001 and 85001, with `opaque_divisor` in force and with a loaded dividend without it)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output u64[4] @binding(0);\n  let z = out[gid.x];\n  out[gid.x] = (((u64(gid.x) % (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64);\n}\n",
+        seen: "NVIDIA H100 80GB HBM3, Vulkan, driver 580.159.04 (wgpu 30.0.2, naga 30.0.2)",
+        affects: NVIDIA,
+        workaround: Workaround::OpaqueQuotient,
+        probe: "driver_probes.rs: low_bit_of_a_64_bit_quotient",
     },
     DriverBug {
         id: "nvidia-f16-round-trip",

@@ -558,6 +558,87 @@ fn compare_of_a_64_bit_constant() {
     );
 }
 
+/// `nvidia-wide-quotient-low-bit` (fuzz seeds 84001 and 85001, the H100): the lowest bit of a 64-bit
+/// remainder or quotient the driver computes at run time (`opaque_divisor` makes every divisor
+/// such), multiplied by a constant, came out 1 where the law gives 0: `((u64(tid) %
+/// (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64` stored 39238535 for tid = 0. Variants: the
+/// literal divisor (opaque under the table's `opaque_divisor`), `% 2u64` for the mask, a quotient,
+/// a small divisor, signed, a loaded dividend, and the seeds' whole expressions.
+#[test]
+fn low_bit_of_a_64_bit_quotient() {
+    let loaded: Vec<u64> = vec![0, 1, 2, 3, u64::MAX, 0x8000_0000_0000_0000, 6, 7];
+    let k = "39238535u64";
+    let with_zero = |body: &str| program("u64", 8, &format!("let z = out[gid.x];\n  {body}"));
+    let probes = vec![
+        Probe::text(
+            "seed 85001: ((u64(tid) % 18446744073709551615u64) & 1u64) * K",
+            &program(
+                "u64",
+                8,
+                &format!("out[gid.x] = (((u64(gid.x) % 18446744073709551615u64) & 1u64) * {k});"),
+            ),
+        ),
+        Probe::text(
+            "% 2u64 for the mask",
+            &with_zero(&format!(
+                "out[gid.x] = (((u64(gid.x) % (18446744073709551615u64 ^ z)) % 2u64) * {k});"
+            )),
+        ),
+        Probe::text(
+            "a quotient's lowest bit",
+            &with_zero(&format!(
+                "out[gid.x] = (((u64(gid.x) / (18446744073709551615u64 ^ z)) & 1u64) * {k});"
+            )),
+        ),
+        Probe::text(
+            "a small divisor: % (7u64 ^ z)",
+            &with_zero(&format!(
+                "out[gid.x] = (((u64(gid.x) % (7u64 ^ z)) & 1u64) * {k});"
+            )),
+        ),
+        Probe::text(
+            "signed: ((i64(tid) % i64::MIN) & 1i64) * K (seed 85001)",
+            &program(
+                "u64",
+                8,
+                "out[gid.x] = bitcast<u64>((((i64(gid.x) % -9223372036854775808i64) & 1i64) * 230510018i64));",
+            ),
+        ),
+        Probe::with_inputs(
+            "a loaded dividend, % 2u64, then % 17u64",
+            &program_with_input(
+                "u64",
+                "u64",
+                8,
+                "out[gid.x] = ((9223372036854786544u64 * ((a[gid.x] % 18446744073709551615u64) % 2u64)) % 17u64);",
+            ),
+            vec![words_u64(&loaded)],
+        ),
+        Probe::text(
+            "seed 84001 as an f32",
+            &program(
+                "f32",
+                8,
+                "out[gid.x] = f32(((9223372036854786544u64 * ((u64(gid.x) % 18446744073709551615u64) % 2u64)) % 17u64));",
+            ),
+        ),
+        Probe::text(
+            "no mask: (u64(tid) % (M ^ z)) * K",
+            &with_zero(&format!(
+                "out[gid.x] = ((u64(gid.x) % (18446744073709551615u64 ^ z)) * {k});"
+            )),
+        ),
+    ];
+    check(
+        "low_bit_of_a_64_bit_quotient",
+        "nvidia-wide-quotient-low-bit",
+        &probes,
+        // Without the workaround the remainder's guarded divisor is masked at once: `== 0lu))) &
+        // 1lu` (unsigned), `== -1li))))) & 1li` (signed); with it `^` comes between.
+        &["0lu))) & 1lu", "-1li))))) & 1li"],
+    );
+}
+
 /// Found by the fuzzer on the H100 at seed 52021 (resident sequence mode, every workaround of the
 /// table in force; lavapipe and the reference agree at the same seed): `3.75h + ((4.75h *
 /// fract(10.5h)) * -13.5h)` stored -28.75 where the law gives -28.3125. Not in the table yet: the

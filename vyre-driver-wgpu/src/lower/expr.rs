@@ -292,7 +292,8 @@ impl Lowerer<'_, '_> {
             DataType::F32 | DataType::F16 | DataType::Bool => r,
         };
         let divisor = self.opaque_divisor(block, divisor, ty)?;
-        Ok(self.fb.binary(block, naga_op, l, divisor))
+        let quotient = self.fb.binary(block, naga_op, l, divisor);
+        self.opaque_quotient(block, quotient, ty)
     }
 
     fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Handle<Expression> {

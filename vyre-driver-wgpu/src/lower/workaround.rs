@@ -15,6 +15,9 @@
 //!   zero divisor, and `-1` under `MIN`) is `d ^ z`: the same value, which the driver cannot know,
 //!   so it cannot strength-reduce a division by a constant (a remainder by a power of two into a
 //!   mask, a division into a multiply-high) and must run its general 64-bit division.
+//! - **`OpaqueQuotient`**: the quotient or remainder `q` of a 64-bit `/` or `%` is `q ^ z`: the same
+//!   value, but the driver cannot take a bit of it from inside its division routine (the H100 read
+//!   the lowest bit of `(x % d) & 1` wrong when a multiplication by a constant followed).
 //! - **`OpaqueNarrowing`**: a 64-bit integer narrowed to 32 bits is its low word (`u32(x &
 //!   0xffffffff)`) xored with `z`: the same word, which the driver cannot relate to `x`, so what it
 //!   knows of `x` (its range, that it came from a signed or a widened value) does not reach the
@@ -180,6 +183,23 @@ impl Lowerer<'_, '_> {
             return Ok(d);
         }
         self.hidden(block, d, ty)
+    }
+
+    /// The quotient or remainder `q` of a 64-bit division as `q ^ z` with the opaque zero when
+    /// `OpaqueQuotient` is in force (see the module docs); `q` itself otherwise.
+    pub(crate) fn opaque_quotient(
+        &mut self,
+        block: &mut Block,
+        q: Handle<Expression>,
+        ty: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
+        if !(ty.is_integer()
+            && ty.bits() == 64
+            && self.workarounds.contains(Workaround::OpaqueQuotient))
+        {
+            return Ok(q);
+        }
+        self.hidden(block, q, ty)
     }
 
     /// The ordering comparison `l op r` of two values of type `ty`, with `l` xored with the opaque

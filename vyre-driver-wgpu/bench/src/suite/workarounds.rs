@@ -82,6 +82,15 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
+            name: "u64 division and remainder, results hidden, 2 an element",
+            with: only(Workaround::OpaqueQuotient),
+            input: "i32",
+            output: "u64",
+            output_bytes: 8,
+            body: "let w = bitcast<u64>(i64(x)); out[i] = ((w % 1000003u64) + ((w / 97u64) & 1u64));",
+            unaffected: false,
+        },
+        CostKernel {
             name: "u64 to u32 narrowing, 2 an element",
             with: only(Workaround::OpaqueNarrowing),
             input: "u32",
