@@ -1,9 +1,10 @@
-//! The driver shapes (FUZZING.md, "Driver shapes"): five miscompiles an NVIDIA H100 (driver
+//! The driver shapes (FUZZING.md, "Driver shapes"): eight miscompiles an NVIDIA H100 (driver
 //! 580.159.04) made while the catalogue was green, each planted in a wrapper of the reference, must
-//! be found by the differential fuzzer within 1024 programs of two seeds (seeds 1 and 2 show them
-//! at programs 148 and 90, 48 and 78, 6 and 137, 24 and 347, 450 and 260). The generator's
-//! `EdgeOperands`, `WidthCasts` and `F16RoundTrips` features are what finds them: without them (the
-//! generator as it was) most take thousands of programs or are never found (numbers in FUZZING.md).
+//! be found by the differential fuzzer within 1024 programs of two seeds (with the generator of
+//! 2026-12-06, seeds 1 and 2 show them at programs 147 and 1, 10 and 30, 145 and 137, 466 and 7,
+//! 582 and 264, 719 and 345, 37 and 90, 648 and 289). The generator's `EdgeOperands`,
+//! `WidthCasts` and `F16RoundTrips` features are what finds them: without them (the generator as
+//! it was) most take thousands of programs or are never found (numbers in FUZZING.md).
 //!
 //! `VYRE_DRIVER_SHAPES_MEASURE=N` (with `--nocapture`) prints, for each bug and seeds 1..=N, the
 //! index of the first program that shows it with and without the three features, and in
@@ -38,9 +39,13 @@ enum Bug {
     /// A 64-bit `<`, `<=`, `>` or `>=` with a literal operand computed on the low words (the H100
     /// gave false for `-9223372035682112437i64 < (ld << 1u)` of a loaded 0).
     I64CompareOnLowWord,
+    /// `((x % d) & 1) * K` (or `% 2`, or a quotient) at 64 bits computed as `K`: the bit read as 1
+    /// (the H100 stored 39238535 for `((u64(tid) % 18446744073709551615u64) & 1u64) * 39238535u64`
+    /// of `tid = 0`).
+    WideQuotientLowBit,
 }
 
-const BUGS: [Bug; 7] = [
+const BUGS: [Bug; 8] = [
     Bug::MinOfNegatedSelf,
     Bug::I64MinMaxOnLowWord,
     Bug::SignExtensionAfterShift,
@@ -48,6 +53,7 @@ const BUGS: [Bug; 7] = [
     Bug::F16RoundingDropped,
     Bug::RemainderChainOfNarrowed,
     Bug::I64CompareOnLowWord,
+    Bug::WideQuotientLowBit,
 ];
 
 /// The reference, with one bug planted: it rewrites the program before running it.
@@ -168,8 +174,42 @@ fn miscompile(bug: Bug, v: &Validated<'_>, orig: &Expr, rewritten: Expr) -> Expr
             };
             Expr::binary(*op, Expr::cast(low, lhs), Expr::cast(low, rhs))
         }
+        (Bug::WideQuotientLowBit, BinOp::Mul) if is_wide_quotient_bit(orig_lhs, &ty) => {
+            match ty(orig) {
+                Some(DataType::U64) => Expr::mul(Expr::u64(1), rhs),
+                Some(DataType::I64) => Expr::mul(Expr::i64(1), rhs),
+                _ => rewritten,
+            }
+        }
         _ => rewritten,
     }
+}
+
+/// True when `e` (an expression of the validated program) is `(x % d) & 1` or `(x % d) % 2` (or
+/// the same of a quotient) at 64 bits, the factor of [`Bug::WideQuotientLowBit`].
+fn is_wide_quotient_bit(e: &Expr, ty: &dyn Fn(&Expr) -> Option<DataType>) -> bool {
+    let Expr::Binary {
+        op: mask @ (BinOp::BitAnd | BinOp::Rem),
+        lhs,
+        rhs,
+    } = e
+    else {
+        return false;
+    };
+    let k = match **rhs {
+        Expr::Lit(Literal::U64(k)) => k,
+        Expr::Lit(Literal::I64(k)) => k as u64,
+        _ => return false,
+    };
+    let masks_one_bit = (*mask == BinOp::BitAnd && k == 1) || (*mask == BinOp::Rem && k == 2);
+    let divides = matches!(
+        **lhs,
+        Expr::Binary {
+            op: BinOp::Rem | BinOp::Div,
+            ..
+        }
+    );
+    masks_one_bit && divides && ty(lhs).is_some_and(|t| t.is_integer() && t.size_bytes() == 8)
 }
 
 /// True when `e` (an expression of the validated program) is `u32(x) % C` for a 64-bit `x` and a
@@ -413,6 +453,11 @@ fn an_i64_comparison_on_the_low_word_is_found() {
     assert_found(Bug::I64CompareOnLowWord, 1024);
 }
 
+#[test]
+fn the_low_bit_of_a_64_bit_quotient_miscompiled_is_found() {
+    assert_found(Bug::WideQuotientLowBit, 1024);
+}
+
 /// The planted rewrites change only what they say: each wrapper disagrees with the reference on
 /// its H100 case and agrees on the others'. The f16 case converts `8 + 2^-8` (a tie, which rounds
 /// to 8.0), not the H100's `1/3`: a dropped rounding of `1/3` is off by 8e-5, inside the f32
@@ -425,7 +470,7 @@ fn each_planted_bug_shows_on_its_h100_case_only() {
     let out = |ty: DataType| BufferDecl::output("out", 0, ty).with_count(2);
     let tid = || Expr::var("tid");
     let let_tid = || Node::let_bind("tid", Expr::gid_x());
-    let h100: [(Bug, Program); 7] = [
+    let h100: [(Bug, Program); 8] = [
         (
             Bug::MinOfNegatedSelf,
             Program::new(
@@ -572,6 +617,27 @@ fn each_planted_bug_shows_on_its_h100_case_only() {
                             ),
                             Expr::i32(1),
                             Expr::i32(0),
+                        ),
+                    ),
+                ],
+            ),
+        ),
+        (
+            Bug::WideQuotientLowBit,
+            Program::new(
+                vec![out(DataType::U64)],
+                [2, 1, 1],
+                vec![
+                    let_tid(),
+                    Node::store(
+                        "out",
+                        tid(),
+                        Expr::mul(
+                            Expr::bit_and(
+                                Expr::rem(Expr::cast(DataType::U64, tid()), Expr::u64(u64::MAX)),
+                                Expr::u64(1),
+                            ),
+                            Expr::u64(39_238_535),
                         ),
                     ),
                 ],

@@ -399,3 +399,56 @@ fn a_dropped_f16_rounding_fails_the_round_trip_cases_alone() {
     assert_none(&failures, |n| !n.starts_with("driver."));
     assert!(failures.len() > 100, "only {} failed", failures.len());
 }
+
+/// `((x % d) & 1) * K` (or `% 2`, or a quotient's bit) at 64 bits computed as `K`: the bit read as
+/// 1, as the H100 did for `x = 0` (`nvidia-wide-quotient-low-bit`).
+fn quotient_bit_as_one(v: &Validated<'_>, x: &Expr, f: &dyn Fn(&Expr) -> Expr) -> Option<Expr> {
+    let Expr::Binary {
+        op: BinOp::Mul,
+        lhs,
+        rhs,
+    } = x
+    else {
+        return None;
+    };
+    let Expr::Binary {
+        op: BinOp::BitAnd | BinOp::Rem,
+        lhs: q,
+        ..
+    } = lhs.as_ref()
+    else {
+        return None;
+    };
+    let divides = matches!(
+        q.as_ref(),
+        Expr::Binary {
+            op: BinOp::Rem | BinOp::Div,
+            ..
+        }
+    );
+    let one = match v.type_of(x).ok()? {
+        DataType::U64 => Expr::u64(1),
+        DataType::I64 => Expr::i64(1),
+        _ => return None,
+    };
+    divides.then(|| Expr::mul(one, f(rhs)))
+}
+
+#[test]
+fn a_quotient_bit_read_as_one_fails_the_quotient_bit_cases_in_every_form() {
+    let report = check("quotient-bit-as-one", quotient_bit_as_one);
+    for shape in [
+        "rem_bit.u64.and1",
+        "rem_bit.u64.rem2",
+        "div_bit.u64.and1",
+        "rem_bit.i64.and1",
+        "rem_bit.i64.rem2",
+        "div_bit.i64.and1",
+    ] {
+        let forms = ["literal", "lid", "gid", "load"];
+        assert_failed_in_forms(&report, shape, &forms);
+    }
+    let failures = failing(&report);
+    assert_none(&failures, |n| !n.starts_with("driver."));
+    assert!(failures.len() > 100, "only {} failed", failures.len());
+}

@@ -57,19 +57,26 @@ impl Ctx {
         }
     }
 
-    /// `value << k`, `value >> k` or `value % m` at type `ty`; a remainder is half the time taken
-    /// again by a small literal or masked to its lowest bit: the H100 got
-    /// `(u32(i64 % c) % 2147483649u) % 2u` wrong, where each remainder alone was right (seeds 52013
-    /// and 65002, `nvidia-remainder-chain-of-narrowed`).
+    /// `value << k`, `value >> k` or `value % m` at type `ty`; a remainder is often taken again by
+    /// a small literal or masked to its lowest bit (and that bit multiplied by a constant): the
+    /// H100 got `(u32(i64 % c) % 2147483649u) % 2u` wrong, where each remainder alone was right
+    /// (seeds 52013 and 65002, `nvidia-remainder-chain-of-narrowed`), and `((x64 % d) & 1) * K`
+    /// (seeds 84001 and 85001, `nvidia-wide-quotient-low-bit`).
     fn shift_or_rem(&self, ch: &mut Choices<'_>, ty: DataType, value: Expr, depth: u32) -> Expr {
         match ch.below(4) {
             0 | 1 => Expr::shl(value, self.shift_amount(ch, depth)),
             2 => Expr::shr(value, self.shift_amount(ch, depth)),
             _ => {
                 let rem = Expr::rem(value, self.edge_literal(ch, ty));
-                match ch.below(4) {
+                match ch.below(5) {
                     0 => Expr::rem(rem, int_literal(ty, 2 + ch.below(7) as u64)),
                     1 => Expr::bit_and(rem, int_literal(ty, 1)),
+                    // The lowest bit times a constant: the H100 read the bit of a 64-bit
+                    // remainder wrong here (seeds 84001, 85001, `nvidia-wide-quotient-low-bit`).
+                    2 => Expr::mul(
+                        Expr::bit_and(rem, int_literal(ty, 1)),
+                        int_literal(ty, u64::from(ch.next_word()) | 2),
+                    ),
                     _ => rem,
                 }
             }

@@ -13,6 +13,8 @@
 //!   `0xffffffff80000000`, as if the shift were done at 32 bits and then sign-extended);
 //! - [`narrowing`]: remainder chains through a narrowed 64-bit value (`(u32(u64(tid) / 3u64) %
 //!   2147483649u) % 2u` gave 1 for `tid = 0`);
+//! - [`quotient_bit`]: the lowest bit of a 64-bit quotient or remainder times a constant
+//!   (`((u64(tid) % d) & 1u64) * 39238535u64` gave 39238535 for `tid = 0`);
 //! - [`half_round`]: `f16` round trips at rounding boundaries (`f32(f16(1/3))` gave 0.33333334,
 //!   the rounding dropped);
 //! - [`seeds`]: the five programs whole, each alone in its own batch.
@@ -37,6 +39,7 @@ mod low_words;
 mod narrowing;
 mod negated_pairs;
 mod negation;
+mod quotient_bit;
 mod seeds;
 mod shape;
 mod snippets;
@@ -50,6 +53,7 @@ pub(super) fn batches() -> Vec<Batch> {
     out.extend(low_words::batches());
     out.extend(widening::batches());
     out.extend(narrowing::batches());
+    out.extend(quotient_bit::batches());
     out.extend(half_round::batches());
     out.extend(seeds::batches());
     out
