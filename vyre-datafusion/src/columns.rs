@@ -118,7 +118,12 @@ fn values(array: &dyn Array) -> Option<&[u8]> {
 
 /// The result's validity: a row is valid when every argument's row is.
 pub(crate) fn validity(columns: &[Column]) -> Option<NullBuffer> {
-    NullBuffer::union_many(columns.iter().map(Column::nulls))
+    validity_of(columns)
+}
+
+/// [`validity`] over any columns.
+pub(crate) fn validity_of<'c>(columns: impl IntoIterator<Item = &'c Column>) -> Option<NullBuffer> {
+    NullBuffer::union_many(columns.into_iter().map(Column::nulls))
 }
 
 /// True when some argument is null in every row (a null scalar): the result is all null and no

@@ -93,16 +93,6 @@ impl Kernel {
         self.output
     }
 
-    /// The largest element of any bound buffer, in bytes: what bounds the rows of one dispatch.
-    pub(crate) fn widest_element(&self) -> u64 {
-        self.args
-            .iter()
-            .chain([&self.output])
-            .map(|t| t.size_bytes() as u64)
-            .max()
-            .unwrap_or(4)
-    }
-
     /// The program one dispatch of `capacity` rows runs: every bound buffer holds `capacity`
     /// elements, and the output is read back whole (the caller reads only the batch's rows).
     pub(crate) fn sized(&self, capacity: u32) -> Program {
@@ -119,19 +109,8 @@ impl Kernel {
         program
     }
 
-    /// The byte size of each bound buffer of a dispatch of `capacity` rows, in declaration order
-    /// (the buffers a resident dispatch takes).
-    pub(crate) fn buffer_bytes(&self, capacity: u32) -> Vec<u64> {
-        self.program
-            .buffers
-            .iter()
-            .filter(|d| d.access.is_bound())
-            .map(|d| u64::from(capacity) * d.element.size_bytes() as u64)
-            .collect()
-    }
-
     /// The position among the bound buffers of the output buffer.
-    pub(crate) fn output_slot(&self) -> usize {
+    pub(crate) fn output_position(&self) -> usize {
         self.program
             .buffers
             .iter()
@@ -141,7 +120,7 @@ impl Kernel {
     }
 
     /// The position among the bound buffers of each argument's buffer, in argument order.
-    pub(crate) fn arg_slots(&self) -> Vec<usize> {
+    pub(crate) fn arg_positions(&self) -> Vec<usize> {
         self.program
             .buffers
             .iter()
@@ -184,10 +163,8 @@ mod tests {
         let kernel = Kernel::new("f", add()).expect("elementwise");
         assert_eq!(kernel.args(), [DataType::I64, DataType::U32]);
         assert_eq!(kernel.output(), DataType::F32);
-        assert_eq!(kernel.arg_slots(), [0, 2]);
-        assert_eq!(kernel.output_slot(), 1);
-        assert_eq!(kernel.buffer_bytes(8), [64, 32, 32]);
-        assert_eq!(kernel.widest_element(), 8);
+        assert_eq!(kernel.arg_positions(), [0, 2]);
+        assert_eq!(kernel.output_position(), 1);
     }
 
     #[test]

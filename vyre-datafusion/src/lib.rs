@@ -68,10 +68,13 @@
 mod columns;
 mod error;
 mod kernel;
+mod plan;
 mod pool;
+mod sequence;
 mod types;
 mod udf;
 
 pub use error::UdfError;
+pub use plan::{VyreExec, VyreRule};
 pub use types::{arrow_type, vyre_type};
 pub use udf::{VyreUdf, VyreUdfBuilder};

@@ -11,16 +11,13 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 use vyre::ir::Program;
-use vyre::{Choice, DispatchConfig, VyreBackend};
+use vyre::{Choice, VyreBackend};
 
 use crate::columns::{self, Column};
 use crate::error::UdfError;
 use crate::kernel::Kernel;
-use crate::pool::Pool;
+use crate::sequence::Sequence;
 use crate::types::{arrow_type, coercible, sql_cast};
-
-/// The smallest capacity a dispatch is sized for: batches shorter than this share one program.
-const MIN_CAPACITY: u64 = 256;
 
 /// An elementwise vyre program as a DataFusion scalar function (see the crate docs for the rule).
 ///
@@ -52,13 +49,13 @@ const MIN_CAPACITY: u64 = 256;
 /// ```
 pub struct VyreUdf {
     name: String,
-    kernel: Kernel,
+    kernel: Arc<Kernel>,
     signature: Signature,
     backend: Arc<dyn VyreBackend>,
     /// The most rows one dispatch on `backend` holds.
     max_rows: u64,
-    /// Resident buffers kept between calls; shared by clones of the function.
-    pool: Arc<Pool>,
+    /// The one call, and the resident buffers kept between calls.
+    sequence: Sequence,
 }
 
 impl VyreUdf {
@@ -125,37 +122,28 @@ impl VyreUdf {
             }
             .into());
         }
-        let bytes = self
-            .dispatch(&columns, rows)
+        // The sequence's slots are the arguments, in order, then the result.
+        let uploads: Vec<(usize, &[u8])> = columns.iter().map(Column::bytes).enumerate().collect();
+        let out = self.kernel.args().len();
+        let mut bytes = self
+            .sequence
+            .run(self.backend.as_ref(), self.max_rows, &uploads, &[out], rows)
             .map_err(|source| UdfError::Backend {
                 name: self.name.clone(),
                 backend: self.backend.id().to_string(),
                 source,
             })?;
-        columns::result(bytes, output, rows, columns::validity(&columns))
+        columns::result(
+            bytes.pop().unwrap_or_default(),
+            output,
+            rows,
+            columns::validity(&columns),
+        )
     }
 
-    /// Uploads the columns, runs the program at a power-of-two capacity and reads the result's
-    /// first `rows` elements back.
-    fn dispatch(&self, columns: &[Column], rows: usize) -> Result<Vec<u8>, vyre::BackendError> {
-        let wanted = (rows as u64).next_power_of_two().max(MIN_CAPACITY);
-        // `max_rows` fits a u32 and `rows <= max_rows`.
-        let capacity = u32::try_from(wanted.min(self.max_rows)).unwrap_or(u32::MAX);
-        let backend = self.backend.as_ref();
-        let set = self
-            .pool
-            .take(backend, capacity, &self.kernel.buffer_bytes(capacity))?;
-        for (column, slot) in columns.iter().zip(self.kernel.arg_slots()) {
-            backend.write_buffer(&set.buffers[slot], 0, column.bytes())?;
-        }
-        let program = self.kernel.sized(capacity);
-        let refs: Vec<_> = set.buffers.iter().collect();
-        backend.dispatch_resident(&program, &refs, &DispatchConfig::default())?;
-        let size = self.kernel.output().size_bytes() as u64;
-        let out = &set.buffers[self.kernel.output_slot()];
-        let bytes = backend.read_buffer(out, 0..rows as u64 * size)?;
-        self.pool.give(set);
-        Ok(bytes)
+    /// The checked program.
+    pub(crate) fn kernel(&self) -> &Arc<Kernel> {
+        &self.kernel
     }
 }
 
@@ -180,7 +168,7 @@ impl VyreUdfBuilder {
     ///
     /// As [`VyreUdf::new`].
     pub fn build(self) -> Result<VyreUdf, UdfError> {
-        let kernel = Kernel::new(&self.name, self.program)?;
+        let kernel = Arc::new(Kernel::new(&self.name, self.program)?);
         let backend = match self.backend {
             Some(backend) => backend,
             None => default_backend().map_err(|source| UdfError::NoBackend {
@@ -188,15 +176,16 @@ impl VyreUdfBuilder {
                 source,
             })?,
         };
-        let caps = backend.capabilities();
-        let by_memory = caps.max_storage_buffer_bytes / kernel.widest_element();
+        let mut sequence = Sequence::default();
+        let args = kernel.args().iter().map(|&ty| sequence.slot(ty)).collect();
+        sequence.call(Arc::clone(&kernel), args);
         Ok(VyreUdf {
             name: self.name,
             kernel,
             signature: Signature::user_defined(Volatility::Immutable),
-            max_rows: by_memory.min(u64::from(u32::MAX)),
+            max_rows: sequence.max_rows(backend.capabilities().max_storage_buffer_bytes),
             backend,
-            pool: Arc::default(),
+            sequence,
         })
     }
 }
