@@ -100,6 +100,16 @@ pub enum UdfError {
         /// The backend's error.
         source: BackendError,
     },
+    /// A serialized function's bytes are not a vyre program (`VyreCodec`).
+    #[error(
+        "vyre function `{name}`: its bytes in the plan are malformed: {reason}. Fix: serialize and deserialize plans with `VyreCodec` of the same vyre-datafusion version on both sides, and check that the plan's bytes were not cut or altered in transit."
+    )]
+    Malformed {
+        /// The function's name.
+        name: String,
+        /// What is wrong with the bytes.
+        reason: String,
+    },
     /// No backend could be chosen for a function built without one.
     #[error("vyre function `{name}`: no backend: {source}")]
     NoBackend {
@@ -126,6 +136,7 @@ impl UdfError {
             | UdfError::ArgumentType { name, .. }
             | UdfError::TooLong { name, .. }
             | UdfError::Backend { name, .. }
+            | UdfError::Malformed { name, .. }
             | UdfError::NoBackend { name, .. } => name,
         }
     }

@@ -65,6 +65,7 @@
 //! # }
 //! ```
 
+mod codec;
 mod columns;
 mod error;
 mod kernel;
@@ -74,6 +75,7 @@ mod sequence;
 mod types;
 mod udf;
 
+pub use codec::{UDF_MAGIC, VyreCodec};
 pub use error::UdfError;
 pub use plan::{VyreExec, VyreRule};
 pub use types::{arrow_type, vyre_type};
