@@ -372,6 +372,45 @@ fn no_library_crate_depends_on_an_async_runtime() {
     }
 }
 
+/// DataFusion, Arrow and their tree (Parquet, Ballista, protobuf) are vyre-datafusion's alone: a user
+/// of the facade or a backend never builds them.
+fn is_query_engine(name: &str) -> bool {
+    [
+        "datafusion",
+        "arrow",
+        "parquet",
+        "ballista",
+        "prost",
+        "sqlparser",
+    ]
+    .iter()
+    .any(|prefix| name.starts_with(prefix))
+}
+
+#[test]
+fn no_crate_but_vyre_datafusion_depends_on_datafusion() {
+    let Some(meta) = metadata() else { return };
+    for library in [
+        "vyre-foundation",
+        "vyre-driver",
+        "vyre-driver-wgpu",
+        "vyre-reference",
+        "vyre",
+        "vyre-conformance",
+        "vyre-conform",
+    ] {
+        for default in [true, false] {
+            let closure = meta.closure(library, &[], default);
+            let bad = found(&closure, is_query_engine);
+            assert!(
+                bad.is_empty(),
+                "{library} depends on {bad:?}. Fix: DataFusion and Arrow belong to vyre-datafusion \
+                 alone; move the code that needs them there."
+            );
+        }
+    }
+}
+
 #[test]
 fn the_facade_without_default_features_has_no_gpu_dependency() {
     let Some(meta) = metadata() else { return };
@@ -561,6 +600,7 @@ fn architecture_md_maps_every_source_folder_and_stays_short() {
         "conformance/src",
         "conformance/reference/src",
         "conformance/cli/src",
+        "vyre-datafusion/src",
     ] {
         let base = root.join(src);
         let mut found = Vec::new();

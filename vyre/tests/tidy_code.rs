@@ -26,13 +26,16 @@ const CRATE_SOURCES: &[&str] = &[
     "conformance/src",
     "conformance/reference/src",
     "conformance/cli/src",
+    "vyre-datafusion/src",
 ];
 
-/// The backends' sources, where IR enums must be matched exhaustively.
+/// The backends' sources, and vyre-datafusion's (which maps every vyre type to Arrow), where IR
+/// enums must be matched exhaustively.
 const BACKEND_SOURCES: &[&str] = &[
     "vyre-driver-wgpu/src",
     "conformance/reference/src",
     "vyre/src/sharded",
+    "vyre-datafusion/src",
 ];
 
 /// The IR's enums: a `match` naming one of them in a pattern must not end in `_ =>`.

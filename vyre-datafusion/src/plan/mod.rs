@@ -1,0 +1,12 @@
+//! The plan node and the rule that places it: consecutive vyre functions over a batch as one
+//! `dispatch_sequence` with every intermediate column resident on the device.
+//!
+//! `chain.rs` compiles a projection's or filter's expressions into a sequence of calls, `exec.rs`
+//! is the node that runs it per batch, `rule.rs` the physical optimizer rule.
+
+mod chain;
+mod exec;
+mod rule;
+
+pub use exec::VyreExec;
+pub use rule::VyreRule;
