@@ -74,9 +74,11 @@ mod pool;
 mod sequence;
 mod types;
 mod udf;
+mod udf_backend;
 
 pub use codec::{UDF_MAGIC, VyreCodec};
 pub use error::UdfError;
 pub use plan::{VyreExec, VyreRule};
 pub use types::{arrow_type, vyre_type};
 pub use udf::{VyreUdf, VyreUdfBuilder};
+pub use udf_backend::UdfBackend;

@@ -9,6 +9,7 @@ use vyre::{Choice, VyreBackend, select};
 use vyre_conformance::ReferenceBackend;
 use vyre_conformance::batch::Batched;
 use vyre_conformance::fuzz::{self, FuzzOptions, FuzzProgress, FuzzSummary};
+use vyre_conformance::r#gen::GenConfig;
 use vyre_conformance::resident::{Resident, ResidentMode};
 
 use crate::progress::Meter;
@@ -52,6 +53,13 @@ pub(crate) struct FuzzArgs {
     /// Combines with --batch and --resident.
     #[arg(long)]
     pub(crate) metamorphic: bool,
+    /// DataFusion mode: generate programs shaped as scalar functions (elementwise, one `read`
+    /// buffer per argument, one `output`, a row per invocation), run each as a
+    /// `vyre_datafusion::VyreUdf` on the backend inside a DataFusion query over a table of its
+    /// inputs, and compare the result column with the reference. Needs the `datafusion` feature
+    /// (on by default).
+    #[arg(long, conflicts_with_all = ["metamorphic", "batch", "resident"])]
+    pub(crate) datafusion: bool,
     /// Write the summary and every mismatch as JSON to PATH (`-`: stdout, in place of the text).
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
@@ -62,7 +70,7 @@ pub(crate) struct FuzzArgs {
     /// standard pipeline): each program and what the pass makes of it must give the same outputs
     /// on the reference (and on --backend, when one is named); the first program it gets wrong is
     /// shrunk and printed with both forms.
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["metamorphic", "batch", "resident", "json"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["metamorphic", "batch", "resident", "json", "datafusion"])]
     pub(crate) pass: Option<String>,
 }
 
@@ -102,14 +110,27 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         }
     };
     eprintln!("vyre-conform fuzz: {}", picked.reason);
-    let candidate: Box<dyn VyreBackend> = match (args.resident, args.batch) {
-        (Some(mode), _) => Box::new(Resident::new(picked.backend, mode)),
-        (None, true) => Box::new(Batched::new(picked.backend)),
-        (None, false) => picked.backend,
+    let candidate: Box<dyn VyreBackend> = match (args.datafusion, args.resident, args.batch) {
+        (true, _, _) => match crate::datafusion::candidate(picked.backend) {
+            Ok(backend) => backend,
+            Err(message) => {
+                eprintln!("vyre-conform fuzz: {message}");
+                return ExitCode::from(2);
+            }
+        },
+        (false, Some(mode), _) => Box::new(Resident::new(picked.backend, mode)),
+        (false, None, true) => Box::new(Batched::new(picked.backend)),
+        (false, None, false) => picked.backend,
+    };
+    let config = if args.datafusion {
+        GenConfig::udf()
+    } else {
+        GenConfig::differential()
     };
     let options = FuzzOptions {
         cases: args.cases,
         seed: args.seed,
+        config,
         regressions_dir: args.save.clone(),
         time_limit,
         max_mismatches: args.max_mismatches,
@@ -150,6 +171,8 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
     let to_stdout = args.json.as_deref() == Some(Path::new("-"));
     let mode = if args.metamorphic {
         "metamorphic"
+    } else if args.datafusion {
+        "datafusion"
     } else {
         "differential"
     };
@@ -210,10 +233,11 @@ pub(crate) fn check_paths(args: &FuzzArgs) -> Result<(), String> {
 
 fn print_summary(seed: u64, mode: &str, summary: &FuzzSummary) {
     // A metamorphic run executes nothing on the reference unless it sees a disagreement.
-    let (label, ops) = if mode == "metamorphic" {
-        (" (metamorphic)", String::new())
-    } else {
-        ("", format!(" {} ops executed,", summary.ops_executed))
+    let ops = format!(" {} ops executed,", summary.ops_executed);
+    let (label, ops) = match mode {
+        "metamorphic" => (" (metamorphic)", String::new()),
+        "datafusion" => (" (DataFusion)", ops),
+        _ => ("", ops),
     };
     say!(
         "fuzz seed {seed}{label}: {} programs, {} compared,{ops} {} skipped ({} indeterminate), {} mismatches, {:.1} s",

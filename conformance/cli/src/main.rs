@@ -1,7 +1,8 @@
 //! `vyre-conform`: runs the conformance catalogue on every backend available here (or one, with
 //! `--backend`), prints an area x backend table and the first failures in full, optionally writes the
 //! reports as JSON, and exits non-zero on any failure. `fuzz` runs the differential fuzzer (or, with
-//! `--metamorphic`, a backend against itself), `replay` runs saved regression cases again and shows
+//! `--metamorphic`, a backend against itself; with `--datafusion`, the backend behind DataFusion
+//! queries), `replay` runs saved regression cases again and shows
 //! where they differ, and `list-adapters` says which GPU adapters vyre sees and which one it takes.
 //!
 //! Arguments are parsed by clap; a usage error is one line on stderr and exit code 2. Adding a
@@ -23,6 +24,7 @@ macro_rules! say {
 
 mod adapters;
 mod check;
+mod datafusion;
 mod fuzz;
 mod pass;
 mod progress;
@@ -74,7 +76,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run random valid programs on the reference and on another backend (with --metamorphic:
     /// programs and rewrites of them on one backend; with --pass NAME: programs and what the IR
-    /// pass NAME makes of them); mismatches are shrunk, printed, and saved as regression cases.
+    /// pass NAME makes of them; with --datafusion: programs run as DataFusion functions on the
+    /// backend); mismatches are shrunk, printed, and saved as regression cases.
     #[command(after_help = EXIT_CODES)]
     Fuzz(fuzz::FuzzArgs),
     /// Run saved regression cases (fuzz --save, conformance/regressions/) on a backend against the

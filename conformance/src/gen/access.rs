@@ -167,6 +167,9 @@ impl Ctx {
 
     /// An index into `info` for an access here.
     pub(crate) fn index(&self, ch: &mut Choices<'_>, info: &BufInfo, depth: u32) -> Expr {
+        if self.at_tid_only(info) {
+            return Expr::var(TID);
+        }
         let wild = self.features.has(Feature::WildIndices);
         if info.rows {
             let (base, lane) = self.row_base(ch, info, depth, wild);

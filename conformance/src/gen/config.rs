@@ -283,6 +283,11 @@ pub struct GenConfig {
     pub max_workgroups: u32,
     /// The most elements of a buffer whose size is not tied to the invocation count.
     pub max_elements: u32,
+    /// When true, every program has the shape of a DataFusion scalar function
+    /// (`vyre_datafusion::VyreUdf`): one row per invocation of a one-dimensional grid, `read`
+    /// buffers of one element per row as the arguments, one `output` buffer as the result
+    /// (`gen/udf.rs` has the rules and why). Off, programs decode as they did before it existed.
+    pub udf_shape: bool,
 }
 
 impl GenConfig {
@@ -303,6 +308,7 @@ impl GenConfig {
             max_workgroup_invocations: 16,
             max_workgroups: 6,
             max_elements: 32,
+            udf_shape: false,
         }
     }
 
@@ -329,6 +335,17 @@ impl GenConfig {
     pub fn passes() -> Self {
         Self {
             kept: Features::none().with(Feature::PassShapes),
+            ..Self::differential()
+        }
+    }
+
+    /// The configuration of the DataFusion mode (`vyre-conform fuzz --datafusion`):
+    /// [`GenConfig::differential`] with every program shaped as a scalar function of its `read`
+    /// buffers ([`GenConfig::udf_shape`]).
+    #[must_use]
+    pub fn udf() -> Self {
+        Self {
+            udf_shape: true,
             ..Self::differential()
         }
     }

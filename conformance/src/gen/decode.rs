@@ -9,7 +9,7 @@ use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Node, Program};
 
 use crate::r#gen::layout::{BufInfo, Shape, decode_buffers};
-use crate::r#gen::{Feature, Features, GenConfig, Recipe, inputs};
+use crate::r#gen::{Feature, Features, GenConfig, Recipe, inputs, udf};
 
 /// A decoded case: a program, one byte vector per input buffer, and the dispatch configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -291,21 +291,30 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
     // Elementwise shapes narrow what a program may do, so even with the feature on only every other
     // case takes one (a shape word the elementwise shape does not otherwise read decides).
     let coin = recipe.shape.get(5).copied().unwrap_or(0) % 2 == 0;
-    if !coin {
-        features = features.without(Feature::Elementwise);
-    }
-    if features.has(Feature::Elementwise) {
-        features = features
-            .without(Feature::Workgroup)
-            .without(Feature::Atomics)
-            .without(Feature::Returns);
+    if config.udf_shape {
+        // Every case a function's shape (`udf.rs`), whatever the coin.
+        features = udf::case_features(features);
+    } else {
+        if !coin {
+            features = features.without(Feature::Elementwise);
+        }
+        if features.has(Feature::Elementwise) {
+            features = features
+                .without(Feature::Workgroup)
+                .without(Feature::Atomics)
+                .without(Feature::Returns);
+        }
     }
     let shape = Shape::decode(&recipe.shape, config, features);
     if shape.workgroup[1] != 1 || shape.workgroup[2] != 1 {
         // Subgroup operations need a one-dimensional workgroup.
         features = features.without(Feature::Subgroups);
     }
-    let buffers = decode_buffers(&recipe.buffers, &shape, features, config);
+    let buffers = if config.udf_shape {
+        udf::decode_buffers(&recipe.buffers, &shape, features, config)
+    } else {
+        decode_buffers(&recipe.buffers, &shape, features, config)
+    };
     let mut ctx = Ctx::new(config, features, buffers);
     ctx.prelude(&shape);
     for stmt in recipe.stmts.iter().take(config.max_stmts) {

@@ -524,10 +524,9 @@ impl Ctx {
             0 => self.literal(ch, ty),
             1 if !vars.is_empty() => Expr::var(vars[ch.below(vars.len())]),
             n if n + 1 == options && builtins => {
-                let buffer = &self.buffers[ch.below(self.buffers.len())].decl.name;
-                Expr::buf_len(buffer.as_str())
+                self.length_leaf(&self.buffers[ch.below(self.buffers.len())])
             }
-            _ => Expr::Builtin(builtin(ch.next_word())),
+            _ => Expr::Builtin(self.launch_builtin(builtin(ch.next_word()))),
         }
     }
 

@@ -190,17 +190,23 @@ pub(crate) fn decode_buffers(
     for (i, &word) in words.iter().enumerate() {
         buffers.push(decode_buffer(i + 1, word, shape, features, config));
     }
+    number_bindings(&mut buffers);
+    buffers
+}
+
+/// Gives the bound buffers bindings 0, 1, 2, ... in declaration order.
+pub(crate) fn number_bindings(buffers: &mut [BufInfo]) {
     let mut binding = 0;
-    for info in &mut buffers {
+    for info in buffers {
         if info.decl.access.is_bound() {
             info.decl.binding = binding;
             binding += 1;
         }
     }
-    buffers
 }
 
-fn decode_buffer(
+/// Buffer `i` of the list, from its word.
+pub(crate) fn decode_buffer(
     i: usize,
     word: u32,
     shape: &Shape,
@@ -275,7 +281,7 @@ fn decode_buffer(
     }
 }
 
-fn read_only(decl: BufferDecl, elements: u32) -> BufInfo {
+pub(crate) fn read_only(decl: BufferDecl, elements: u32) -> BufInfo {
     BufInfo {
         decl,
         role: Role::ReadOnly,
@@ -287,7 +293,7 @@ fn read_only(decl: BufferDecl, elements: u32) -> BufInfo {
 
 /// An own-slot storage buffer with room for every invocation's slots, less `short` elements so that
 /// the last slots are out of bounds.
-fn own_storage(
+pub(crate) fn own_storage(
     name: &str,
     access: BufferAccess,
     elem: DataType,

@@ -14,6 +14,8 @@
 //!   miscompiled while the catalogue was green (`edges.rs`, `widths.rs`, `round_trips.rs`, which say
 //!   why they are features and not weights): negations and edge literals around `min`/`max`/`abs`,
 //!   integer width casts next to shifts and remainders, and f16 round trips at rounding boundaries.
+//!   With `udf_shape` on ([`GenConfig::udf`]), every program is an elementwise function of its
+//!   `read` buffers with one `output`, the shape a DataFusion scalar function takes (`udf.rs`).
 //! - **Raw programs** ([`raw_program`]): structurally arbitrary trees, most of them invalid, for
 //!   checking that `validate` never panics and that no backend panics on what it accepts.
 
@@ -31,6 +33,7 @@ mod raw;
 mod recipe;
 mod round_trips;
 mod stmt;
+mod udf;
 mod widths;
 
 pub use config::{Feature, Features, GenConfig};
