@@ -333,11 +333,12 @@ fn backend_error(error: UdfError) -> BackendError {
         UdfError::InvalidProgram { errors, .. } => BackendError::InvalidProgram(errors),
         UdfError::NotElementwise { .. } => unsupported(&error.to_string()),
         UdfError::TooLong { .. } => BackendError::limit_exceeded(error.to_string()),
-        UdfError::ArgumentCount { .. } | UdfError::ArgumentType { .. } => {
-            BackendError::new(format!(
-                "UdfBackend called its function wrongly: {error} (this is a bug in vyre-datafusion; report it with the program)"
-            ))
-        }
+        // A function's bytes in a serialized plan: no plan is (de)serialized here.
+        UdfError::ArgumentCount { .. }
+        | UdfError::ArgumentType { .. }
+        | UdfError::Malformed { .. } => BackendError::new(format!(
+            "UdfBackend called its function wrongly: {error}. Fix: this is a bug in vyre-datafusion; report it with the program."
+        )),
     }
 }
 
