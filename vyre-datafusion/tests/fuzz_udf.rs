@@ -112,7 +112,7 @@ fn a_dispatch_that_is_not_one_row_per_invocation_is_refused() {
     let two = DispatchConfig::new().with_grid([2, 1, 1]);
     assert!(
         backend
-            .dispatch(&program(8), &[input.clone()], &two)
+            .dispatch(&program(8), std::slice::from_ref(&input), &two)
             .is_ok()
     );
     // Three workgroups of four for eight rows, and an argument of another length.
