@@ -5,7 +5,7 @@
 use vyre_conformance::fuzz::generate;
 use vyre_conformance::r#gen::{GenConfig, keeps_float_rules};
 use vyre_foundation::elementwise::is_elementwise;
-use vyre_foundation::ir::{BufferAccess, Builtin, Expr, Node};
+use vyre_foundation::ir::{BinOp, BufferAccess, Builtin, Expr, Node};
 
 const PROGRAMS: u64 = 2000;
 
@@ -58,19 +58,39 @@ fn every_udf_shaped_program_is_a_function_of_its_rows() {
             }
         }
         assert_eq!((outputs, reads > 0), (1, true), "case {index}:\n{program}");
+        // `buf_len` of a storage buffer only as the bound of a store's guard, `tid < buf_len(b)`,
+        // which every row of a batch passes at any length of `b` past it.
+        let bound = |buffer: &str| {
+            program
+                .buffers
+                .iter()
+                .any(|b| b.name == buffer && b.access != BufferAccess::Workgroup)
+        };
+        let (mut lengths, mut guards) = (0, 0);
         vyre_foundation::for_each_expr(program, |e| {
             assert!(
                 !matches!(e, Expr::Builtin(Builtin::NumWorkgroups(_))),
                 "case {index} reads num_workgroups:\n{program}"
             );
-            if let Expr::BufLen(buffer) = e {
-                let decl = program.buffers.iter().find(|b| b.name == *buffer);
-                assert!(
-                    decl.is_some_and(|d| d.access == BufferAccess::Workgroup),
-                    "case {index} reads buf_len({buffer}):\n{program}"
-                );
+            lengths += usize::from(matches!(e, Expr::BufLen(b) if bound(b)));
+        });
+        vyre_foundation::for_each_node(&program.body, |n| {
+            if let Node::If { cond, .. } = n
+                && let Expr::Binary {
+                    op: BinOp::Lt,
+                    lhs,
+                    rhs,
+                } = cond
+                && matches!(&**lhs, Expr::Var(v) if v == "tid")
+                && matches!(&**rhs, Expr::BufLen(b) if bound(b))
+            {
+                guards += 1;
             }
         });
+        assert_eq!(
+            lengths, guards,
+            "case {index} reads the length of a storage buffer outside a guard:\n{program}"
+        );
     }
 }
 
