@@ -2,6 +2,7 @@
 //! plan runs and gives the original's rows), and malformed or invalid function bytes are errors
 //! with a `Fix:`, never a panic. On the reference backend and on wgpu.
 
+#[macro_use]
 mod common;
 
 use std::sync::Arc;
@@ -189,34 +190,9 @@ async fn a_corrupted_plan_is_an_error(backend: Arc<dyn VyreBackend>) {
     );
 }
 
-macro_rules! codec_suite {
-    ($module:ident, $backend:path) => {
-        mod $module {
-            use super::*;
-
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        let Some(backend) = $backend(stringify!($name)) else {
-                            return;
-                        };
-                        super::$name(backend).await;
-                    }
-                };
-            }
-
-            case!(plans_round_trip);
-            case!(malformed_function_bytes_are_errors);
-            case!(a_function_that_fails_validation_on_arrival);
-            case!(a_corrupted_plan_is_an_error);
-        }
-    };
-}
-
-fn reference(_test: &str) -> Option<Arc<dyn VyreBackend>> {
-    common::reference()
-}
-
-codec_suite!(on_reference, reference);
-codec_suite!(on_wgpu, common::wgpu);
+on_every_backend!(
+    plans_round_trip,
+    malformed_function_bytes_are_errors,
+    a_function_that_fails_validation_on_arrival,
+    a_corrupted_plan_is_an_error,
+);

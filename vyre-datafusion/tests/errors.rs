@@ -1,6 +1,7 @@
 //! Every way a vyre function refuses bad input: a DataFusion error naming the function and ending
 //! with `Fix: ...`, never a panic. Instantiated for the reference backend and for wgpu.
 
+#[macro_use]
 mod common;
 
 use std::sync::Arc;
@@ -273,36 +274,11 @@ async fn a_call_that_bypasses_planning(backend: Arc<dyn VyreBackend>) {
     ));
 }
 
-macro_rules! error_suite {
-    ($module:ident, $backend:path) => {
-        mod $module {
-            use super::*;
-
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        let Some(backend) = $backend(stringify!($name)) else {
-                            return;
-                        };
-                        super::$name(backend).await;
-                    }
-                };
-            }
-
-            case!(an_argument_of_another_type);
-            case!(the_wrong_number_of_arguments);
-            case!(programs_that_are_not_functions);
-            case!(a_batch_longer_than_the_device_takes);
-            case!(a_failing_backend);
-            case!(a_call_that_bypasses_planning);
-        }
-    };
-}
-
-fn reference(_test: &str) -> Option<Arc<dyn VyreBackend>> {
-    common::reference()
-}
-
-error_suite!(on_reference, reference);
-error_suite!(on_wgpu, common::wgpu);
+on_every_backend!(
+    an_argument_of_another_type,
+    the_wrong_number_of_arguments,
+    programs_that_are_not_functions,
+    a_batch_longer_than_the_device_takes,
+    a_failing_backend,
+    a_call_that_bypasses_planning,
+);

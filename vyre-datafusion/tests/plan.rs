@@ -3,6 +3,7 @@
 //! same query with Rust UDFs of the same names on DataFusion's CPU path. On the reference backend
 //! and on wgpu.
 
+#[macro_use]
 mod common;
 
 use std::sync::Arc;
@@ -224,34 +225,9 @@ async fn a_cpu_operator_over_a_vyre_function_keeps_datafusions_plan(backend: Arc
     assert_eq!(sequences, steps, "one call per UDF dispatch");
 }
 
-macro_rules! plan_suite {
-    ($module:ident, $backend:path) => {
-        mod $module {
-            use super::*;
-
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        let Some(backend) = $backend(stringify!($name)) else {
-                            return;
-                        };
-                        super::$name(backend).await;
-                    }
-                };
-            }
-
-            case!(nested_functions_run_as_one_sequence_per_batch);
-            case!(a_filter_of_vyre_functions);
-            case!(a_filter_and_a_projection);
-            case!(a_cpu_operator_over_a_vyre_function_keeps_datafusions_plan);
-        }
-    };
-}
-
-fn reference(_test: &str) -> Option<Arc<dyn VyreBackend>> {
-    common::reference()
-}
-
-plan_suite!(on_reference, reference);
-plan_suite!(on_wgpu, common::wgpu);
+on_every_backend!(
+    nested_functions_run_as_one_sequence_per_batch,
+    a_filter_of_vyre_functions,
+    a_filter_and_a_projection,
+    a_cpu_operator_over_a_vyre_function_keeps_datafusions_plan,
+);

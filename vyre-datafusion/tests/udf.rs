@@ -2,6 +2,7 @@
 //! DataFusion on the CPU: each type, nulls, scalars, filters, many partitions and batches, and each
 //! error. One suite, instantiated for the reference backend and for wgpu (lavapipe in CI).
 
+#[macro_use]
 mod common;
 
 use std::sync::Arc;
@@ -337,39 +338,14 @@ async fn a_wrong_function_is_caught(backend: Arc<dyn VyreBackend>) {
     );
 }
 
-macro_rules! udf_suite {
-    ($module:ident, $backend:path) => {
-        mod $module {
-            use super::*;
-
-            macro_rules! case {
-                ($name:ident) => {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    async fn $name() {
-                        let Some(backend) = $backend(stringify!($name)) else {
-                            return;
-                        };
-                        super::$name(backend).await;
-                    }
-                };
-            }
-
-            case!(i32_wrapping_affine);
-            case!(i64_wrapping_square_minus);
-            case!(u32_and_u64_hash);
-            case!(f32_multiply_add);
-            case!(f16_add_and_widen);
-            case!(bool_logic_and_comparison);
-            case!(scalars_broadcast_and_widen);
-            case!(in_a_filter_and_over_no_rows);
-            case!(a_wrong_function_is_caught);
-        }
-    };
-}
-
-fn reference(_test: &str) -> Option<Arc<dyn VyreBackend>> {
-    common::reference()
-}
-
-udf_suite!(on_reference, reference);
-udf_suite!(on_wgpu, common::wgpu);
+on_every_backend!(
+    i32_wrapping_affine,
+    i64_wrapping_square_minus,
+    u32_and_u64_hash,
+    f32_multiply_add,
+    f16_add_and_widen,
+    bool_logic_and_comparison,
+    scalars_broadcast_and_widen,
+    in_a_filter_and_over_no_rows,
+    a_wrong_function_is_caught,
+);

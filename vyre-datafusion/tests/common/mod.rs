@@ -1,7 +1,7 @@
 //! What the vyre-datafusion tests share: the backends they run on, tables, Rust UDFs of the same
 //! meaning as the vyre programs, and a row-by-row comparison.
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_macros)]
 
 use std::sync::{Arc, OnceLock};
 
@@ -13,6 +13,36 @@ use datafusion::logical_expr::{ColumnarValue, ScalarUDF, Volatility, create_udf}
 use datafusion::prelude::{SessionConfig, SessionContext};
 use vyre::VyreBackend;
 use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+
+/// One test per named `async fn NAME(backend: Arc<dyn VyreBackend>)` of the file, on each backend:
+/// `on_reference::NAME` and `on_wgpu::NAME` (skipped, saying so, without an adapter).
+macro_rules! on_every_backend {
+    ($($name:ident),* $(,)?) => {
+        mod on_reference {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(backend) = super::common::reference() else {
+                        return;
+                    };
+                    super::$name(backend).await;
+                }
+            )*
+        }
+
+        mod on_wgpu {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(backend) = super::common::wgpu(stringify!($name)) else {
+                        return;
+                    };
+                    super::$name(backend).await;
+                }
+            )*
+        }
+    };
+}
 
 /// The reference backend, the oracle every GPU result must equal.
 pub fn reference() -> Option<Arc<dyn VyreBackend>> {
