@@ -69,6 +69,7 @@ mod codec;
 mod columns;
 mod error;
 mod kernel;
+mod options;
 mod plan;
 mod pool;
 mod sequence;
@@ -78,6 +79,7 @@ mod udf_backend;
 
 pub use codec::{UDF_MAGIC, VyreCodec};
 pub use error::UdfError;
+pub use options::VyreOptions;
 pub use plan::{VyreExec, VyreRule};
 pub use types::{arrow_type, vyre_type};
 pub use udf::{VyreUdf, VyreUdfBuilder};

@@ -9,7 +9,7 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Values, assert_same, program, register, rust_udf};
+use common::{Counting, Values, assert_same, program, register, rust_udf};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::DataType as ArrowType;
 use datafusion::common::ScalarValue;
@@ -17,46 +17,12 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion::logical_expr::ScalarUDF;
 use datafusion::physical_plan::{collect, displayable};
 use datafusion::prelude::{SessionConfig, SessionContext};
+use vyre::VyreBackend;
 use vyre::ir::{BinOp, DataType, Expr};
-use vyre::{BackendError, Capabilities, DeviceBuffer, Step, VyreBackend};
 use vyre_datafusion::{VyreRule, VyreUdf};
 
 const ROWS: usize = 5_000;
 const BATCH: usize = 1_000;
-
-/// A backend that counts the sequences and steps it runs.
-struct Counting {
-    inner: Arc<dyn VyreBackend>,
-    sequences: AtomicUsize,
-    steps: AtomicUsize,
-}
-
-impl VyreBackend for Counting {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
-        self.inner.create_buffer(bytes)
-    }
-    fn write_buffer(&self, b: &DeviceBuffer, at: u64, data: &[u8]) -> Result<(), BackendError> {
-        self.inner.write_buffer(b, at, data)
-    }
-    fn read_buffer(
-        &self,
-        b: &DeviceBuffer,
-        range: std::ops::Range<u64>,
-    ) -> Result<Vec<u8>, BackendError> {
-        self.inner.read_buffer(b, range)
-    }
-    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
-        self.sequences.fetch_add(1, Ordering::Relaxed);
-        self.steps.fetch_add(steps.len(), Ordering::Relaxed);
-        self.inner.dispatch_sequence(steps)
-    }
-}
 
 fn int64(v: &ScalarValue) -> i64 {
     match v {

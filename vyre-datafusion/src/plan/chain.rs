@@ -13,10 +13,11 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, RecordBatch};
+use datafusion::arrow::array::{Array, ArrayRef, RecordBatch};
+use datafusion::arrow::compute::concat;
 use datafusion::arrow::datatypes::Schema;
 use datafusion::error::Result;
-use datafusion::logical_expr::ScalarUDFImpl;
+use datafusion::logical_expr::{ColumnarValue, ScalarUDFImpl};
 use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_plan::expressions::Column as ColumnExpr;
 use vyre::VyreBackend;
@@ -118,10 +119,22 @@ impl Chain {
         &self.names
     }
 
-    /// The outputs' columns for `batch`: its own columns passed through, and every vyre result
-    /// computed in one sequence.
-    pub(crate) fn evaluate(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
-        let rows = batch.num_rows();
+    /// The most rows one run of the chain holds (a longer batch is [`UdfError::TooLong`]).
+    pub(crate) fn max_rows(&self) -> u64 {
+        self.max_rows
+    }
+
+    /// The outputs' columns for each of `batches`: their own columns passed through, and every
+    /// vyre result computed in one sequence over all their rows, cut back at the batches'
+    /// boundaries.
+    ///
+    /// Running consecutive batches as one is exact: every function is elementwise, so a row's
+    /// result depends on that row of the leaves alone, wherever it sits in the dispatch. Only the
+    /// leaves are concatenated (one host copy of the columns the device reads), never the columns
+    /// passed through; a single batch is uploaded from Arrow's memory as it is.
+    pub(crate) fn evaluate(&self, batches: &[RecordBatch]) -> Result<Vec<Vec<ArrayRef>>> {
+        let lengths: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+        let rows: usize = lengths.iter().sum();
         let name = self.names.join(", ");
         let columns = self
             .leaves
@@ -129,7 +142,7 @@ impl Chain {
             .enumerate()
             .map(|(i, (expr, slot))| {
                 let ty = self.sequence.slot_type(*slot);
-                Column::new(&name, i, &expr.evaluate(batch)?, ty, rows)
+                Column::new(&name, i, &leaf_value(expr, batches)?, ty, rows)
             })
             .collect::<Result<Vec<_>>>()?;
         let reads: Vec<usize> = self
@@ -140,7 +153,7 @@ impl Chain {
                 Output::Pass(_) => None,
             })
             .collect();
-        let mut results = if rows == 0 {
+        let results = if rows == 0 {
             vec![Vec::new(); reads.len()]
         } else if rows as u64 > self.max_rows {
             return Err(UdfError::TooLong {
@@ -165,20 +178,61 @@ impl Chain {
                     backend: self.backend.id().to_string(),
                     source,
                 })?
-        }
-        .into_iter();
-        self.outputs
+        };
+        // Each output over all the rows: a vyre result with its validity, or a passed column.
+        let mut results = results.into_iter();
+        let whole = self
+            .outputs
             .iter()
             .map(|output| match output {
-                Output::Pass(index) => Ok(Arc::clone(batch.column(*index))),
+                Output::Pass(index) => Ok(Whole::Pass(*index)),
                 Output::Device { slot, leaves } => {
                     let bytes = results.next().unwrap_or_default();
                     let nulls = columns::validity_of(leaves.iter().map(|&l| &columns[l]));
-                    columns::result(bytes, self.sequence.slot_type(*slot), rows, nulls)
+                    let ty = self.sequence.slot_type(*slot);
+                    columns::result(bytes, ty, rows, nulls).map(Whole::Device)
                 }
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        let mut at = 0;
+        Ok(batches
+            .iter()
+            .zip(lengths)
+            .map(|(batch, len)| {
+                let out = whole
+                    .iter()
+                    .map(|column| match column {
+                        Whole::Pass(index) => Arc::clone(batch.column(*index)),
+                        Whole::Device(column) => column.slice(at, len),
+                    })
+                    .collect();
+                at += len;
+                out
+            })
+            .collect())
     }
+}
+
+/// One output of [`Chain::evaluate`] over all its batches' rows.
+enum Whole {
+    /// Column `index` of each batch.
+    Pass(usize),
+    /// A vyre result over every row.
+    Device(ArrayRef),
+}
+
+/// The value of leaf `expr` over all of `batches`: as DataFusion evaluates it for one batch, the
+/// concatenation of its arrays for several.
+fn leaf_value(expr: &Arc<dyn PhysicalExpr>, batches: &[RecordBatch]) -> Result<ColumnarValue> {
+    if let [one] = batches {
+        return expr.evaluate(one);
+    }
+    let arrays = batches
+        .iter()
+        .map(|b| expr.evaluate(b)?.into_array(b.num_rows()))
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&dyn Array> = arrays.iter().map(AsRef::as_ref).collect();
+    Ok(ColumnarValue::Array(concat(&refs)?))
 }
 
 /// The state of one compilation.

@@ -1,12 +1,11 @@
 //! `VyreExec`: a projection or filter whose expressions are vyre functions, run as one
-//! `dispatch_sequence` per batch (see `chain.rs` for what compiles).
+//! `dispatch_sequence` per batch, small batches together (see `chain.rs` for what compiles,
+//! `coalesce.rs` for which batches run together, `stream.rs` for the output).
 
 use std::fmt;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{AsArray, RecordBatch, RecordBatchOptions};
-use datafusion::arrow::compute::filter_record_batch;
-use datafusion::arrow::datatypes::{DataType as ArrowType, SchemaRef};
+use datafusion::arrow::datatypes::DataType as ArrowType;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -15,23 +14,17 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
-use futures::StreamExt;
 
 use super::chain::Chain;
-
-/// What the node does with the chain's outputs.
-#[derive(Clone, Debug)]
-enum Kind {
-    /// The outputs are the batch.
-    Projection,
-    /// The one output is a predicate; then the kept rows' columns `projection` (all: `None`).
-    Filter { projection: Option<Vec<usize>> },
-}
+use super::stream::{Kind, NodeStream};
+use crate::options::VyreOptions;
 
 /// A `ProjectionExec` or `FilterExec` made of vyre functions, which [`crate::VyreRule`] puts in
 /// its place. It keeps the plan it replaced (its schema, properties and expressions are that
 /// plan's), and evaluates each batch as one resident `dispatch_sequence`: nested and neighbouring
-/// vyre functions read each other's results on the device.
+/// vyre functions read each other's results on the device. Consecutive batches shorter than
+/// [`crate::VyreOptions::coalesce_rows`] (by default the session's batch size) run as one
+/// sequence; the output batches are still those of the replaced plan (`stream.rs`).
 pub struct VyreExec {
     original: Arc<dyn ExecutionPlan>,
     chain: Arc<Chain>,
@@ -56,10 +49,12 @@ impl VyreExec {
                     return None;
                 }
                 let projection = filter.projection().as_ref().map(|p| p.to_vec());
-                (
-                    vec![Arc::clone(filter.predicate())],
-                    Kind::Filter { projection },
-                )
+                let kind = Kind::Filter {
+                    projection,
+                    batch_size: filter.batch_size(),
+                    fetch: filter.fetch(),
+                };
+                (vec![Arc::clone(filter.predicate())], kind)
             } else {
                 return None;
             };
@@ -76,42 +71,6 @@ impl VyreExec {
     #[must_use]
     pub fn original(&self) -> &Arc<dyn ExecutionPlan> {
         &self.original
-    }
-
-    /// The node's output for one input batch, of schema `schema`.
-    fn evaluate(
-        chain: &Chain,
-        kind: &Kind,
-        schema: &SchemaRef,
-        batch: &RecordBatch,
-    ) -> Result<RecordBatch> {
-        let columns = chain.evaluate(batch)?;
-        match kind {
-            Kind::Projection => {
-                let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-                Ok(RecordBatch::try_new_with_options(
-                    Arc::clone(schema),
-                    columns,
-                    &options,
-                )?)
-            }
-            Kind::Filter { projection } => {
-                let mask = columns
-                    .first()
-                    .and_then(|c| c.as_boolean_opt())
-                    .ok_or_else(|| {
-                        DataFusionError::Internal(
-                            "a vyre filter's predicate gave no boolean column. Fix: this is a bug in vyre-datafusion; report it with the query.".into(),
-                        )
-                    })?;
-                // A null predicate row is not kept, as in `FilterExec`.
-                let kept = filter_record_batch(batch, mask)?;
-                match projection {
-                    Some(indices) => Ok(kept.project(indices)?),
-                    None => Ok(kept),
-                }
-            }
-        }
     }
 }
 
@@ -176,6 +135,10 @@ impl ExecutionPlan for VyreExec {
         }
     }
 
+    fn fetch(&self) -> Option<usize> {
+        self.original.fetch()
+    }
+
     fn execute(
         &self,
         partition: usize,
@@ -187,12 +150,19 @@ impl ExecutionPlan for VyreExec {
             .first()
             .map(|c| Arc::clone(c))
             .ok_or_else(|| DataFusionError::Internal("VyreExec without an input".into()))?
-            .execute(partition, context)?;
+            .execute(partition, Arc::clone(&context))?;
         let schema = self.schema();
-        let chain = Arc::clone(&self.chain);
-        let kind = self.kind.clone();
-        let out = Arc::clone(&schema);
-        let stream = input.map(move |batch| Self::evaluate(&chain, &kind, &out, &batch?));
+        // Never more rows than one dispatch of the chain holds.
+        let most = usize::try_from(self.chain.max_rows()).unwrap_or(usize::MAX);
+        let target = VyreOptions::coalesce_target(context.session_config().options()).min(most);
+        let state = NodeStream::new(
+            input,
+            Arc::clone(&self.chain),
+            self.kind.clone(),
+            Arc::clone(&schema),
+            target,
+        );
+        let stream = futures::stream::unfold(state, NodeStream::next);
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }
 }

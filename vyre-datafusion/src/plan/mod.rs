@@ -2,11 +2,14 @@
 //! `dispatch_sequence` with every intermediate column resident on the device.
 //!
 //! `chain.rs` compiles a projection's or filter's expressions into a sequence of calls, `exec.rs`
-//! is the node that runs it per batch, `rule.rs` the physical optimizer rule.
+//! is the node that runs it per batch (small batches together, `coalesce.rs`; its output stream,
+//! `stream.rs`), `rule.rs` the physical optimizer rule.
 
 mod chain;
+mod coalesce;
 mod exec;
 mod rule;
+mod stream;
 
 pub use exec::VyreExec;
 pub use rule::VyreRule;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unreachable_pub, unused_macros)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
@@ -11,8 +12,8 @@ use datafusion::catalog::MemTable;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{ColumnarValue, ScalarUDF, Volatility, create_udf};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use vyre::VyreBackend;
 use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
+use vyre::{BackendError, Capabilities, DeviceBuffer, Step, VyreBackend};
 
 /// One test per named `async fn NAME(backend: Arc<dyn VyreBackend>)` of the file, on each backend:
 /// `on_reference::NAME` and `on_wgpu::NAME` (skipped, saying so, without an adapter).
@@ -244,4 +245,53 @@ pub fn bools(rows: usize, seed: u64, nulls: usize) -> ArrayRef {
             .map(|r| (!Values::null_every(r, nulls)).then(|| v.next() & 1 == 1))
             .collect::<BooleanArray>(),
     )
+}
+
+/// A backend that counts the sequences and steps it runs (a sequence is one submit on wgpu).
+pub struct Counting {
+    pub inner: Arc<dyn VyreBackend>,
+    pub sequences: AtomicUsize,
+    pub steps: AtomicUsize,
+}
+
+impl Counting {
+    pub fn new(inner: Arc<dyn VyreBackend>) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            sequences: AtomicUsize::new(0),
+            steps: AtomicUsize::new(0),
+        })
+    }
+
+    /// The sequences run so far.
+    pub fn sequences(&self) -> usize {
+        self.sequences.load(Ordering::Relaxed)
+    }
+}
+
+impl VyreBackend for Counting {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+    fn create_buffer(&self, bytes: u64) -> Result<DeviceBuffer, BackendError> {
+        self.inner.create_buffer(bytes)
+    }
+    fn write_buffer(&self, b: &DeviceBuffer, at: u64, data: &[u8]) -> Result<(), BackendError> {
+        self.inner.write_buffer(b, at, data)
+    }
+    fn read_buffer(
+        &self,
+        b: &DeviceBuffer,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
+        self.inner.read_buffer(b, range)
+    }
+    fn dispatch_sequence(&self, steps: &[Step<'_>]) -> Result<(), BackendError> {
+        self.sequences.fetch_add(1, Ordering::Relaxed);
+        self.steps.fetch_add(steps.len(), Ordering::Relaxed);
+        self.inner.dispatch_sequence(steps)
+    }
 }
