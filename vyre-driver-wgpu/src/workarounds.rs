@@ -62,7 +62,9 @@ pub enum Workaround {
     F16Rounding,
     /// The divisor of a 64-bit integer division or remainder goes through the opaque zero
     /// (`d ^ z`): the driver cannot strength-reduce a division by a constant, which it gets wrong
-    /// for widened dividends.
+    /// for widened dividends. No table entry prescribes it any more: [`Self::SoftWideDivision`]
+    /// keeps every 64-bit division from the driver, and on the H100 a run-time division (what
+    /// this rewrite forces) was itself wrong in other shapes. It stays for `VYRE_WORKAROUNDS`.
     OpaqueDivisor,
     /// A 64-bit integer narrowed to 32 bits (`u32(x)`, `i32(x)`) is the low word xored with the
     /// opaque zero: the driver cannot relate the narrowed value to the 64-bit one it came from, so
@@ -73,9 +75,12 @@ pub enum Workaround {
     /// xored with the opaque zero: the driver cannot fold it, nor order the two values by their low
     /// words.
     OpaqueWideCompare,
-    /// The quotient or remainder of a 64-bit integer division is xored with the opaque zero: the
-    /// driver cannot take a bit of it (`(x % d) & 1u64`) from inside its division routine.
-    OpaqueQuotient,
+    /// A 64-bit integer division or remainder is computed by vyre itself, a shift-and-subtract loop
+    /// over the dividend's 64 bits in 64-bit adds, shifts and bitwise operations (no compare, no
+    /// divide): the driver never sees a 64-bit division, whose run-time routine it gets wrong when
+    /// only some bits of the result are used (`(x % d) & 1u64`), or when the dividend's `abs` is
+    /// also used elsewhere.
+    SoftWideDivision,
 }
 
 impl Workaround {
@@ -87,7 +92,7 @@ impl Workaround {
         Workaround::OpaqueDivisor,
         Workaround::OpaqueNarrowing,
         Workaround::OpaqueWideCompare,
-        Workaround::OpaqueQuotient,
+        Workaround::SoftWideDivision,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -100,7 +105,7 @@ impl Workaround {
             Workaround::OpaqueDivisor => "opaque_divisor",
             Workaround::OpaqueNarrowing => "opaque_narrowing",
             Workaround::OpaqueWideCompare => "opaque_wide_compare",
-            Workaround::OpaqueQuotient => "opaque_quotient",
+            Workaround::SoftWideDivision => "soft_wide_division",
         }
     }
 
@@ -149,7 +154,7 @@ impl Workarounds {
             | Workaround::OpaqueDivisor.bit()
             | Workaround::OpaqueNarrowing.bit()
             | Workaround::OpaqueWideCompare.bit()
-            | Workaround::OpaqueQuotient.bit(),
+            | Workaround::SoftWideDivision.bit(),
     );
 
     /// This set with `workaround` added.
@@ -429,7 +434,7 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         program: "program @workgroup_size(8, 1, 1) {\n  buffer out: output u64[8] @binding(0);\n  out[gid.x] = (u64((i32(gid.x) + -8i)) % u64(32u));\n}\n",
         seen: SEEN_NVIDIA,
         affects: NVIDIA,
-        workaround: Workaround::OpaqueDivisor,
+        workaround: Workaround::SoftWideDivision,
         probe: "driver_probes.rs: remainder_of_a_widened_value",
     },
     DriverBug {
@@ -452,12 +457,21 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
     },
     DriverBug {
         id: "nvidia-wide-quotient-low-bit",
-        summary: "`((u64(gid.x) % (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64` of a divisor the driver cannot know (`z` a loaded 0) stores 39238535 for gid.x = 0 where the law gives 0: the lowest bit of a 64-bit quotient or remainder computed at run time, multiplied by a constant, comes out 1 (fuzz seeds 84001 and 85001, with `opaque_divisor` in force and with a loaded dividend without it)",
+        summary: "`((u64(gid.x) % (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64` of a divisor the driver cannot know (`z` a loaded 0) stores 39238535 for gid.x = 0 where the law gives 0: the lowest bit of a 64-bit quotient or remainder computed at run time, multiplied by a constant, comes out 1 (fuzz seeds 84001 and 85001, with `opaque_divisor` in force and with a loaded dividend without it; xoring the result with the opaque zero did not mend it on the H100, so vyre divides by itself)",
         program: "program @workgroup_size(1, 1, 1) {\n  buffer out: output u64[4] @binding(0);\n  let z = out[gid.x];\n  out[gid.x] = (((u64(gid.x) % (18446744073709551615u64 ^ z)) & 1u64) * 39238535u64);\n}\n",
         seen: "NVIDIA H100 80GB HBM3, Vulkan, driver 580.159.04 (wgpu 30.0.2, naga 30.0.2)",
         affects: NVIDIA,
-        workaround: Workaround::OpaqueQuotient,
+        workaround: Workaround::SoftWideDivision,
         probe: "driver_probes.rs: low_bit_of_a_64_bit_quotient",
+    },
+    DriverBug {
+        id: "nvidia-abs-beside-wide-division",
+        summary: "`max(abs(a1) * -1i64, -1i64)` of `a1 = atomic_add(out1[0], 0i64)` (0) stores -1 where the law gives 0 when the program also stores `f32(a1 % 17i64)` (or `a1 / 17i64`); without the division, or with `a1 % 16i64`, it is right, with every other workaround in force or none (fuzz seed 84001; seed 63031 on the H200 had the same shape)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out0: output f32[2] @binding(0);\n  buffer out1: output i64[2] @binding(1);\n  let a1 = atomic_add(out1[0u], 0i64);\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = f32((a1 % 17i64));\n}\n",
+        seen: "NVIDIA H100 80GB HBM3, Vulkan, driver 580.159.04 (wgpu 30.0.2, naga 30.0.2)",
+        affects: NVIDIA,
+        workaround: Workaround::SoftWideDivision,
+        probe: "driver_probes.rs: abs_beside_a_64_bit_division",
     },
     DriverBug {
         id: "nvidia-f16-round-trip",
@@ -483,9 +497,12 @@ mod tests {
     }
 
     #[test]
-    fn nvidia_gets_every_workaround_and_lavapipe_none() {
+    fn nvidia_gets_every_workaround_but_the_opaque_divisor_and_lavapipe_none() {
         let nvidia = info(0x10de, "NVIDIA", "580.159.04");
-        assert_eq!(Workarounds::for_adapter(&nvidia), Workarounds::ALL);
+        assert_eq!(
+            Workarounds::for_adapter(&nvidia),
+            Workarounds::ALL.without(Workaround::OpaqueDivisor)
+        );
         let lavapipe = info(0x10005, "llvmpipe", "Mesa 22.3.6 (LLVM 15.0.6)");
         assert_eq!(Workarounds::for_adapter(&lavapipe), Workarounds::NONE);
         let nvk = info(0x10de, "NVK", "Mesa 25.0");

@@ -629,13 +629,86 @@ fn low_bit_of_a_64_bit_quotient() {
             )),
         ),
     ];
+    let mut probes = probes;
+    probes.extend([
+        Probe::text(
+            "seed 84001 (B): (K * ((u64(tid) % M) % 2u64)) % 17u64",
+            "program @workgroup_size(2, 1, 1) {\n  buffer o: output u64[4] @binding(0);\n  o[gid.x] = ((9223372036854786544u64 * ((u64(gid.x) % 18446744073709551615u64) % 2u64)) % 17u64);\n}",
+        ),
+        Probe::text(
+            "seed 84001 (C): min(-abs(i32(tid)), 0) < C in a one-trip loop's condition, beside f32(2^32 % 17i64)",
+            "program @workgroup_size(2, 1, 1) {\n  buffer o: output f32[4] @binding(0);\n  let v1 = 4294967296i64;\n  let v2 = (min((abs(i32(gid.x)) * -1i), 0i) < (2147483647i + 357778899i));\n  let trip3 = 0u;\n  while ((trip3 < 1u) && v2) {\n    trip3 = (trip3 + 1u);\n  }\n  o[gid.x] = (f32((v1 % 17i64)) + f32(v2));\n}",
+        ),
+    ]);
     check(
         "low_bit_of_a_64_bit_quotient",
         "nvidia-wide-quotient-low-bit",
         &probes,
-        // Without the workaround the remainder's guarded divisor is masked at once: `== 0lu))) &
-        // 1lu` (unsigned), `== -1li))))) & 1li` (signed); with it `^` comes between.
-        &["0lu))) & 1lu", "-1li))))) & 1li"],
+        // Without the workaround the guarded divisor (a `select`) is the driver's divisor; with
+        // it vyre's loop divides, and no `%` or `/` takes that `select`.
+        &["% select(", "/ select("],
+    );
+}
+
+/// `nvidia-abs-beside-wide-division` (fuzz seed 84001; seed 63031 on the H200 had the same shape):
+/// `max(abs(a1) * -1i64, -1i64)` of `a1 = 0` stored -1 when the program also divided `a1` by 17,
+/// with every set of the other workarounds, none included. The replays on the H100 showed the
+/// division is what matters (a remainder by 16, no remainder, or no second store: right), and that
+/// the `max` is not (an explicit select, `-abs(a1)`, a quotient: wrong all the same). Variants: a
+/// load for the atomic, the remainder stored as an i64, the stores swapped, a select for the `max`,
+/// `-abs` and a quotient, and the two that were right (a remainder by 16, no second store).
+#[test]
+fn abs_beside_a_64_bit_division() {
+    let two = |body: &str| {
+        format!(
+            "program @workgroup_size(1, 1, 1) {{\n  buffer out0: output {}[2] @binding(0);\n  buffer out1: output i64[2] @binding(1);\n  {body}\n}}",
+            if body.contains("out0[1u] = f32(") {
+                "f32"
+            } else {
+                "i64"
+            }
+        )
+    };
+    let atomic = "let a1 = atomic_add(out1[0u], 0i64);";
+    let probes = [
+        (
+            "a load for the atomic",
+            "let a1 = out1[0u];\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = f32((a1 % 17i64));".to_string(),
+        ),
+        (
+            "the remainder stored as an i64",
+            format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = (a1 % 17i64);"),
+        ),
+        (
+            "the two stores swapped",
+            format!("{atomic}\n  out0[1u] = f32((a1 % 17i64));\n  out1[1u] = max((abs(a1) * -1i64), -1i64);"),
+        ),
+        (
+            "max as an explicit select",
+            format!("{atomic}\n  let v = (abs(a1) * -1i64);\n  out1[1u] = select((v > -1i64), v, -1i64);\n  out0[1u] = f32((a1 % 17i64));"),
+        ),
+        (
+            "-abs and a quotient",
+            format!("{atomic}\n  out1[1u] = max(-abs(a1), -1i64);\n  out0[1u] = f32((a1 / 17i64));"),
+        ),
+        (
+            "a remainder by 16 (right without the workaround)",
+            format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = f32((a1 % 16i64));"),
+        ),
+        (
+            "no second store (right without the workaround)",
+            format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);"),
+        ),
+    ];
+    let probes: Vec<Probe> = probes
+        .iter()
+        .map(|(name, body)| Probe::text(name, &two(body)))
+        .collect();
+    check(
+        "abs_beside_a_64_bit_division",
+        "nvidia-abs-beside-wide-division",
+        &probes,
+        &["% select(", "/ select("],
     );
 }
 

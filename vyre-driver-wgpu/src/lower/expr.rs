@@ -292,8 +292,10 @@ impl Lowerer<'_, '_> {
             DataType::F32 | DataType::F16 | DataType::Bool => r,
         };
         let divisor = self.opaque_divisor(block, divisor, ty)?;
-        let quotient = self.fb.binary(block, naga_op, l, divisor);
-        self.opaque_quotient(block, quotient, ty)
+        if let Some(soft) = self.soft_wide_division(block, op, l, divisor, ty) {
+            return Ok(soft);
+        }
+        Ok(self.fb.binary(block, naga_op, l, divisor))
     }
 
     fn unary(&mut self, block: &mut Block, op: UnOp, (a, ty): Value) -> Handle<Expression> {

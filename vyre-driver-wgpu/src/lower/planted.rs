@@ -44,11 +44,14 @@ pub enum Miscompile {
     WorkaroundWideningLogical,
     /// The `F16Rounding` workaround rounds ties away from zero instead of to even.
     WorkaroundF16TiesAway,
+    /// The `SoftWideDivision` workaround gives a signed remainder the divisor's sign instead of
+    /// the dividend's.
+    WorkaroundSoftRemainderSign,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 11] = [
+    pub const ALL: [Miscompile; 12] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -60,6 +63,7 @@ impl Miscompile {
         Miscompile::WorkaroundMinMaxUnsigned,
         Miscompile::WorkaroundWideningLogical,
         Miscompile::WorkaroundF16TiesAway,
+        Miscompile::WorkaroundSoftRemainderSign,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -71,6 +75,7 @@ impl Miscompile {
             Miscompile::WorkaroundMinMaxUnsigned
                 | Miscompile::WorkaroundWideningLogical
                 | Miscompile::WorkaroundF16TiesAway
+                | Miscompile::WorkaroundSoftRemainderSign
         )
     }
 
@@ -89,6 +94,7 @@ impl Miscompile {
             Miscompile::WorkaroundMinMaxUnsigned => 9,
             Miscompile::WorkaroundWideningLogical => 10,
             Miscompile::WorkaroundF16TiesAway => 11,
+            Miscompile::WorkaroundSoftRemainderSign => 12,
         }
     }
 }

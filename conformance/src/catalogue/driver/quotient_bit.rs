@@ -4,8 +4,9 @@
 //! and 85001), the emitted code correct: `((u64(tid) % d) & 1u64) * 39238535u64` stored 39238535
 //! for `tid = 0` whenever the driver divided at run time (a divisor it cannot know, as the
 //! `opaque_divisor` workaround makes every one, or a loaded dividend). Without the multiplication,
-//! or with the remainder hidden behind an exclusive or first, it was right; the `opaque_quotient`
-//! workaround does the latter. The cases take the remainder or the quotient at `u64` and `i64` by
+//! or with the remainder hidden behind an exclusive or first (written in the program), it was
+//! right; the same exclusive or written by the lowering was not enough, so the `soft_wide_division`
+//! workaround keeps every 64-bit division from the driver. The cases take the remainder or the quotient at `u64` and `i64` by
 //! divisors from 2 to the type's edges, mask it with `& 1` or `% 2`, and multiply; the values come
 //! as literals, the invocation id or loads.
 

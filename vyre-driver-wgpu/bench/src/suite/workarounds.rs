@@ -82,8 +82,8 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
-            name: "u64 division and remainder, results hidden, 2 an element",
-            with: only(Workaround::OpaqueQuotient),
+            name: "u64 division and remainder by vyre's loop, 2 an element",
+            with: only(Workaround::SoftWideDivision),
             input: "i32",
             output: "u64",
             output_bytes: 8,

@@ -12,7 +12,8 @@ pub(crate) struct Patterns {
     pub(crate) int_min_max: bool,
     /// A 32-to-64-bit integer widening (`OpaqueWidening` rewrites it).
     pub(crate) widening: bool,
-    /// A 64-bit integer division or remainder (`OpaqueDivisor` and `OpaqueQuotient` rewrite it).
+    /// A 64-bit integer division or remainder (`OpaqueDivisor` rewrites it with the opaque zero;
+    /// `SoftWideDivision` needs no zero).
     pub(crate) wide_division: bool,
     /// A 64-to-32-bit integer narrowing (`OpaqueNarrowing` rewrites it).
     pub(crate) narrowing: bool,
@@ -75,9 +76,7 @@ impl Patterns {
     pub(crate) fn need_opaque_zero(self, workarounds: Workarounds) -> bool {
         (self.int_min_max && workarounds.contains(Workaround::IntMinMax))
             || (self.widening && workarounds.contains(Workaround::OpaqueWidening))
-            || (self.wide_division
-                && (workarounds.contains(Workaround::OpaqueDivisor)
-                    || workarounds.contains(Workaround::OpaqueQuotient)))
+            || (self.wide_division && workarounds.contains(Workaround::OpaqueDivisor))
             || (self.narrowing && workarounds.contains(Workaround::OpaqueNarrowing))
             || (self.wide_compare && workarounds.contains(Workaround::OpaqueWideCompare))
     }
