@@ -102,6 +102,13 @@ async fn a_query_survives_an_executor_killed_mid_query() {
         .expect("the query task")
         .unwrap_or_else(|e| panic!("{sql} after an executor was killed: {e}"));
     common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
+    // The kill landed mid-task: the victim's first task compiles its pipeline (far longer than
+    // the 50 ms the test takes to notice the task and kill), and the scheduler gave it to the
+    // other executor.
+    assert!(
+        cluster.scheduler.said("on lost Executor"),
+        "the scheduler reset no task of the killed executor"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
