@@ -27,6 +27,7 @@ const CRATE_SOURCES: &[&str] = &[
     "conformance/reference/src",
     "conformance/cli/src",
     "vyre-datafusion/src",
+    "vyre-datafusion/ballista/src",
 ];
 
 /// The backends' sources, and vyre-datafusion's (which maps every vyre type to Arrow), where IR
@@ -36,6 +37,7 @@ const BACKEND_SOURCES: &[&str] = &[
     "conformance/reference/src",
     "vyre/src/sharded",
     "vyre-datafusion/src",
+    "vyre-datafusion/ballista/src",
 ];
 
 /// The IR's enums: a `match` naming one of them in a pattern must not end in `_ =>`.
