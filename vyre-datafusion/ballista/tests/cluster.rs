@@ -17,11 +17,14 @@ use vyre::ir::{BufferDecl, DataType, Expr, Node, Program};
 use vyre_ballista::{ClientBuilder, VyreLogicalCodec};
 
 /// Projections and filters calling both functions, over every row (`ORDER BY id` makes the
-/// order the CPU's).
+/// order the CPU's), then a grouping key and a join key made of one: the plans Ballista splits into
+/// stages with a shuffle between them (a hash repartition on the function's value).
 const QUERIES: &[&str] = &[
     "SELECT id, affine(a) AS x, madd(a, b) AS y FROM t ORDER BY id",
     "SELECT id, madd(a, b) FROM t WHERE affine(a) % 3 = 1 AND madd(b, a) > 0 ORDER BY id",
     "SELECT id, a FROM t WHERE affine(madd(a, b)) < 100 ORDER BY id",
+    "SELECT affine(a) % 5 AS k, count(*) AS n FROM t GROUP BY affine(a) % 5 ORDER BY k",
+    "SELECT t1.id, affine(t1.a) FROM t t1 JOIN t t2 ON affine(t1.a) = affine(t2.b) + 1 ORDER BY t1.id, affine(t1.a) LIMIT 50",
 ];
 
 /// A client of `cluster` with `affine` and `madd`, over the Parquet table in `dir`.
