@@ -50,10 +50,17 @@ fn array_misuse_is_rejected_with_a_fix() {
         Node::store("out", Expr::u32(0), Expr::array_load("nope", Expr::u32(0))),
     ]);
     let found = kinds(&bad);
-    assert!(matches!(found[0], K::ArrayLength { len: 0, .. }), "{found:?}");
+    assert!(
+        matches!(found[0], K::ArrayLength { len: 0, .. }),
+        "{found:?}"
+    );
     assert!(found.iter().any(|k| matches!(k, K::ArrayAsValue { .. })));
     assert!(found.iter().any(|k| matches!(k, K::NotAnArray { .. })));
-    assert!(found.iter().any(|k| matches!(k, K::ArrayStoreTypeMismatch { .. })));
+    assert!(
+        found
+            .iter()
+            .any(|k| matches!(k, K::ArrayStoreTypeMismatch { .. }))
+    );
     assert!(found.iter().any(|k| matches!(k, K::IndexType { .. })));
     assert!(found.iter().any(|k| matches!(k, K::UnknownVariable { .. })));
     let err = vyre_foundation::validate(&bad).unwrap_err().to_string();
@@ -66,12 +73,20 @@ fn an_array_is_scoped_like_a_let_and_may_not_shadow() {
         Node::let_bind("acc", Expr::u32(0)),
         Node::private_array("acc", DataType::U32, 2),
     ]);
-    assert!(kinds(&p).iter().any(|k| matches!(k, K::VariableRedeclared { .. })));
+    assert!(
+        kinds(&p)
+            .iter()
+            .any(|k| matches!(k, K::VariableRedeclared { .. }))
+    );
     let out_of_scope = program(vec![
         Node::block(vec![Node::private_array("a", DataType::U32, 2)]),
         Node::store("out", Expr::u32(0), Expr::array_load("a", Expr::u32(0))),
     ]);
-    assert!(kinds(&out_of_scope).iter().any(|k| matches!(k, K::UnknownVariable { .. })));
+    assert!(
+        kinds(&out_of_scope)
+            .iter()
+            .any(|k| matches!(k, K::UnknownVariable { .. }))
+    );
 }
 
 #[test]
@@ -94,7 +109,10 @@ fn the_text_form_round_trips_a_private_array() {
         Node::let_bind("var", Expr::u32(1)),
         Node::assign("var", Expr::u32(2)),
     ]);
-    assert_eq!(named_var.to_string().parse::<Program>().expect("parses"), named_var);
+    assert_eq!(
+        named_var.to_string().parse::<Program>().expect("parses"),
+        named_var
+    );
 }
 
 #[test]
@@ -105,7 +123,10 @@ fn the_wire_format_writes_version_4_only_for_private_arrays() {
     assert_eq!(WIRE_VERSION, 4);
     assert_eq!(Program::from_bytes(&bytes).expect("decodes"), p);
     let plain = program(vec![Node::store("out", Expr::gid_x(), Expr::gid_x())]);
-    assert_eq!(u16::from_le_bytes([plain.to_bytes()[4], plain.to_bytes()[5]]), 1);
+    assert_eq!(
+        u16::from_le_bytes([plain.to_bytes()[4], plain.to_bytes()[5]]),
+        1
+    );
     // The same bytes labelled version 3 name an unknown statement tag.
     let mut old = bytes.clone();
     old[4] = 3;
