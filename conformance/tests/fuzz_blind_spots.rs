@@ -124,7 +124,7 @@ fn for_node_exprs(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             f(value);
         }
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::Block(_) | Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
     }
 }
 

@@ -246,7 +246,7 @@ fn each_expr_in(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             expr(value, f);
         }
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
     }
 }
 

@@ -128,7 +128,7 @@ fn rewrite_node(node: &mut Node, types: &VarTypes, program: &Program) {
         Node::Block(body) => body
             .iter_mut()
             .for_each(|n| rewrite_node(n, types, program)),
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
     }
 }
 

@@ -21,6 +21,7 @@ mod integer;
 pub mod interval;
 mod memory;
 mod oob;
+mod private;
 pub mod oracle;
 mod shapes;
 mod subgroups;
@@ -48,6 +49,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(subgroups::batches());
     batches.extend(wide::batches());
     batches.extend(driver::batches());
+    batches.extend(private::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }

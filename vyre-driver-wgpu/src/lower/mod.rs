@@ -15,6 +15,7 @@
 //! of invocations each item runs.
 
 mod access;
+mod array;
 pub(crate) mod analysis;
 mod expr;
 mod form;
