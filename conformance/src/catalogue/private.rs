@@ -70,6 +70,7 @@ fn access(ty: DataType) -> Batch {
         BufferDecl::output("by_u32", 2, DataType::U32).with_count(LEN),
         BufferDecl::output("by_i32", 3, DataType::U32).with_count(LEN),
         BufferDecl::output("own", 4, DataType::U32).with_count(LEN),
+        BufferDecl::output("cond", 5, DataType::U32).with_count(LEN),
     ];
     let out_word = |e: Expr| match ty {
         DataType::Bool => Expr::cast(DataType::U32, e),
@@ -125,6 +126,19 @@ fn access(ty: DataType) -> Batch {
             Expr::rem(Expr::gid_x(), Expr::u32(LEN)),
         )),
     ));
+    // Under `u < LEN + 1` the index may still be `LEN`: the condition proves nothing about `a`.
+    body.push(Node::let_bind("c", Expr::u32(0)));
+    body.push(Node::if_then(
+        Expr::lt(Expr::var("u"), Expr::u32(LEN + 1)),
+        vec![Node::assign(
+            "c",
+            Expr::add(
+                out_word(Expr::array_load("a", Expr::var("u"))),
+                Expr::u32(1),
+            ),
+        )],
+    ));
+    body.push(Node::store("cond", Expr::gid_x(), Expr::var("c")));
     let program = Program::wrapped(buffers, [LEN, 1, 1], body);
     let inputs = vec![
         words_to_bytes(U32_INDICES),
@@ -165,6 +179,13 @@ fn access(ty: DataType) -> Batch {
                 (1, i as usize),
                 DataType::U32,
                 Expectation::exact(out(by_s)),
+            )
+            .expect_word(
+                format!("under_condition.{ty}[{u}u]"),
+                format!("invocation {i}, index {u}u under `u < {}`", LEN + 1),
+                (3, i as usize),
+                DataType::U32,
+                Expectation::exact(if u <= LEN { out(by_u).wrapping_add(1) } else { 0 }),
             )
             .expect_word(
                 format!("own.{ty}[{i}]"),
