@@ -505,6 +505,8 @@ mod tests {
                 Node::Store { index: at, .. } => index = Some(at),
                 Node::If { .. }
                 | Node::Assign { .. }
+                | Node::PrivateArray { .. }
+                | Node::ArrayStore { .. }
                 | Node::Loop { .. }
                 | Node::While { .. }
                 | Node::Block(_)
