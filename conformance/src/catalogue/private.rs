@@ -185,7 +185,11 @@ fn access(ty: DataType) -> Batch {
                 format!("invocation {i}, index {u}u under `u < {}`", LEN + 1),
                 (3, i as usize),
                 DataType::U32,
-                Expectation::exact(if u <= LEN { out(by_u).wrapping_add(1) } else { 0 }),
+                Expectation::exact(if u <= LEN {
+                    out(by_u).wrapping_add(1)
+                } else {
+                    0
+                }),
             )
             .expect_word(
                 format!("own.{ty}[{i}]"),
@@ -218,10 +222,7 @@ fn loops() -> Batch {
                 "h",
                 Expr::rem(Expr::mul(Expr::var("i"), g()), Expr::u32(4)),
                 Expr::add(
-                    Expr::array_load(
-                        "h",
-                        Expr::rem(Expr::mul(Expr::var("i"), g()), Expr::u32(4)),
-                    ),
+                    Expr::array_load("h", Expr::rem(Expr::mul(Expr::var("i"), g()), Expr::u32(4))),
                     Expr::u32(1),
                 ),
             )],

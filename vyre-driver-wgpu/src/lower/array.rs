@@ -40,9 +40,7 @@ impl Lowerer<'_, '_> {
         len: u32,
     ) -> Result<(), BackendError> {
         let base = self.types.value(element);
-        let stride = self.module.types[base]
-            .inner
-            .size(self.module.to_ctx());
+        let stride = self.module.types[base].inner.size(self.module.to_ctx());
         let size = NonZeroU32::new(len).ok_or_else(|| {
             BackendError::compile(
                 "the wgpu lowering met a private array of no elements. Fix: this is a vyre lowering bug (validation refuses such arrays); report it with the program text (Display).",

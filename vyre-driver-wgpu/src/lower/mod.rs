@@ -15,8 +15,8 @@
 //! of invocations each item runs.
 
 mod access;
-mod array;
 pub(crate) mod analysis;
+mod array;
 mod expr;
 mod form;
 mod func;

@@ -73,7 +73,9 @@ fn rewrite_expr(e: &mut Expr, f: &mut dyn FnMut(usize, &mut Expr), next: &mut us
 fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
-        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => vec![index, value],
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
+            vec![index, value]
+        }
         Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
         Node::Loop { from, to, .. } => vec![from, to],
         Node::Atomic {

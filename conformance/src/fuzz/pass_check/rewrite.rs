@@ -76,7 +76,8 @@ fn map_node(node: &mut Node, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
             }
             map_expr(value, rule);
         }
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        }
     }
 }
 

@@ -143,10 +143,12 @@ impl Bounds {
             return false;
         }
         let slack = u32::from(planted(Miscompile::PrivateArrayBoundOffByOne));
-        self.strict(evidence, index).iter().any(|&bound| match bound {
-            Bound::Const(n) => n <= len.saturating_add(slack),
-            Bound::Length(_) => false,
-        })
+        self.strict(evidence, index)
+            .iter()
+            .any(|&bound| match bound {
+                Bound::Const(n) => n <= len.saturating_add(slack),
+                Bound::Length(_) => false,
+            })
     }
 
     fn covers(&self, buffer: usize, bound: Bound) -> bool {
