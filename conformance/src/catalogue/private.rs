@@ -167,21 +167,21 @@ fn access(ty: DataType) -> Batch {
         let by_s = (0..LEN as i32).contains(&s).then(|| seed(i, s as u32));
         batch = batch
             .expect_word(
-                format!("load.{ty}[{u}u]"),
+                format!("private.load.{ty}[{u}u]"),
                 format!("invocation {i}, index {u}u of {LEN}"),
                 (0, i as usize),
                 DataType::U32,
                 Expectation::exact(out(by_u)),
             )
             .expect_word(
-                format!("load.{ty}[{s}i]"),
+                format!("private.load.{ty}[{s}i]"),
                 format!("invocation {i}, index {s}i of {LEN}"),
                 (1, i as usize),
                 DataType::U32,
                 Expectation::exact(out(by_s)),
             )
             .expect_word(
-                format!("under_condition.{ty}[{u}u]"),
+                format!("private.under_condition.{ty}[{u}u]"),
                 format!("invocation {i}, index {u}u under `u < {}`", LEN + 1),
                 (3, i as usize),
                 DataType::U32,
@@ -192,7 +192,7 @@ fn access(ty: DataType) -> Batch {
                 }),
             )
             .expect_word(
-                format!("own.{ty}[{i}]"),
+                format!("private.own.{ty}[{i}]"),
                 format!("invocation {i}, its own element"),
                 (2, i as usize),
                 DataType::U32,
@@ -283,7 +283,7 @@ fn loops() -> Batch {
         }
         for (k, &count) in h.iter().enumerate() {
             batch = batch.expect_word(
-                format!("histogram[{gid}][{k}]"),
+                format!("private.histogram[{gid}][{k}]"),
                 format!("invocation {gid}"),
                 (0, (gid * 4) as usize + k),
                 DataType::U32,
@@ -292,14 +292,14 @@ fn loops() -> Batch {
         }
         batch = batch
             .expect_word(
-                format!("zeroed_each_iteration[{gid}]"),
+                format!("private.zeroed_each_iteration[{gid}]"),
                 format!("invocation {gid}"),
                 (1, gid as usize),
                 DataType::U32,
                 Expectation::exact(gid),
             )
             .expect_word(
-                format!("prefix_sum[{gid}]"),
+                format!("private.prefix_sum[{gid}]"),
                 format!("invocation {gid}"),
                 (2, gid as usize),
                 DataType::U32,
