@@ -214,6 +214,7 @@ macro_rules! backend_tests {
             runtime_sized
             multi_io
             subgroups
+            private_arrays
         }
     };
     (@tests $($area:ident)*) => {

@@ -103,7 +103,7 @@ fn each_node(body: &mut [Node], f: &mut dyn FnMut(&mut Node)) {
 fn for_node_exprs(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => f(value),
-        Node::Store { index, value, .. } => {
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
             f(index);
             f(value);
         }
@@ -124,7 +124,12 @@ fn for_node_exprs(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             f(value);
         }
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::Block(_)
+        | Node::PrivateArray { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => {}
     }
 }
 
@@ -132,7 +137,7 @@ fn for_node_exprs(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
 fn each_expr(expr: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     f(expr);
     match expr {
-        Expr::Load { index, .. } => each_expr(index, f),
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => each_expr(index, f),
         Expr::Binary { lhs, rhs, .. } => {
             each_expr(lhs, f);
             each_expr(rhs, f);

@@ -291,6 +291,11 @@ fn map_node(node: &Node, f: &dyn Fn(&Expr, Expr) -> Expr) -> Node {
             index,
             value,
         } => Node::store(buffer.as_str(), e(index), e(value)),
+        Node::ArrayStore {
+            array,
+            index,
+            value,
+        } => Node::array_store(array.as_str(), e(index), e(value)),
         Node::If {
             cond,
             then,
@@ -317,7 +322,9 @@ fn map_node(node: &Node, f: &dyn Fn(&Expr, Expr) -> Expr) -> Node {
             expected: expected.as_ref().map(e),
             value: e(value),
         },
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => node.clone(),
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+            node.clone()
+        }
     }
 }
 
@@ -327,6 +334,10 @@ fn map_expr(expr: &Expr, f: &dyn Fn(&Expr, Expr) -> Expr) -> Expr {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => expr.clone(),
         Expr::Load { buffer, index } => Expr::Load {
             buffer: buffer.clone(),
+            index: m(index),
+        },
+        Expr::ArrayLoad { array, index } => Expr::ArrayLoad {
+            array: array.clone(),
             index: m(index),
         },
         Expr::Binary { op, lhs, rhs } => Expr::Binary {

@@ -166,7 +166,7 @@ fn each_expr_in(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
     fn expr(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
         f(e);
         match e {
-            Expr::Load { index, .. } => expr(index, f),
+            Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => expr(index, f),
             Expr::Binary { lhs, rhs, .. } => {
                 expr(lhs, f);
                 expr(rhs, f);
@@ -210,7 +210,7 @@ fn each_expr_in(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
     }
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => expr(value, f),
-        Node::Store { index, value, .. } => {
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
             expr(index, f);
             expr(value, f);
         }
@@ -246,7 +246,8 @@ fn each_expr_in(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             expr(value, f);
         }
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        }
     }
 }
 

@@ -88,7 +88,7 @@ fn collect_vars(body: &[Node], program: &Program, out: &mut Vec<(String, DataTyp
 fn rewrite_node(node: &mut Node, types: &VarTypes, program: &Program) {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => rewrite(value, types, program),
-        Node::Store { index, value, .. } => {
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
             rewrite(index, types, program);
             rewrite(value, types, program);
         }
@@ -128,7 +128,8 @@ fn rewrite_node(node: &mut Node, types: &VarTypes, program: &Program) {
         Node::Block(body) => body
             .iter_mut()
             .for_each(|n| rewrite_node(n, types, program)),
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        }
     }
 }
 
@@ -150,7 +151,7 @@ fn rewrite(expr: &mut Expr, types: &VarTypes, program: &Program) {
             rewrite(lhs, types, program);
             rewrite(rhs, types, program);
         }
-        Expr::Load { index, .. } => rewrite(index, types, program),
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => rewrite(index, types, program),
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Bitcast { arg, .. }

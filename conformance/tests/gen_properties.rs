@@ -72,7 +72,7 @@ fn every_feature_is_used_by_some_generated_program() {
         let text = case.program.to_string();
         for needle in [
             "if (", "for ", "barrier", "atomic_", "return", "wg", "acc", "select", "fma", "f16",
-            "u64", "i64", "h)",
+            "u64", "i64", "h)", "var arr",
         ] {
             if text.contains(needle) {
                 seen.insert(needle);
@@ -87,7 +87,7 @@ fn every_feature_is_used_by_some_generated_program() {
             seen.insert("64-bit atomics");
         }
     }
-    assert_eq!(seen.len(), 14, "constructs seen: {seen:?}");
+    assert_eq!(seen.len(), 15, "constructs seen: {seen:?}");
 }
 
 #[test]

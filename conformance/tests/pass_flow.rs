@@ -137,6 +137,8 @@ fn with_literal_bounds(body: &mut [Node]) {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -198,6 +200,8 @@ fn shorten_literal_loops(body: &mut [Node]) {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break

@@ -64,6 +64,11 @@ fn rewrite_node(v: &Validated<'_>, rule: Rule, node: &Node) -> Node {
             index,
             value,
         } => Node::store(buffer.clone(), e(index), e(value)),
+        Node::ArrayStore {
+            array,
+            index,
+            value,
+        } => Node::array_store(array.clone(), e(index), e(value)),
         Node::If {
             cond,
             then,
@@ -90,7 +95,9 @@ fn rewrite_node(v: &Validated<'_>, rule: Rule, node: &Node) -> Node {
             expected: expected.as_ref().map(e),
             value: e(value),
         },
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => node.clone(),
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+            node.clone()
+        }
     }
 }
 
@@ -103,6 +110,7 @@ fn rewrite_expr(v: &Validated<'_>, rule: Rule, x: &Expr) -> Expr {
     match x {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => x.clone(),
         Expr::Load { buffer, index } => Expr::load(buffer.clone(), f(index)),
+        Expr::ArrayLoad { array, index } => Expr::array_load(array.clone(), f(index)),
         Expr::Binary { op, lhs, rhs } => Expr::binary(*op, f(lhs), f(rhs)),
         Expr::Unary { op, arg } => Expr::unary(*op, f(arg)),
         Expr::Select {

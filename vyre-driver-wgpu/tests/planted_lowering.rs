@@ -53,7 +53,10 @@ fn every_planted_miscompile_is_caught() {
                     .find_map(|case| codegen_cases::batch_disagreement(case, &reference, &wgpu))
             })
             .or_else(|| {
-                if !miscompile.in_workaround() {
+                // The private array guard is pinned by the catalogue's `private_arrays` area.
+                if !miscompile.in_workaround()
+                    && miscompile != Miscompile::PrivateArrayBoundOffByOne
+                {
                     return None;
                 }
                 let report = vyre_conformance::report::check_backend(&wgpu);

@@ -252,6 +252,12 @@ impl Rewrite<'_> {
                     self.expr(value);
                 }
                 Node::Let { value, .. } | Node::Assign { value, .. } => self.expr(value),
+                // A private array is the invocation's own: its index keeps its meaning, builtins
+                // rewritten, as a workgroup buffer's does.
+                Node::ArrayStore { index, value, .. } => {
+                    self.expr(index);
+                    self.expr(value);
+                }
                 Node::If {
                     cond,
                     then,
@@ -271,7 +277,11 @@ impl Rewrite<'_> {
                     stack.extend(body.iter_mut());
                 }
                 Node::Block(body) => stack.extend(body.iter_mut()),
-                Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+                Node::PrivateArray { .. }
+                | Node::Barrier
+                | Node::Return
+                | Node::Break
+                | Node::Continue => {}
             }
         }
     }
@@ -308,6 +318,7 @@ impl Rewrite<'_> {
                         stack.push(index);
                     }
                 }
+                Expr::ArrayLoad { index, .. } => stack.push(index),
                 Expr::Atomic {
                     buffer,
                     index,

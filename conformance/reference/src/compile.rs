@@ -11,7 +11,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, Builtin, DataType, Expr, Node, Program};
 use vyre_foundation::validate::{BufferId, Validated, VarId};
 
-use crate::inst::{Block, BufRef, Inst, Prefill, Reg, Slot};
+use crate::inst::{ArrayRef, Block, BufRef, Inst, Prefill, Reg, Slot};
 
 mod expr;
 
@@ -201,6 +201,7 @@ impl<'v, 'p> Compiler<'v, 'p> {
             // Only leaves are prefilled; every other expression computes into a temporary.
             Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::Binary { .. }
             | Expr::Unary { .. }
             | Expr::Select { .. }
@@ -260,6 +261,27 @@ impl<'v, 'p> Compiler<'v, 'p> {
         Ok((buf, element))
     }
 
+    /// The registers of private array `id` (bound at its declaration), indexed by a `index_ty`
+    /// value, and its element type.
+    fn array_ref(
+        &self,
+        id: VarId,
+        index_ty: DataType,
+    ) -> Result<(ArrayRef, DataType), BackendError> {
+        let (base, element) = self.var(id)?;
+        let len = self
+            .evidence
+            .var(id)?
+            .array
+            .ok_or_else(|| compile_error("an array access names a variable".into()))?;
+        let array = ArrayRef {
+            base,
+            len,
+            signed_index: index_ty == DataType::I32,
+        };
+        Ok((array, element))
+    }
+
     /// Compiles a body into `out`, in a new scope; temporaries and variables are released after it.
     fn body(&mut self, nodes: &'p [Node], out: &mut Block) -> Result<(), BackendError> {
         let mark = self.next_reg;
@@ -298,6 +320,27 @@ impl<'v, 'p> Compiler<'v, 'p> {
                 let (value, _) = self.expr(value, out)?;
                 let (buf, _) = self.buf_ref(id, index_ty)?;
                 out.insts.push(Inst::Store { buf, index, value });
+            }
+            Node::PrivateArray { element, len, .. } => {
+                let id = self.evidence.node_var(node)?;
+                let base = self.next_reg;
+                self.next_reg += len;
+                self.max_reg = self.max_reg.max(self.next_reg);
+                out.insts.push(Inst::ArrayZero { base, len: *len });
+                self.bind(id, base, *element);
+                // The array's registers stay allocated for the rest of the scope.
+                return Ok(());
+            }
+            Node::ArrayStore { index, value, .. } => {
+                let id = self.evidence.node_var(node)?;
+                let (index, index_ty) = self.expr(index, out)?;
+                let (value, _) = self.expr(value, out)?;
+                let (array, _) = self.array_ref(id, index_ty)?;
+                out.insts.push(Inst::ArrayStore {
+                    array,
+                    index,
+                    value,
+                });
             }
             Node::If {
                 cond,

@@ -143,6 +143,16 @@ pub(crate) struct BufRef {
     pub(crate) signed_index: bool,
 }
 
+/// A private array operand: its elements are the registers `base..base + len`, one per element,
+/// each holding every lane's own value, so lanes never see each other's arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArrayRef {
+    pub(crate) base: Reg,
+    pub(crate) len: u32,
+    /// True when the index expression is an `i32` (negative indices are out of bounds).
+    pub(crate) signed_index: bool,
+}
+
 /// An atomic read-modify-write with its element signedness resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AtomicKind {
@@ -201,6 +211,23 @@ pub(crate) enum Inst {
     },
     Store {
         buf: BufRef,
+        index: Reg,
+        value: Reg,
+    },
+    /// Sets the private array in registers `base..base + len` to zero (a declaration).
+    ArrayZero {
+        base: Reg,
+        len: u32,
+    },
+    /// `dst = base[index]` on a private array of `len` registers; 0 out of bounds.
+    ArrayLoad {
+        dst: Reg,
+        array: ArrayRef,
+        index: Reg,
+    },
+    /// `base[index] = value` on a private array; dropped out of bounds.
+    ArrayStore {
+        array: ArrayRef,
         index: Reg,
         value: Reg,
     },

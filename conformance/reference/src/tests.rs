@@ -278,3 +278,76 @@ fn barrier_after_a_partial_break_in_the_loop_is_an_error() {
         "barrier after invocation 3 broke",
     );
 }
+
+/// `out[gid.x] = a.[idx]` after `a.[k] = 10 + k + gid.x` for `k < 4`, on a private `a: T[4]`.
+fn private_array_program(element: DataType, idx: Expr) -> Program {
+    let value = |k: u32| Expr::cast(element, Expr::add(Expr::u32(10 + k), Expr::gid_x()));
+    let mut body = vec![Node::private_array("a", element, 4)];
+    for k in 0..4 {
+        body.push(Node::array_store("a", Expr::u32(k), value(k)));
+    }
+    // An out-of-bounds store is dropped (it would otherwise change element 0 or 3).
+    body.push(Node::array_store("a", Expr::u32(4), value(99)));
+    body.push(Node::array_store("a", Expr::i32(-1), value(99)));
+    body.push(Node::store(
+        "out",
+        Expr::gid_x(),
+        Expr::cast(DataType::U32, Expr::array_load("a", idx)),
+    ));
+    Program::new(
+        vec![BufferDecl::output("out", 0, DataType::U32).with_count(4)],
+        [4, 1, 1],
+        body,
+    )
+}
+
+#[test]
+fn private_arrays_are_per_invocation_zeroed_and_bounds_checked() {
+    use vyre_driver::VyreBackend;
+    let backend = crate::ReferenceBackend::new();
+    let words = |bytes: &[u8]| -> Vec<u32> {
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    for element in [DataType::U32, DataType::I32, DataType::F32, DataType::U64] {
+        // In bounds: invocation i reads its own `12 + i`.
+        let p = private_array_program(element, Expr::u32(2));
+        let out = backend
+            .dispatch(&p, &[], &DispatchConfig::new())
+            .expect("runs");
+        assert_eq!(words(&out[0]), [12, 13, 14, 15], "{element}");
+        // Out of bounds (4, and -1 as an i32) reads 0.
+        for idx in [Expr::u32(4), Expr::i32(-1)] {
+            let p = private_array_program(element, idx);
+            let out = backend
+                .dispatch(&p, &[], &DispatchConfig::new())
+                .expect("runs");
+            assert_eq!(words(&out[0]), [0, 0, 0, 0], "{element}");
+        }
+    }
+    // A declaration in a loop body zeroes the array every iteration.
+    let p = Program::new(
+        vec![BufferDecl::output("out", 0, DataType::U32).with_count(1)],
+        [1, 1, 1],
+        vec![Node::loop_for(
+            "i",
+            Expr::u32(0),
+            Expr::u32(3),
+            vec![
+                Node::private_array("a", DataType::U32, 2),
+                Node::array_store(
+                    "a",
+                    Expr::u32(0),
+                    Expr::add(Expr::array_load("a", Expr::u32(0)), Expr::u32(1)),
+                ),
+                Node::store("out", Expr::u32(0), Expr::array_load("a", Expr::u32(0))),
+            ],
+        )],
+    );
+    let out = backend
+        .dispatch(&p, &[], &DispatchConfig::new())
+        .expect("runs");
+    assert_eq!(words(&out[0]), [1]);
+}

@@ -37,11 +37,14 @@ pub enum Area {
     /// Subgroup operations (an optional device feature): size-independent results against
     /// hand-written values, the rest against the reference at the backend's subgroup size.
     Subgroups,
+    /// Private arrays: every element type, in-bounds and out-of-bounds loads and stores, arrays
+    /// declared in loops, invocations' arrays apart.
+    PrivateArrays,
 }
 
 impl Area {
     /// Every area, in report order.
-    pub const ALL: [Area; 14] = [
+    pub const ALL: [Area; 15] = [
         Area::Integer,
         Area::Bits,
         Area::Compare,
@@ -56,6 +59,7 @@ impl Area {
         Area::RuntimeSized,
         Area::MultiIo,
         Area::Subgroups,
+        Area::PrivateArrays,
     ];
 
     /// The short name used on the command line and in JSON, e.g. `out_of_bounds`.
@@ -76,6 +80,7 @@ impl Area {
             Area::RuntimeSized => "runtime_sized",
             Area::MultiIo => "multi_io",
             Area::Subgroups => "subgroups",
+            Area::PrivateArrays => "private_arrays",
         }
     }
 

@@ -22,6 +22,7 @@ pub mod interval;
 mod memory;
 mod oob;
 pub mod oracle;
+mod private;
 mod shapes;
 mod subgroups;
 mod values;
@@ -48,6 +49,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(subgroups::batches());
     batches.extend(wide::batches());
     batches.extend(driver::batches());
+    batches.extend(private::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }

@@ -66,6 +66,8 @@ fn whiles_bounded(body: &[Node]) -> bool {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::Block(_)
@@ -216,6 +218,8 @@ fn protected_node(node: &Node) -> bool {
         Node::Let { name, .. } => name == "tid" || name == "ltid",
         Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::While { .. }
@@ -249,6 +253,8 @@ fn edit_node(body: &mut Vec<Node>, counter: &mut usize, k: usize, edit: NodeEdit
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -304,6 +310,10 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
                 index,
                 value,
             } => (!writable(p, buffer) && visit_expr(p, index, f)) || visit_expr(p, value, f),
+            // A private array is the invocation's own: no index of it can make a race.
+            Node::ArrayStore { index, value, .. } => {
+                visit_expr(p, index, f) || visit_expr(p, value, f)
+            }
             Node::If {
                 cond,
                 then,
@@ -323,7 +333,11 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
                     || expected.as_mut().is_some_and(|e| visit_expr(p, e, f))
                     || visit_expr(p, value, f)
             }
-            Node::Barrier | Node::Return | Node::Break | Node::Continue => false,
+            Node::PrivateArray { .. }
+            | Node::Barrier
+            | Node::Return
+            | Node::Break
+            | Node::Continue => false,
         };
         if stop {
             return true;
@@ -338,6 +352,7 @@ fn visit_expr(p: &Program, expr: &mut Expr, f: &mut dyn FnMut(&mut Expr) -> bool
     }
     match expr {
         Expr::Load { buffer, index } => !writable(p, buffer) && visit_expr(p, index, f),
+        Expr::ArrayLoad { index, .. } => visit_expr(p, index, f),
         Expr::Atomic {
             expected, value, ..
         } => {

@@ -88,11 +88,14 @@ pub enum Feature {
     /// stores, counted loops with literal bounds (zero-trip, with `break` and `continue`) whose
     /// every trip shows, loop-invariant lets, and barriers inside uniform loops.
     PassShapes,
+    /// Per-invocation arrays (`gen/arrays.rs`): a `let` in six becomes an array, stores into it at
+    /// literal, `tid % n` and arbitrary indices (in bounds and out), and a `let` of an element.
+    PrivateArrays,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 30] = [
+    pub const ALL: [Feature; 31] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -123,6 +126,7 @@ impl Feature {
         Feature::WidthCasts,
         Feature::F16RoundTrips,
         Feature::PassShapes,
+        Feature::PrivateArrays,
     ];
 
     const fn bit(self) -> u32 {
@@ -163,7 +167,8 @@ impl Feature {
             | Feature::RowLoads
             | Feature::EdgeOperands
             | Feature::WidthCasts
-            | Feature::PassShapes => DeviceFeatures::NONE,
+            | Feature::PassShapes
+            | Feature::PrivateArrays => DeviceFeatures::NONE,
         }
     }
 }

@@ -20,6 +20,7 @@
 //!   checking that `validate` never panics and that no backend panics on what it accepts.
 
 mod access;
+mod arrays;
 mod config;
 mod decode;
 mod edges;

@@ -155,6 +155,9 @@ impl Ctx {
             self.declare_rounded(name);
             return;
         }
+        if self.features.has(Feature::PrivateArrays) && ch.one_in(6) {
+            return self.private_array(ch);
+        }
         let types = types(self.features);
         let ty = types[ch.below(types.len())];
         let value = self.expr(ch, ty, self.config.max_expr_depth);

@@ -42,6 +42,10 @@ impl Lowerer<'_, '_> {
                 };
                 self.guarded_load(block, target)
             }
+            Expr::ArrayLoad { index, .. } => {
+                let id = self.evidence.var_of(expr)?;
+                self.array_load(block, id, index)?
+            }
             Expr::BufLen(_) => {
                 let b = self.evidence.buffer_of(expr)?.index();
                 self.prologue.lengths[b]

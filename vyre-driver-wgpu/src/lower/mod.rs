@@ -16,6 +16,7 @@
 
 mod access;
 pub(crate) mod analysis;
+mod array;
 mod expr;
 mod form;
 mod func;

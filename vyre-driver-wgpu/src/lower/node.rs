@@ -78,6 +78,14 @@ impl Lowerer<'_, '_> {
                 };
                 self.guarded_store(block, target, value);
             }
+            Node::PrivateArray { name, element, len } => {
+                let id = self.evidence.node_var(node)?;
+                self.declare_array(block, id, name, *element, *len)?;
+            }
+            Node::ArrayStore { index, value, .. } => {
+                let id = self.evidence.node_var(node)?;
+                self.array_store(block, id, index, value)?;
+            }
             Node::If {
                 cond,
                 then,

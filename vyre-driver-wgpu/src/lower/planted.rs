@@ -40,6 +40,8 @@ pub enum Miscompile {
     PackedBoundFromShortestStore,
     /// The `IntMinMax` workaround compares signed operands as unsigned ones.
     WorkaroundMinMaxUnsigned,
+    /// A private array's guard goes where the index is proven below one more than its length.
+    PrivateArrayBoundOffByOne,
     /// The `OpaqueWidening` workaround shifts back logically, so a signed source is zero-extended.
     WorkaroundWideningLogical,
     /// The `F16Rounding` workaround rounds ties away from zero instead of to even.
@@ -51,7 +53,7 @@ pub enum Miscompile {
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 12] = [
+    pub const ALL: [Miscompile; 13] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -64,6 +66,7 @@ impl Miscompile {
         Miscompile::WorkaroundWideningLogical,
         Miscompile::WorkaroundF16TiesAway,
         Miscompile::WorkaroundSoftRemainderSign,
+        Miscompile::PrivateArrayBoundOffByOne,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -95,6 +98,7 @@ impl Miscompile {
             Miscompile::WorkaroundWideningLogical => 10,
             Miscompile::WorkaroundF16TiesAway => 11,
             Miscompile::WorkaroundSoftRemainderSign => 12,
+            Miscompile::PrivateArrayBoundOffByOne => 13,
         }
     }
 }

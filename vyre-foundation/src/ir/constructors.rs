@@ -69,6 +69,15 @@ impl Expr {
         }
     }
 
+    /// `array.[index]`: element `index` of the private array `array`.
+    #[must_use]
+    pub fn array_load(array: impl Into<String>, index: Expr) -> Self {
+        Expr::ArrayLoad {
+            array: array.into(),
+            index: Box::new(index),
+        }
+    }
+
     /// The element count of `buffer`.
     #[must_use]
     pub fn buf_len(buffer: impl Into<String>) -> Self {

@@ -11,6 +11,10 @@
 //! }
 //! ```
 //!
+//! A private array is declared `var acc: f32[64];` and indexed `acc.[i]` (a load) and
+//! `acc.[i] = v;` (a store): the `.` keeps its accesses apart from a buffer's `b[i]` without
+//! knowing which names are arrays.
+//!
 //! The text is exact: `str::parse::<Program>` (`ir/parse/`) reads it back to the same program, field
 //! for field. That is why a few things print in a particular way:
 //!
@@ -131,6 +135,7 @@ fn write_expr(f: &mut fmt::Formatter<'_>, expr: &Expr, depth: usize) -> fmt::Res
         Expr::Lit(lit) => write!(f, "{lit}"),
         Expr::Var(name) => write!(f, "{}", Name(name)),
         Expr::Load { buffer, index } => write!(f, "{}[{}]", Name(buffer), At(index, d)),
+        Expr::ArrayLoad { array, index } => write!(f, "{}.[{}]", Name(array), At(index, d)),
         Expr::BufLen(buffer) => write!(f, "len({})", Name(buffer)),
         Expr::Builtin(b) => f.write_str(&b.name()),
         Expr::Binary { op, lhs, rhs } => match op.symbol() {
@@ -249,6 +254,14 @@ fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
             index,
             value,
         } => writeln!(out, "{}[{index}] = {value};", Name(buffer)),
+        Node::PrivateArray { name, element, len } => {
+            writeln!(out, "var {}: {element}[{len}];", Name(name))
+        }
+        Node::ArrayStore {
+            array,
+            index,
+            value,
+        } => writeln!(out, "{}.[{index}] = {value};", Name(array)),
         Node::If {
             cond,
             then,

@@ -27,7 +27,7 @@ fn take_children(expr: &mut Expr, stack: &mut Vec<Box<Expr>>) {
     };
     match expr {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => {}
-        Expr::Load { index, .. } => take(index),
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => take(index),
         Expr::Binary { lhs, rhs, .. } => {
             take(lhs);
             take(rhs);

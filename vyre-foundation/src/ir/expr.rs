@@ -40,6 +40,14 @@ pub enum Expr {
     },
     /// The element count of a buffer, as `u32`.
     BufLen(String),
+    /// Element `index` of the invocation's private array `array` (declared by
+    /// [`crate::ir::Node::PrivateArray`]); out of bounds reads `0`.
+    ArrayLoad {
+        /// The array's name.
+        array: String,
+        /// A `u32` or `i32` element index.
+        index: Box<Expr>,
+    },
     /// An invocation id component.
     Builtin(Builtin),
     /// A binary operation.
@@ -127,7 +135,7 @@ impl Expr {
         let mut out: [Option<&Expr>; 3] = [None, None, None];
         match self {
             Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => {}
-            Expr::Load { index, .. } => out[0] = Some(index),
+            Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => out[0] = Some(index),
             Expr::Binary { lhs, rhs, .. } => {
                 out[0] = Some(lhs);
                 out[1] = Some(rhs);

@@ -28,6 +28,6 @@ pub use literal::Literal;
 pub use node::Node;
 pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, SubgroupClass, SubgroupOp, UnClass, UnOp};
 pub use parse::{ParseError, ParseErrorKind};
-pub use program::{MAX_WORKGROUP_INVOCATIONS, Program};
+pub use program::{MAX_PRIVATE_ARRAY_LEN, MAX_WORKGROUP_INVOCATIONS, Program};
 pub use types::{BufferAccess, DataType};
 pub use wire::{WIRE_MAGIC, WIRE_VERSION, WireError, WireErrorKind};

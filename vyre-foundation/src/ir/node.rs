@@ -1,6 +1,6 @@
 //! Statements: the effectful part of the IR.
 
-use crate::ir::{AtomicOp, Expr};
+use crate::ir::{AtomicOp, DataType, Expr};
 
 /// A statement. Bodies are plain vectors of nodes; `let` bindings are scoped to the body they appear in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +27,25 @@ pub enum Node {
         /// A `u32` or `i32` element index.
         index: Expr,
         /// The value, of the buffer's element type.
+        value: Expr,
+    },
+    /// Declares a private array: `len` elements of type `element`, owned by the invocation,
+    /// visible in the rest of the enclosing body and set to zero each time the declaration runs.
+    PrivateArray {
+        /// The array's name. It may not shadow a variable or array that is still in scope.
+        name: String,
+        /// The element type.
+        element: DataType,
+        /// The element count, 1 to [`crate::ir::MAX_PRIVATE_ARRAY_LEN`].
+        len: u32,
+    },
+    /// `array.[index] = value` on a private array; out of bounds the store is dropped.
+    ArrayStore {
+        /// The array's name.
+        array: String,
+        /// A `u32` or `i32` element index.
+        index: Expr,
+        /// The value, of the array's element type.
         value: Expr,
     },
     /// A conditional.
@@ -111,6 +130,26 @@ impl Node {
     pub fn store(buffer: impl Into<String>, index: Expr, value: Expr) -> Self {
         Node::Store {
             buffer: buffer.into(),
+            index,
+            value,
+        }
+    }
+
+    /// `var name: element[len];`: a private array of `len` zeroed elements.
+    #[must_use]
+    pub fn private_array(name: impl Into<String>, element: DataType, len: u32) -> Self {
+        Node::PrivateArray {
+            name: name.into(),
+            element,
+            len,
+        }
+    }
+
+    /// `array.[index] = value;` on a private array.
+    #[must_use]
+    pub fn array_store(array: impl Into<String>, index: Expr, value: Expr) -> Self {
+        Node::ArrayStore {
+            array: array.into(),
             index,
             value,
         }
@@ -225,6 +264,8 @@ impl Node {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -240,7 +281,9 @@ impl Node {
         let mut out: [Option<&Expr>; 3] = [None, None, None];
         match self {
             Node::Let { value, .. } | Node::Assign { value, .. } => out[0] = Some(value),
-            Node::Store { index, value, .. } => out = [Some(index), Some(value), None],
+            Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
+                out = [Some(index), Some(value), None]
+            }
             Node::If { cond, .. } | Node::While { cond, .. } => out[0] = Some(cond),
             Node::Loop { from, to, .. } => out = [Some(from), Some(to), None],
             Node::Atomic {
@@ -249,7 +292,12 @@ impl Node {
                 value,
                 ..
             } => out = [Some(index), expected.as_ref(), Some(value)],
-            Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+            Node::Block(_)
+            | Node::PrivateArray { .. }
+            | Node::Barrier
+            | Node::Return
+            | Node::Break
+            | Node::Continue => {}
         }
         out.into_iter().flatten()
     }
@@ -282,6 +330,8 @@ fn take_bodies(node: &mut Node, stack: &mut Vec<Node>) {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break

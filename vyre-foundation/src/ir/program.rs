@@ -5,6 +5,11 @@ use crate::ir::{BufferDecl, Node};
 /// The largest number of invocations one workgroup may have.
 pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
 
+/// The most elements a private array ([`crate::ir::Node::PrivateArray`]) may have. Private
+/// arrays live in each invocation's registers or local memory; 1024 elements of the widest type
+/// are WGSL's 8 KiB bound on a function's memory.
+pub const MAX_PRIVATE_ARRAY_LEN: u32 = 1024;
+
 /// A compute program: the buffers it uses, its workgroup size, and the body every invocation runs.
 ///
 /// A program is plain data: build it by hand, compare it, hash it, print it. Check it with

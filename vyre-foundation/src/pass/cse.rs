@@ -230,6 +230,7 @@ fn own_fields(expr: &Expr, buffers: &Buffers, hasher: &mut Mix) -> bool {
     match expr {
         Expr::Lit(lit) => lit.hash(hasher),
         Expr::Var(name) | Expr::BufLen(name) => name.hash(hasher),
+        Expr::ArrayLoad { array, .. } => array.hash(hasher),
         Expr::Load { buffer, .. } => {
             buffer.hash(hasher);
             return !buffers.atomic(buffer);
@@ -331,7 +332,7 @@ impl Versions {
         let mut vars = BTreeSet::new();
         let mut loads = BTreeSet::new();
         crate::for_each_subexpr(expr, |e| {
-            if let Expr::Var(name) = e {
+            if let Expr::Var(name) | Expr::ArrayLoad { array: name, .. } = e {
                 vars.insert(name.as_str());
             } else if let Expr::Load { buffer, .. } = e
                 && !buffers.stable(buffer)
@@ -362,7 +363,9 @@ impl Versions {
     fn after(&mut self, node: &Node, buffers: &Buffers) {
         let effects = match node {
             Node::Let { .. } | Node::Return | Node::Break | Node::Continue => return,
-            Node::Assign { name, .. } => return Self::bump(&mut self.vars, name),
+            Node::Assign { name, .. }
+            | Node::ArrayStore { array: name, .. }
+            | Node::PrivateArray { name, .. } => return Self::bump(&mut self.vars, name),
             Node::Store { buffer, .. } => return Self::bump(&mut self.buffers, buffer),
             Node::Atomic { buffer, .. } => return self.atomic(buffer),
             Node::Barrier => {
@@ -515,6 +518,19 @@ mod tests {
             &Cse,
             "out[2u] = (gid.x * 5u); if (inp[0u] == 1u) { out[0u] = (gid.x * 5u); out[1u] = (gid.x * 5u); } while ((inp[gid.x] + 1u) == (inp[gid.x] + 1u)) { return; }",
             "out[2u] = (gid.x * 5u); if (inp[0u] == 1u) { let cse0 = (gid.x * 5u); out[0u] = cse0; out[1u] = cse0; } while ((inp[gid.x] + 1u) == (inp[gid.x] + 1u)) { return; }",
+        );
+    }
+
+    #[test]
+    fn loads_of_a_private_array_are_not_shared_across_a_store_to_it() {
+        keeps(
+            &Cse,
+            "var a: u32[4]; out[0u] = (a.[1u] + 1u); a.[2u] = 5u; out[1u] = (a.[1u] + 1u);",
+        );
+        rewrites(
+            &Cse,
+            "var a: u32[4]; out[0u] = (a.[1u] + 1u); out[1u] = (a.[1u] + 1u);",
+            "var a: u32[4]; let cse0 = (a.[1u] + 1u); out[0u] = cse0; out[1u] = cse0;",
         );
     }
 }

@@ -52,7 +52,7 @@ use crate::for_each_node;
 use crate::ir::{BufferAccess, DataType, Expr, Literal, Node, Program};
 use crate::validate::{Validated, VarId};
 
-use super::edit::{keep_or_replace, splice_or_block};
+use super::edit::{declares, keep_or_replace, splice_or_block};
 use super::effects::{Buffers, Effects};
 use super::{Outcome, Pass};
 
@@ -231,15 +231,20 @@ impl Cx<'_, '_> {
             Node::Block(body) => {
                 let new = self.body(body, Tail::Nothing);
                 // A block without a `let` at its top level is spliced into its body.
-                if new.is_none() && body.iter().any(|n| matches!(n, Node::Let { .. })) {
+                if new.is_none() && body.iter().any(declares) {
                     return false;
                 }
                 splice_or_block(new.unwrap_or_else(|| body.clone()), out);
                 true
             }
-            Node::Barrier | Node::Return | Node::Break | Node::Continue | Node::Atomic { .. } => {
-                false
-            }
+            // Private arrays and their stores are kept: the pass does not track array elements.
+            Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
+            | Node::Barrier
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Atomic { .. } => false,
         }
     }
 
@@ -330,6 +335,8 @@ impl Cx<'_, '_> {
                     continue;
                 }
                 Node::Store { .. }
+                | Node::PrivateArray { .. }
+                | Node::ArrayStore { .. }
                 | Node::If { .. }
                 | Node::Loop { .. }
                 | Node::Block(_)
@@ -430,6 +437,9 @@ impl Cx<'_, '_> {
             if let Expr::Load { buffer, .. } = e {
                 stable &= self.buffers.stable(buffer);
             }
+            // An element of a private array may change between the stores without a variable
+            // being assigned; such an index is not followed.
+            stable &= !matches!(e, Expr::ArrayLoad { .. });
         });
         stable
     }
@@ -479,6 +489,7 @@ fn observe_exprs(exprs: &[&Expr], pending: &mut Vec<(&str, &Expr)>) {
             Expr::Load { buffer, .. } => loads.push(buffer),
             Expr::Lit(_)
             | Expr::Var(_)
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Binary { .. }
@@ -546,6 +557,8 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
             Ok(_) | Err(_) => reads(value, &mut roots),
         },
         Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::Block(_)
@@ -638,6 +651,8 @@ fn always_exits(node: &Node) -> bool {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Loop { .. }
         | Node::While { .. }
         | Node::Barrier
@@ -664,6 +679,8 @@ fn trims(body: &[Node], tail: Tail) -> bool {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Loop { .. }
             | Node::While { .. }
             | Node::Barrier
@@ -698,6 +715,8 @@ fn trim_tail(body: &mut Vec<Node>, tail: Tail) {
                 Node::Let { .. }
                 | Node::Assign { .. }
                 | Node::Store { .. }
+                | Node::PrivateArray { .. }
+                | Node::ArrayStore { .. }
                 | Node::Loop { .. }
                 | Node::While { .. }
                 | Node::Barrier
@@ -869,6 +888,14 @@ mod tests {
         keeps(
             &DeadCode,
             "let a = inp[gid.x]; for i in 0u..4u { if (a == i) { out[i] = atomic_add(cnt[0u], 1u); } } rw[gid.x] = a;",
+        );
+    }
+
+    #[test]
+    fn stores_whose_index_reads_a_private_array_are_not_overwritten() {
+        keeps(
+            &DeadCode,
+            "var a: u32[2]; out[a.[0u]] = 1u; a.[0u] = 1u; out[a.[0u]] = 2u;",
         );
     }
 }

@@ -10,7 +10,9 @@ use crate::{for_each_expr, for_each_node};
 pub(super) fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
-        Node::Store { index, value, .. } => vec![index, value],
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
+            vec![index, value]
+        }
         Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
         Node::Loop { from, to, .. } => vec![from, to],
         Node::Atomic {
@@ -22,7 +24,12 @@ pub(super) fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
             Some(expected) => vec![index, expected, value],
             None => vec![index, value],
         },
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => Vec::new(),
+        Node::Block(_)
+        | Node::PrivateArray { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => Vec::new(),
     }
 }
 
@@ -36,6 +43,8 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break
@@ -48,7 +57,7 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
 pub(super) fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
     match expr {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => Vec::new(),
-        Expr::Load { index, .. } => vec![index],
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => vec![index],
         Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
@@ -119,6 +128,8 @@ fn split_node_mut<'a>(
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Atomic { .. }
         | Node::Barrier
         | Node::Return
@@ -173,10 +184,15 @@ pub(super) fn keep_or_replace(
     }
 }
 
-/// Appends `body` to `out` as it is when it declares no variable at its top level (a block only
-/// scopes variables, so without one it changes nothing), else as one block.
+/// True for a statement that declares a name in the rest of its body: a `let` or a private array.
+pub(super) fn declares(node: &Node) -> bool {
+    matches!(node, Node::Let { .. } | Node::PrivateArray { .. })
+}
+
+/// Appends `body` to `out` as it is when it declares no variable or private array at its top
+/// level (a block only scopes names, so without one it changes nothing), else as one block.
 pub(super) fn splice_or_block(body: Vec<Node>, out: &mut Vec<Node>) {
-    if body.iter().any(|n| matches!(n, Node::Let { .. })) {
+    if body.iter().any(declares) {
         out.push(Node::Block(body));
     } else {
         out.extend(body);
@@ -198,10 +214,14 @@ impl FreshNames {
     pub(super) fn new(program: &Program, prefix: &'static str) -> Self {
         let mut taken: BTreeSet<String> = program.buffers.iter().map(|b| b.name.clone()).collect();
         for_each_node(&program.body, |node| match node {
-            Node::Let { name, .. } | Node::Assign { name, .. } | Node::Loop { var: name, .. } => {
+            Node::Let { name, .. }
+            | Node::Assign { name, .. }
+            | Node::Loop { var: name, .. }
+            | Node::PrivateArray { name, .. } => {
                 taken.insert(name.clone());
             }
             Node::Store { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::Block(_)
             | Node::Barrier

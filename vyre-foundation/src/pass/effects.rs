@@ -14,11 +14,11 @@ use crate::{for_each_node, for_each_subexpr};
 /// Everything a run of statements may read or change, over all of its nested bodies.
 #[derive(Debug, Default)]
 pub(super) struct Effects {
-    /// Variables read by some `Var`.
+    /// Variables read by some `Var`, and private arrays read by some `array_load`.
     pub(super) reads: BTreeSet<String>,
-    /// Variables declared by a `let` or a loop.
+    /// Variables declared by a `let` or a loop, and private arrays.
     pub(super) declares: BTreeSet<String>,
-    /// Variables written by an `assign`.
+    /// Variables written by an `assign`, and private arrays written by an `array_store`.
     pub(super) assigns: BTreeSet<String>,
     /// Buffers read by a `load`.
     pub(super) loads: BTreeSet<String>,
@@ -51,10 +51,14 @@ impl Effects {
             self.add_expr(expr);
         }
         match node {
-            Node::Let { name, .. } | Node::Loop { var: name, .. } => {
+            Node::Let { name, .. }
+            | Node::Loop { var: name, .. }
+            | Node::PrivateArray { name, .. } => {
                 self.declares.insert(name.clone());
             }
-            Node::Assign { name, .. } => {
+            // A private array is a variable to the flow passes: a store to one element changes
+            // "the array", so every load of it is read anew (coarse, never wrong).
+            Node::Assign { name, .. } | Node::ArrayStore { array: name, .. } => {
                 self.assigns.insert(name.clone());
             }
             Node::Store { buffer, .. } => {
@@ -72,7 +76,7 @@ impl Effects {
     /// Adds what evaluating `expr` reads and changes.
     pub(super) fn add_expr(&mut self, expr: &Expr) {
         for_each_subexpr(expr, |e| match e {
-            Expr::Var(name) => {
+            Expr::Var(name) | Expr::ArrayLoad { array: name, .. } => {
                 self.reads.insert(name.clone());
             }
             Expr::Load { buffer, .. } => {
@@ -194,6 +198,7 @@ pub(super) fn is_constant(expr: &Expr) -> bool {
             e,
             Expr::Var(_)
                 | Expr::Load { .. }
+                | Expr::ArrayLoad { .. }
                 | Expr::BufLen(_)
                 | Expr::Builtin(_)
                 | Expr::Atomic { .. }

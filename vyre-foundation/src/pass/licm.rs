@@ -114,6 +114,8 @@ impl Cx {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::Block(_)
             | Node::Barrier
@@ -160,7 +162,7 @@ fn invariant(buffers: &Buffers, expr: &Expr, facts: &Loop) -> bool {
     let memory_moves = facts.effects.barrier || facts.effects.any_atomic();
     let mut ok = true;
     crate::for_each_subexpr(expr, |e| {
-        if let Expr::Var(name) = e {
+        if let Expr::Var(name) | Expr::ArrayLoad { array: name, .. } = e {
             ok &= !facts.variant.contains(name);
         } else if let Expr::Load { buffer, .. } = e {
             ok &= buffers.stable(buffer)
@@ -248,6 +250,19 @@ mod tests {
             &Licm,
             "for i in 0u..4u { for j in 0u..4u { out[((i * 4u) + j)] = ((gid.x * 2u) + (i * 3u)); } }",
             "let licm0 = (gid.x * 2u); for i in 0u..4u { let licm1 = (i * 4u); let licm2 = (licm0 + (i * 3u)); for j in 0u..4u { out[(licm1 + j)] = licm2; } }",
+        );
+    }
+
+    #[test]
+    fn loads_of_a_private_array_the_loop_stores_to_stay() {
+        keeps(
+            &Licm,
+            "var a: u32[4]; for i in 0u..4u { out[i] = (a.[0u] * 3u); a.[0u] = (a.[0u] + i); }",
+        );
+        rewrites(
+            &Licm,
+            "var a: u32[4]; a.[0u] = inp[0u]; for i in 0u..4u { out[i] = (a.[0u] * 3u); }",
+            "var a: u32[4]; a.[0u] = inp[0u]; let licm0 = (a.[0u] * 3u); for i in 0u..4u { out[i] = licm0; }",
         );
     }
 }

@@ -97,6 +97,19 @@ fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
                 value: keep(v, value),
             })
         }
+        Node::ArrayStore {
+            array,
+            index,
+            value,
+        } => {
+            let (i, v) = (expr(index, r), expr(value, r));
+            (i.is_some() || v.is_some()).then(|| Node::ArrayStore {
+                array: array.clone(),
+                index: keep(i, index),
+                value: keep(v, value),
+            })
+        }
+        Node::PrivateArray { .. } => None,
         Node::If {
             cond,
             then,
@@ -212,6 +225,10 @@ fn with_children(e: &Expr, children: impl Iterator<Item = Option<Expr>>) -> Expr
             buffer: buffer.clone(),
             index: next(),
         },
+        Expr::ArrayLoad { array, .. } => Expr::ArrayLoad {
+            array: array.clone(),
+            index: next(),
+        },
         Expr::Binary { op, .. } => Expr::Binary {
             op: *op,
             lhs: next(),
@@ -281,8 +298,10 @@ pub(crate) fn stable(e: &Expr, program: &Program, atomic_buffers: &[bool]) -> bo
                 ok = false;
             }
         }
+        // Nothing writes a private array within one expression.
         Expr::Lit(_)
         | Expr::Var(_)
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Binary { .. }

@@ -194,6 +194,8 @@ fn resolve_exits(copy: Vec<Node>) -> Option<(Vec<Node>, End)> {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Loop { .. }
             | Node::While { .. }
             | Node::Barrier
@@ -236,6 +238,7 @@ fn literal_condition(cond: &Expr) -> Option<bool> {
         | Expr::Unary { .. }
         | Expr::Var(_)
         | Expr::Load { .. }
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Select { .. }
@@ -330,6 +333,8 @@ fn leaves_loop(body: &[Node]) -> bool {
         | Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Atomic { .. } => false,
@@ -426,5 +431,14 @@ mod tests {
             "for i in 0u..64u { out[(i % 8u)] = ((((((((((((((((i + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u) + 1u); }",
         );
         keeps(&Unroll, "for i in 0u..len(inp) { out[i] = 1u; }");
+    }
+
+    #[test]
+    fn a_private_array_declared_in_the_body_gets_a_block_per_copy() {
+        rewrites(
+            &Unroll,
+            "for i in 0u..2u { var a: u32[2]; a.[i] = i; out[i] = a.[i]; }",
+            "{ var a: u32[2]; a.[0u] = 0u; out[0u] = a.[0u]; } { var a: u32[2]; a.[1u] = 1u; out[1u] = a.[1u]; }",
+        );
     }
 }

@@ -190,7 +190,20 @@ fn same_node(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Let { name: x, .. }, Node::Let { name: y, .. })
         | (Node::Assign { name: x, .. }, Node::Assign { name: y, .. })
-        | (Node::Store { buffer: x, .. }, Node::Store { buffer: y, .. }) => x == y,
+        | (Node::Store { buffer: x, .. }, Node::Store { buffer: y, .. })
+        | (Node::ArrayStore { array: x, .. }, Node::ArrayStore { array: y, .. }) => x == y,
+        (
+            Node::PrivateArray {
+                name: x,
+                element: e1,
+                len: l1,
+            },
+            Node::PrivateArray {
+                name: y,
+                element: e2,
+                len: l2,
+            },
+        ) => x == y && e1 == e2 && l1 == l2,
         (
             Node::If {
                 then: t1,
@@ -235,6 +248,8 @@ fn same_node(a: &Node, b: &Node) -> bool {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::While { .. }
@@ -255,6 +270,7 @@ fn same_expr(a: &Expr, b: &Expr) -> bool {
         (Expr::Lit(x), Expr::Lit(y)) => x == y,
         (Expr::Var(x), Expr::Var(y))
         | (Expr::Load { buffer: x, .. }, Expr::Load { buffer: y, .. })
+        | (Expr::ArrayLoad { array: x, .. }, Expr::ArrayLoad { array: y, .. })
         | (Expr::BufLen(x), Expr::BufLen(y)) => x == y,
         (Expr::Builtin(x), Expr::Builtin(y)) => x == y,
         (Expr::Binary { op: x, .. }, Expr::Binary { op: y, .. }) => x == y,
@@ -283,6 +299,7 @@ fn same_expr(a: &Expr, b: &Expr) -> bool {
             Expr::Lit(_)
             | Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Binary { .. }

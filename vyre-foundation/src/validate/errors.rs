@@ -232,6 +232,32 @@ pub enum ValidationErrorKind {
         /// The lane's type.
         lane: DataType,
     },
+    /// A private array with no elements or more than [`crate::ir::MAX_PRIVATE_ARRAY_LEN`].
+    ArrayLength {
+        /// The array.
+        name: String,
+        /// Its declared element count.
+        len: u32,
+    },
+    /// A private array load or store names a `let` or loop variable, not an array.
+    NotAnArray {
+        /// The name.
+        name: String,
+    },
+    /// A `Var` or an assignment names a private array, which is read and written by element only.
+    ArrayAsValue {
+        /// The array.
+        name: String,
+    },
+    /// A store into a private array of a value that is not of its element type.
+    ArrayStoreTypeMismatch {
+        /// The array.
+        array: String,
+        /// The element type.
+        expected: DataType,
+        /// The value's type.
+        found: DataType,
+    },
     /// A subgroup operation or builtin in a program whose workgroup is not one-dimensional.
     SubgroupWorkgroupShape {
         /// The declared workgroup size.
@@ -286,6 +312,23 @@ impl ValidationErrorKind {
                 range.start, range.end
             ),
             K::UnknownBuffer { name } => format!("buffer `{name}` is not declared."),
+            K::ArrayLength { name, len } => format!(
+                "private array `{name}` has {len} elements; it needs 1 to {}.",
+                crate::ir::MAX_PRIVATE_ARRAY_LEN
+            ),
+            K::NotAnArray { name } => {
+                format!("`{name}` is indexed as a private array but is a variable.")
+            }
+            K::ArrayAsValue { name } => {
+                format!("private array `{name}` is used as a whole value.")
+            }
+            K::ArrayStoreTypeMismatch {
+                array,
+                expected,
+                found,
+            } => format!(
+                "store of a {found} into private array `{array}`, whose elements are {expected}."
+            ),
             K::UnknownVariable { name } => format!("variable `{name}` is not in scope."),
             K::VariableRedeclared { name } => {
                 format!("variable `{name}` is declared while an earlier `{name}` is in scope.")
@@ -388,6 +431,13 @@ impl ValidationErrorKind {
             K::ReadbackRangeOnNonOutput { .. } => "declare the buffer with `BufferDecl::output`, or drop the range.".into(),
             K::ReadbackRangeOutOfBounds { .. } => "keep start <= end <= count * element size.".into(),
             K::UnknownBuffer { .. } => "declare the buffer in the program's buffer list, or fix the name.".into(),
+            K::ArrayLength { .. } => format!(
+                "declare between 1 and {} elements, or keep larger data in a buffer.",
+                crate::ir::MAX_PRIVATE_ARRAY_LEN
+            ),
+            K::NotAnArray { .. } => "declare the array with `Node::private_array`, or read the variable with `Expr::var`.".into(),
+            K::ArrayAsValue { .. } => "read and write one element at a time with `Expr::array_load` and `Node::array_store`.".into(),
+            K::ArrayStoreTypeMismatch { .. } => "convert the value with `Expr::cast` or `Expr::bitcast`.".into(),
             K::UnknownVariable { .. } => "bind it with `Node::let_bind` earlier in an enclosing body.".into(),
             K::VariableRedeclared { .. } => "use a new name, or `Node::assign` to change the existing variable.".into(),
             K::AssignToLoopVariable { .. } => "copy the loop variable into a `let` and change that.".into(),

@@ -116,6 +116,9 @@ pub struct VarFacts {
     pub loop_var: bool,
     /// True when some `assign` writes the variable after its declaration.
     pub assigned: bool,
+    /// For a private array ([`crate::ir::Node::PrivateArray`]): its element count, `ty` being the
+    /// element type. `None` for a `let` or loop variable.
+    pub array: Option<u32>,
 }
 
 /// How the body uses one buffer.

@@ -25,6 +25,7 @@ impl<'p> Compiler<'_, 'p> {
             }
             Expr::Var(_) => self.var(self.evidence.var_of(e)?).map(Some),
             Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::Binary { .. }
             | Expr::Unary { .. }
             | Expr::Select { .. }
@@ -79,6 +80,13 @@ impl<'p> Compiler<'_, 'p> {
                 let (index, index_ty) = self.expr(index, out)?;
                 let (buf, element) = self.buf_ref(id, index_ty)?;
                 out.insts.push(Inst::Load { dst, buf, index });
+                Ok(element)
+            }
+            Expr::ArrayLoad { index, .. } => {
+                let id = self.evidence.var_of(e)?;
+                let (index, index_ty) = self.expr(index, out)?;
+                let (array, element) = self.array_ref(id, index_ty)?;
+                out.insts.push(Inst::ArrayLoad { dst, array, index });
                 Ok(element)
             }
             Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, dst, out),

@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 
 use super::Executor;
-use crate::inst::{BinKind, BufRef, Inst, Reg, Slot, UnKind};
+use crate::inst::{ArrayRef, BinKind, BufRef, Inst, Reg, Slot, UnKind};
 use crate::lanes::{map1, map2, map3};
 use crate::memory::{atomic_rmw, atomic_update, element};
 use crate::scalar::{
@@ -66,6 +66,19 @@ macro_rules! each_bin {
     };
 }
 
+/// The register holding element `index` (an index register's bits) of `array`, or `None` out of
+/// bounds (SEMANTICS.md section 3: a negative `i32` or any index `>= len`).
+fn array_element(array: ArrayRef, index: u64) -> Option<usize> {
+    let index = if array.signed_index {
+        i64::from(index as u32 as i32)
+    } else {
+        i64::from(index as u32)
+    };
+    (0..i64::from(array.len))
+        .contains(&index)
+        .then(|| array.base as usize + index as usize)
+}
+
 fn finite(bits: u64) -> bool {
     f(bits).is_finite()
 }
@@ -103,6 +116,33 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
             }),
             Inst::Load { dst, buf, index } => self.load(dst, buf, index, active),
             Inst::Store { buf, index, value } => self.store(buf, index, value, active),
+            Inst::ArrayZero { base, len } => {
+                for reg in &mut self.regs[base as usize..(base + len) as usize] {
+                    for &lane in active {
+                        reg[lane as usize] = 0;
+                    }
+                }
+            }
+            Inst::ArrayLoad { dst, array, index } => {
+                for &lane in active {
+                    let lane = lane as usize;
+                    let value = array_element(array, self.regs[index as usize][lane])
+                        .map_or(0, |reg| self.regs[reg][lane]);
+                    self.regs[dst as usize][lane] = value;
+                }
+            }
+            Inst::ArrayStore {
+                array,
+                index,
+                value,
+            } => {
+                for &lane in active {
+                    let lane = lane as usize;
+                    if let Some(reg) = array_element(array, self.regs[index as usize][lane]) {
+                        self.regs[reg][lane] = self.regs[value as usize][lane];
+                    }
+                }
+            }
             Inst::Atomic {
                 op,
                 dst,

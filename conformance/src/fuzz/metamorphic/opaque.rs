@@ -77,9 +77,12 @@ pub(super) fn fresh_name(program: &Program, base: &str) -> String {
 fn declares(body: &[Node], name: &str) -> bool {
     body.iter().any(|node| {
         let own = match node {
-            Node::Let { name: n, .. } | Node::Loop { var: n, .. } => n == name,
+            Node::Let { name: n, .. }
+            | Node::Loop { var: n, .. }
+            | Node::PrivateArray { name: n, .. } => n == name,
             Node::Assign { .. }
             | Node::Store { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::While { .. }
             | Node::Block(_)

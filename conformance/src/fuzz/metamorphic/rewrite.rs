@@ -156,6 +156,8 @@ pub(super) fn escapes_loop(node: &Node) -> bool {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Atomic { .. } => false,

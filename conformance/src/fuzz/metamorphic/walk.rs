@@ -73,7 +73,9 @@ fn rewrite_expr(e: &mut Expr, f: &mut dyn FnMut(usize, &mut Expr), next: &mut us
 fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => vec![value],
-        Node::Store { index, value, .. } => vec![index, value],
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
+            vec![index, value]
+        }
         Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
         Node::Loop { from, to, .. } => vec![from, to],
         Node::Atomic {
@@ -87,7 +89,12 @@ fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
             out.push(value);
             out
         }
-        Node::Block(_) | Node::Barrier | Node::Return | Node::Break | Node::Continue => Vec::new(),
+        Node::Block(_)
+        | Node::PrivateArray { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => Vec::new(),
     }
 }
 
@@ -101,6 +108,8 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break
@@ -113,7 +122,7 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
 fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match e {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => Vec::new(),
-        Expr::Load { index, .. } => vec![index],
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => vec![index],
         Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }

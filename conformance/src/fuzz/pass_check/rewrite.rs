@@ -41,7 +41,7 @@ pub(crate) fn map_body(body: &mut [Node], rule: &mut dyn FnMut(&Expr) -> Option<
 fn map_node(node: &mut Node, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
     match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => map_expr(value, rule),
-        Node::Store { index, value, .. } => {
+        Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
             map_expr(index, rule);
             map_expr(value, rule);
         }
@@ -76,7 +76,8 @@ fn map_node(node: &mut Node, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
             }
             map_expr(value, rule);
         }
-        Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
+        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        }
     }
 }
 
@@ -84,7 +85,7 @@ fn map_node(node: &mut Node, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
 pub(crate) fn map_expr(e: &mut Expr, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
     match e {
         Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => {}
-        Expr::Load { index, .. } => map_expr(index, rule),
+        Expr::Load { index, .. } | Expr::ArrayLoad { index, .. } => map_expr(index, rule),
         Expr::Binary { lhs, rhs, .. } => {
             map_expr(lhs, rule);
             map_expr(rhs, rule);

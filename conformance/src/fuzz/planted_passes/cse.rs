@@ -32,6 +32,8 @@ fn reuse_in(body: &mut [Node]) {
             Node::Let { value, .. } if !value.has_atomic() => {}
             Node::Let { .. }
             | Node::Assign { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Atomic { .. }
             | Node::Barrier
             | Node::If { .. }

@@ -58,7 +58,10 @@ impl Effects {
         };
         vyre_foundation::for_each_node(body, |node| {
             match node {
-                Node::Let { name, .. } | Node::Assign { name, .. } => {
+                Node::Let { name, .. }
+                | Node::Assign { name, .. }
+                | Node::PrivateArray { name, .. }
+                | Node::ArrayStore { array: name, .. } => {
                     effects.vars.insert(name.clone());
                 }
                 Node::Loop { var, .. } => {

@@ -57,6 +57,8 @@ fn each_body_mut(body: &mut Vec<Node>, f: &mut dyn FnMut(&mut Vec<Node>)) {
             Node::Let { .. }
             | Node::Assign { .. }
             | Node::Store { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break

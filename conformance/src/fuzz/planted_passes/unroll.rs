@@ -79,6 +79,8 @@ fn exits(body: &[Node]) -> bool {
         | Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::Barrier
         | Node::Return
         | Node::Atomic { .. } => false,

@@ -138,6 +138,7 @@ impl Walk<'_, '_> {
             // No other expression touches memory (subgroup operations exchange registers).
             Expr::Lit(_)
             | Expr::Var(_)
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Binary { .. }
@@ -210,8 +211,11 @@ impl Walk<'_, '_> {
                 self.body(otherwise);
             }
             Node::Block(body) => self.body(body),
+            // Private arrays are no shared memory.
             Node::Let { .. }
             | Node::Assign { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Return
             | Node::Break
             | Node::Continue => {}

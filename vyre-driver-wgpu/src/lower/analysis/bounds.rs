@@ -136,6 +136,21 @@ impl Bounds {
             .any(|&bound| self.covers(buffer, bound))
     }
 
+    /// True when `index`, a `u32` index into a private array of `len` elements, is below `len`:
+    /// some constant bound of it is at most `len` (an array's length is the module's own).
+    pub(crate) fn proven_below(&self, evidence: &Validated<'_>, len: u32, index: &Expr) -> bool {
+        if !is_u32(evidence, index) {
+            return false;
+        }
+        let slack = u32::from(planted(Miscompile::PrivateArrayBoundOffByOne));
+        self.strict(evidence, index)
+            .iter()
+            .any(|&bound| match bound {
+                Bound::Const(n) => n <= len.saturating_add(slack),
+                Bound::Length(_) => false,
+            })
+    }
+
     fn covers(&self, buffer: usize, bound: Bound) -> bool {
         match bound {
             Bound::Length(b) => b == buffer,
@@ -194,6 +209,7 @@ impl Bounds {
             Expr::Builtin(b) => Some(Subject::Builtin(*b)),
             Expr::Lit(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Binary { .. }
             | Expr::Unary { .. }
@@ -220,6 +236,7 @@ impl Bounds {
             Expr::Lit(_)
             | Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::Builtin(_)
             | Expr::Binary { .. }
             | Expr::Unary { .. }
@@ -275,6 +292,7 @@ impl Bounds {
             Expr::Lit(_)
             | Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Binary { .. }
@@ -431,6 +449,7 @@ fn u32_literal(expr: &Expr) -> Option<u32> {
         Expr::Lit(_)
         | Expr::Var(_)
         | Expr::Load { .. }
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Binary { .. }
@@ -488,6 +507,8 @@ mod tests {
                 Node::Store { index: at, .. } => index = Some(at),
                 Node::If { .. }
                 | Node::Assign { .. }
+                | Node::PrivateArray { .. }
+                | Node::ArrayStore { .. }
                 | Node::Loop { .. }
                 | Node::While { .. }
                 | Node::Block(_)

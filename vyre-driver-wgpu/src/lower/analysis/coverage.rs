@@ -50,7 +50,10 @@ pub(crate) fn fully_written_outputs(evidence: &Validated<'_>) -> Vec<usize> {
             }
             // An atomic statement counts as a use (`u.atomic`), so it needs no case of its own; a
             // `break` or `continue` only ever stands inside a loop, never at the top level.
+            // A private array is the invocation's own: it writes no buffer.
             Node::Assign { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::While { .. }

@@ -58,7 +58,10 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
                 _ => ok = false,
             }
         }
+        // A private array is the invocation's own, in every launch form.
         Node::Assign { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::While { .. }

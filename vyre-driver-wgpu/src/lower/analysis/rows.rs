@@ -60,6 +60,7 @@ impl Aligned {
                 on_true, on_false, ..
             } => self.multiple_of_4(evidence, on_true) && self.multiple_of_4(evidence, on_false),
             Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Unary { .. }

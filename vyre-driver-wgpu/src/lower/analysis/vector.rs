@@ -78,6 +78,9 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
             | Node::Atomic { .. }
             | Node::Loop { .. }
             | Node::While { .. } => ok = false,
+            // A private array would be one per lane in the four-lane loop; programs with one are
+            // left to the scalar form rather than argued about here.
+            Node::PrivateArray { .. } | Node::ArrayStore { .. } => ok = false,
             Node::Let { .. } => aliases.note(evidence, node),
             Node::Store { index, .. } => match evidence.node_buffer(node) {
                 Ok(b) => {
@@ -168,6 +171,8 @@ fn top_level_stores(
             Node::Block(inner) => top_level_stores(evidence, aliases, inner, out),
             Node::Store { .. }
             | Node::Let { .. }
+            | Node::PrivateArray { .. }
+            | Node::ArrayStore { .. }
             | Node::Assign { .. }
             | Node::If { .. }
             | Node::Loop { .. }

@@ -58,6 +58,7 @@ impl Patterns {
             | Expr::Lit(_)
             | Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Unary { .. }

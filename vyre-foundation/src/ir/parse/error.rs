@@ -60,11 +60,12 @@ pub enum ParseErrorKind {
 /// buffer    = "buffer" name ":" access type "[" N? "]" ("@binding" "(" N ")")?
 ///             ("@readback" "(" N ".." N ")")? ";"
 /// stmt      = "let" name "=" expr ";" | name "=" expr ";" | name "[" expr "]" "=" expr ";"
+///           | "var" name ":" type "[" N "]" ";" | name "." "[" expr "]" "=" expr ";"
 ///           | "if" expr block ("else" block)? | "for" name "in" expr ".." expr block
 ///           | "while" expr block | block | "barrier" ";" | "return" ";" | "break" ";"
 ///           | "continue" ";" | atomic_name "(" name "[" expr "]" ("," expr)? "," expr ")" ";"
 /// block     = "{" stmt* "}"
-/// expr      = literal | name | name "[" expr "]" | builtin | "(" expr binop expr ")" | "(" expr ")"
+/// expr      = literal | name | name "[" expr "]" | name "." "[" expr "]" | builtin | "(" expr binop expr ")" | "(" expr ")"
 ///           | unop expr | "-" "(" literal ")" | "len" "(" name ")" | type "(" expr ")"
 ///           | "bitcast" "<" type ">" "(" expr ")" | "select" "(" expr "," expr "," expr ")"
 ///           | "fma" "(" expr "," expr "," expr ")" | binop_name "(" expr "," expr ")"

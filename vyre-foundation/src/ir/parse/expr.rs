@@ -285,9 +285,16 @@ impl Parser {
         })
     }
 
-    /// `name` or `name[index]`.
+    /// `name`, `name[index]` or a private array's `name.[index]`.
     fn named(&mut self, depth: usize) -> Result<Expr> {
         let name = self.name("an expression")?;
+        if self.at_punct(".") {
+            self.bump();
+            self.punct("[", "`[` after `.`")?;
+            let index = self.expr(depth + 1)?;
+            self.punct("]", "`]`")?;
+            return Ok(Expr::array_load(name, index));
+        }
         if !self.at_punct("[") {
             return Ok(Expr::Var(name));
         }

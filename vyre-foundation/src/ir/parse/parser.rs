@@ -358,9 +358,22 @@ impl Parser {
         Ok(node)
     }
 
-    /// `name = value`, `buffer[index] = value` or an atomic statement `atomic_op(buffer[index], ...)`
-    /// (without the `;`).
+    /// `name = value`, `buffer[index] = value`, a private array's `var name: type[len]` or
+    /// `name.[index] = value`, or an atomic statement `atomic_op(buffer[index], ...)` (without the
+    /// `;`).
     fn assignment(&mut self) -> Result<Node> {
+        // `var` is no keyword (a variable may be called `var`): a name right after it makes it
+        // a private array's declaration, which nothing else has.
+        if self.at_word("var") && matches!(self.peek_at(1), Tok::Word(_) | Tok::Quoted(_)) {
+            self.bump();
+            let name = self.name("a private array name")?;
+            self.punct(":", "`:`")?;
+            let element = self.data_type()?;
+            self.punct("[", "`[`")?;
+            let len = self.unsigned_u32("the array's element count")?;
+            self.punct("]", "`]`")?;
+            return Ok(Node::PrivateArray { name, element, len });
+        }
         // A name is never followed by `(`, so a word before `(` is an atomic whose value is dropped.
         if let Tok::Word(w) = self.peek()
             && *self.peek_at(1) == Tok::Punct("(")
@@ -375,6 +388,18 @@ impl Parser {
             Tok::Word(_) | Tok::Quoted(_) => self.name("a statement")?,
             _ => return self.expected("a statement"),
         };
+        if self.at_punct(".") {
+            self.bump();
+            self.punct("[", "`[` after `.`")?;
+            let index = self.expr(0)?;
+            self.punct("]", "`]`")?;
+            self.punct("=", "`=`")?;
+            return Ok(Node::ArrayStore {
+                array: name,
+                index,
+                value: self.expr(0)?,
+            });
+        }
         if self.at_punct("[") {
             self.bump();
             let index = self.expr(0)?;

@@ -274,6 +274,13 @@ impl<'a> Reader<'a> {
                     index: child(self)?,
                 }
             }
+            ExprTag::ArrayLoad => {
+                let array = self.string("a private array name")?;
+                Expr::ArrayLoad {
+                    array,
+                    index: child(self)?,
+                }
+            }
             ExprTag::BufLen => Expr::BufLen(self.string("a buffer name")?),
             ExprTag::Builtin => Expr::Builtin(self.builtin()?),
             ExprTag::Binary => {
@@ -398,6 +405,16 @@ impl<'a> Reader<'a> {
                 index: self.expr(0)?,
                 value: self.expr(0)?,
             },
+            NodeTag::PrivateArray => Node::PrivateArray {
+                name: self.string("a private array name")?,
+                element: self.data_type()?,
+                len: self.u32("a private array length")?,
+            },
+            NodeTag::ArrayStore => Node::ArrayStore {
+                array: self.string("a private array name")?,
+                index: self.expr(0)?,
+                value: self.expr(0)?,
+            },
             NodeTag::If => Node::If {
                 cond: self.expr(0)?,
                 then: self.body(depth + 1)?,
@@ -451,7 +468,8 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program> {
         version: 1,
         needed: 1,
     };
-    // Version 2 only added statements and version 3 only types and literals, so the layouts agree
+    // Version 2 only added statements, version 3 only types and literals and version 4 only the
+    // private array statements and load, so the layouts agree
     // and nothing branches on the version but the tags it allows.
     r.version = r.header()?;
     let workgroup_size = [

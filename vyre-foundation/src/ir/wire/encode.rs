@@ -111,7 +111,10 @@ impl Writer {
         self.byte(tag.wire_tag());
         match e {
             Expr::Lit(lit) => self.literal(*lit),
-            Expr::Var(name) | Expr::BufLen(name) | Expr::Load { buffer: name, .. } => {
+            Expr::Var(name)
+            | Expr::BufLen(name)
+            | Expr::Load { buffer: name, .. }
+            | Expr::ArrayLoad { array: name, .. } => {
                 self.str(name);
             }
             Expr::Builtin(b) => self.builtin(*b),
@@ -158,11 +161,16 @@ impl Writer {
                     self.expr(value);
                 }
                 Node::Store {
-                    buffer,
+                    buffer: name,
+                    index,
+                    value,
+                }
+                | Node::ArrayStore {
+                    array: name,
                     index,
                     value,
                 } => {
-                    self.str(buffer);
+                    self.str(name);
                     self.expr(index);
                     self.expr(value);
                 }
@@ -205,6 +213,11 @@ impl Writer {
                         self.expr(expected);
                     }
                     self.expr(value);
+                }
+                Node::PrivateArray { name, element, len } => {
+                    self.str(name);
+                    self.data_type(*element);
+                    self.u32(*len);
                 }
                 Node::Block(body) => stack.push(Work::Body(body)),
                 Node::Barrier | Node::Return | Node::Break | Node::Continue => {}

@@ -28,8 +28,9 @@ pub const WIRE_MAGIC: [u8; 4] = *b"VYRE";
 /// A program is written in the lowest version whose layout holds it (`WIRE.md`, "Versions"): a
 /// program without the statements version 2 added keeps its version-1 bytes, and so its
 /// fingerprint; one without the `f16`, `u64` and `i64` types and the subgroup operations version 3
-/// added keeps its version-1 or version-2 bytes.
-pub const WIRE_VERSION: u16 = 3;
+/// added keeps its version-1 or version-2 bytes, and one without the private arrays version 4 added
+/// keeps the bytes of the version before.
+pub const WIRE_VERSION: u16 = 4;
 
 impl Program {
     /// The program in the wire format (`WIRE.md`), in the lowest version that holds it: the same

@@ -132,6 +132,7 @@ kind_tags! {
         Atomic = 11,
         Subgroup = 12,
         SubgroupShuffle = 13,
+        ArrayLoad = 14,
     }
     /// The variants of [`Node`].
     NodeTag for Node {
@@ -147,12 +148,14 @@ kind_tags! {
         Continue = 9,
         While = 10,
         Atomic = 11,
+        PrivateArray = 12,
+        ArrayStore = 13,
     }
 }
 
 impl NodeTag {
     /// The first format version with this statement: `While`, `Break`, `Continue` and `Atomic`
-    /// came in version 2.
+    /// came in version 2, the private arrays in version 4.
     pub(super) const fn since(self) -> u16 {
         match self {
             NodeTag::Let
@@ -164,6 +167,7 @@ impl NodeTag {
             | NodeTag::Barrier
             | NodeTag::Return => 1,
             NodeTag::Break | NodeTag::Continue | NodeTag::While | NodeTag::Atomic => 2,
+            NodeTag::PrivateArray | NodeTag::ArrayStore => 4,
         }
     }
 }
@@ -179,7 +183,8 @@ impl DataType {
 }
 
 impl ExprTag {
-    /// The first format version with this expression: the subgroup operations came in version 3.
+    /// The first format version with this expression: the subgroup operations came in version 3,
+    /// the private array load in version 4.
     pub(super) const fn since(self) -> u16 {
         match self {
             ExprTag::Lit
@@ -195,6 +200,7 @@ impl ExprTag {
             | ExprTag::Fma
             | ExprTag::Atomic => 1,
             ExprTag::Subgroup | ExprTag::SubgroupShuffle => 3,
+            ExprTag::ArrayLoad => 4,
         }
     }
 }
@@ -250,8 +256,8 @@ mod tests {
         assert_eq!(dense(Axis::from_wire_tag, Axis::wire_tag), 3);
         assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 7);
         assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 6);
-        assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 14);
-        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 12);
+        assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 15);
+        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 14);
         assert_eq!(
             dense(BinOp::from_wire_tag, BinOp::wire_tag),
             BinOp::ALL.len()

@@ -41,6 +41,8 @@ pub(super) fn statement(node: &Node, out: &mut Vec<Node>) -> bool {
         Node::Let { .. }
         | Node::Assign { .. }
         | Node::Store { .. }
+        | Node::PrivateArray { .. }
+        | Node::ArrayStore { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::Block(_)

@@ -39,6 +39,7 @@ pub(super) fn lit(e: &Expr) -> Option<Literal> {
         Expr::Lit(l) => Some(*l),
         Expr::Var(_)
         | Expr::Load { .. }
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Binary { .. }
@@ -83,6 +84,7 @@ pub(super) fn simplify(e: &Expr, cx: &Context<'_>) -> Option<Expr> {
                 | Expr::Lit(_)
                 | Expr::Var(_)
                 | Expr::Load { .. }
+                | Expr::ArrayLoad { .. }
                 | Expr::BufLen(_)
                 | Expr::Builtin(_)
                 | Expr::Binary { .. }
@@ -122,6 +124,7 @@ pub(super) fn simplify(e: &Expr, cx: &Context<'_>) -> Option<Expr> {
         Expr::Lit(_)
         | Expr::Var(_)
         | Expr::Load { .. }
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Fma { .. }

@@ -124,6 +124,7 @@ impl Folder<'_, '_> {
                     Expr::Lit(_)
                     | Expr::Var(_)
                     | Expr::Load { .. }
+                    | Expr::ArrayLoad { .. }
                     | Expr::BufLen(_)
                     | Expr::Builtin(_)
                     | Expr::Binary { .. }
@@ -141,6 +142,7 @@ impl Folder<'_, '_> {
             Expr::Lit(_)
             | Expr::Var(_)
             | Expr::Load { .. }
+            | Expr::ArrayLoad { .. }
             | Expr::BufLen(_)
             | Expr::Builtin(_)
             | Expr::Fma { .. }
@@ -171,6 +173,7 @@ fn literal(e: &Expr) -> Option<Literal> {
         | Expr::Lit(_)
         | Expr::Var(_)
         | Expr::Load { .. }
+        | Expr::ArrayLoad { .. }
         | Expr::BufLen(_)
         | Expr::Builtin(_)
         | Expr::Atomic { .. }

@@ -38,6 +38,10 @@ impl Checker<'_> {
         match expr {
             Expr::Lit(lit) => Some(Typed::value(lit.ty(), true)),
             Expr::Var(name) => match self.lookup(name) {
+                Some(id) if self.vars[id].array.is_some() => {
+                    self.error(K::ArrayAsValue { name: name.clone() });
+                    None
+                }
                 Some(id) => Some(Typed {
                     ty: self.vars[id].ty,
                     uniform: self.vars[id].uniform,
@@ -49,6 +53,17 @@ impl Checker<'_> {
                 }
             },
             Expr::Load { buffer, index } => self.check_load(buffer, index, d),
+            Expr::ArrayLoad { array, index } => {
+                let index = self.with_field("index", |c| c.check_expr(index, d));
+                let (id, ty) = self.array_access(array, index)?;
+                // Another invocation never sees this array, but its elements may hold values
+                // that differ between invocations; no uniformity is claimed for them.
+                Some(Typed {
+                    ty,
+                    uniform: false,
+                    resolved: Resolved::Var(id),
+                })
+            }
             Expr::BufLen(buffer) => {
                 let Some(index) = self.program.buffer_index(buffer) else {
                     self.error(K::UnknownBuffer {
@@ -155,6 +170,40 @@ impl Checker<'_> {
             uniform: readonly && index.uniform,
             resolved: Resolved::Buffer(BufferId::new(b)),
         })
+    }
+
+    /// Resolves the private array `name` indexed by `index` (already checked) to its id and
+    /// element type; reports a name that is not an array in scope or an index that is not `u32`
+    /// or `i32`. `None` when the access is invalid.
+    pub(super) fn array_access(
+        &mut self,
+        name: &str,
+        index: Option<Typed>,
+    ) -> Option<(VarId, DataType)> {
+        let Some(id) = self.lookup(name) else {
+            self.error(K::UnknownVariable {
+                name: name.to_owned(),
+            });
+            return None;
+        };
+        let info = self.vars[id];
+        if info.array.is_none() {
+            self.error(K::NotAnArray {
+                name: name.to_owned(),
+            });
+            return None;
+        }
+        let index = index?;
+        if !index.ty.is_index() {
+            self.with_field("index", |c| {
+                c.error(K::IndexType {
+                    buffer: name.to_owned(),
+                    found: index.ty,
+                })
+            });
+            return None;
+        }
+        Some((VarId::new(id), info.ty))
     }
 
     pub(super) fn check_select(

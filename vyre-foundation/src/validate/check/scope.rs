@@ -24,6 +24,19 @@ impl Checker<'_> {
         uniform: bool,
         loop_var: bool,
     ) -> VarId {
+        self.declare_with(name, ty, uniform, loop_var, None)
+    }
+
+    /// Declares `name` as [`Checker::declare`] does; `array` is the element count of a private
+    /// array.
+    pub(super) fn declare_with(
+        &mut self,
+        name: &str,
+        ty: DataType,
+        uniform: bool,
+        loop_var: bool,
+        array: Option<u32>,
+    ) -> VarId {
         if !is_identifier(name) {
             self.error(K::InvalidName {
                 name: name.to_owned(),
@@ -40,6 +53,7 @@ impl Checker<'_> {
             // A later pass: keep what earlier passes learnt about later assignments.
             info.ty = ty;
             info.loop_var = loop_var;
+            info.array = array;
             if info.uniform && !uniform {
                 info.uniform = false;
                 self.changed = true;
@@ -50,6 +64,7 @@ impl Checker<'_> {
                 uniform,
                 loop_var,
                 assigned: false,
+                array,
             });
         }
         if let Some(scope) = self.scopes.last_mut() {

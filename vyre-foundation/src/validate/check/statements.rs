@@ -74,6 +74,21 @@ impl Checker<'_> {
                 }
             }
             Node::Assign { name, value } => self.check_assign(name, value, control),
+            Node::PrivateArray { name, element, len } => {
+                if *len == 0 || *len > crate::ir::MAX_PRIVATE_ARRAY_LEN {
+                    self.error(K::ArrayLength {
+                        name: name.clone(),
+                        len: *len,
+                    });
+                }
+                self.needs(crate::ir::Features::of_type(*element));
+                Resolved::Var(self.declare_with(name, *element, false, false, Some(*len)))
+            }
+            Node::ArrayStore {
+                array,
+                index,
+                value,
+            } => self.check_array_store(array, index, value),
             Node::Store {
                 buffer,
                 index,
@@ -243,6 +258,12 @@ impl Checker<'_> {
         self.vars[id].assigned = true;
         let resolved = Resolved::Var(VarId::new(id));
         let info = self.vars[id];
+        if info.array.is_some() {
+            self.error(K::ArrayAsValue {
+                name: name.to_owned(),
+            });
+            return resolved;
+        }
         if info.loop_var {
             self.error(K::AssignToLoopVariable {
                 name: name.to_owned(),
@@ -306,6 +327,27 @@ impl Checker<'_> {
             self.with_field("value", |c| c.error(kind));
         }
         Resolved::Buffer(BufferId::new(b))
+    }
+
+    /// Checks `array.[index] = value` on a private array.
+    fn check_array_store(&mut self, array: &str, index: &Expr, value: &Expr) -> Resolved {
+        let index = self.with_field("index", |c| c.check_expr(index, 0));
+        let value = self.with_field("value", |c| c.check_expr(value, 0));
+        let Some((id, element)) = self.array_access(array, index) else {
+            return Resolved::Nothing;
+        };
+        self.vars[id.index()].assigned = true;
+        if let Some(value) = value
+            && value.ty != element
+        {
+            let kind = K::ArrayStoreTypeMismatch {
+                array: array.to_owned(),
+                expected: element,
+                found: value.ty,
+            };
+            self.with_field("value", |c| c.error(kind));
+        }
+        Resolved::Var(id)
     }
 
     /// Checks a counted loop and returns its variable's id.

@@ -19,7 +19,8 @@ pub fn expr_type(
     match expr {
         Expr::Lit(Literal::Bool(_)) => Some(DataType::Bool),
         Expr::Lit(lit) => Some(lit.ty()),
-        Expr::Var(name) => var_type(name),
+        // A private array's `var_type` is its element type.
+        Expr::Var(name) | Expr::ArrayLoad { array: name, .. } => var_type(name),
         Expr::Load { buffer, .. } | Expr::Atomic { buffer, .. } => {
             program.buffer(buffer).map(|b| b.element)
         }
