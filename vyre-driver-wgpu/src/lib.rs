@@ -8,7 +8,9 @@
 //! it), compiled once into a pipeline cached by the program's fingerprint, and dispatched with pooled
 //! buffers, one encoder and one submit, reading back only each output's byte range. Every load, store and
 //! atomic is bounds-guarded in the generated code, so out-of-bounds accesses behave as `SEMANTICS.md`
-//! says on every driver. Grids beyond the device's per-dimension limit are folded transparently.
+//! says on every driver; wgpu's own bounds checks would only repeat them, so vyre's modules are
+//! compiled without them (see [`AdapterOptions::with_trusted_modules`], and `src/trusted.rs` for the
+//! proof). Grids beyond the device's per-dimension limit are folded transparently.
 //!
 //! [`engine::persistent::run_persistent_kernel`] and [`WgpuPipeline::dispatch_coalesced`] run many work
 //! items in one real launch. A lost device (driver reset, `destroy`) is noticed through wgpu's
@@ -68,7 +70,7 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache, the poller and the device; the buffer pool; compiled pipelines;
+// the driver workarounds table; the lowering, trusted modules and the counters; the lifecycle, the disk pipeline cache, the poller and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the `VyreBackend`
 // implementation; the test helpers.
 mod api;
@@ -88,6 +90,7 @@ mod poller;
 mod pool;
 mod stats;
 pub mod testing;
+mod trusted;
 pub mod workarounds;
 
 pub use backend::WgpuBackend;
@@ -103,6 +106,7 @@ pub use lower::Miscompile;
 pub use lower::plant_miscompile;
 pub use passes::PASSES_ENV;
 pub use stats::{PhaseTimes, WgpuStats};
+pub use trusted::TRUSTED_MODULES_ENV;
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;
 pub use workarounds::{WORKAROUNDS_ENV, Workaround, Workarounds};
