@@ -288,14 +288,16 @@ fn lowered_as(
 }
 
 /// The SPIR-V words naga writes for `program` in `form` with `workarounds`, with the options wgpu 30
-/// uses on a Vulkan 1.3 device with `robustBufferAccess2` (SPIR-V 1.6, index clamping, unchecked
-/// buffers, bounded loops): near enough to what a driver compiles to report a driver bug with it
-/// (`spirv-dis` disassembles it; DRIVER_BUGS.md). wgpu itself compiles the naga module, not these
-/// words, and its options follow the device.
+/// uses for vyre's modules on a Vulkan 1.3 device with `robustBufferAccess2` (SPIR-V 1.6, unchecked
+/// buffers, bounded loops, and index clamping only where trusted modules are off:
+/// `VYRE_TRUSTED_MODULES`, see [`AdapterOptions::with_trusted_modules`]): near enough to what a
+/// driver compiles to report a driver bug with it (`spirv-dis` disassembles it; DRIVER_BUGS.md).
+/// wgpu itself compiles the naga module, not these words, and its options follow the device.
 ///
 /// # Errors
 ///
-/// As [`emit_wgsl_as`]; [`BackendError::Compile`] when naga cannot write SPIR-V.
+/// As [`emit_wgsl_as`]; [`BackendError::Compile`] when naga cannot write SPIR-V;
+/// [`BackendError::InvalidConfig`] for a `VYRE_TRUSTED_MODULES` that is neither `on` nor `off`.
 ///
 /// ```
 /// use vyre_driver_wgpu::{LaunchForm, Workarounds, emit_spirv_with};
@@ -320,11 +322,16 @@ pub fn emit_spirv_with(
     let program = passes::as_run(program)?;
     let lowered = lowered_as(&program, form, workarounds)?;
     let info = lower::validate_module(&lowered.module)?;
+    let index = if trusted::applies(trusted::in_force(None)?) {
+        naga::proc::BoundsCheckPolicy::Unchecked
+    } else {
+        naga::proc::BoundsCheckPolicy::Restrict
+    };
     let options = spv::Options {
         lang_version: (1, 6),
         flags: spv::WriterFlags::LABEL_VARYINGS | spv::WriterFlags::FORCE_POINT_SIZE,
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: naga::proc::BoundsCheckPolicy::Restrict,
+            index,
             buffer: naga::proc::BoundsCheckPolicy::Unchecked,
             image_load: naga::proc::BoundsCheckPolicy::Unchecked,
             binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
