@@ -401,6 +401,20 @@ impl WgpuBackend {
         self.state().map(|s| s.workarounds).unwrap_or_default()
     }
 
+    /// Whether the current device compiles vyre's modules without wgpu's runtime bounds checks
+    /// ([`AdapterOptions::with_trusted_modules`], `VYRE_TRUSTED_MODULES`; on by default).
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::WgpuBackend;
+    ///
+    /// let Ok(backend) = WgpuBackend::acquire() else { return };
+    /// println!("{}: trusted modules {}", backend.adapter_name(), backend.trusted_modules());
+    /// ```
+    #[must_use]
+    pub fn trusted_modules(&self) -> bool {
+        self.state().is_ok_and(|s| s.trusted_modules)
+    }
+
     /// The wgpu device dispatches run on now, to create buffers for [`WgpuBackend::import_buffer`]
     /// or to record the application's own work on it.
     ///
@@ -684,6 +698,7 @@ impl WgpuBackend {
             form,
             workarounds: state.workarounds,
             passes: self.shared.passes_id,
+            trusted_modules: state.trusted_modules,
             generation: state.generation,
         };
         if let Some(hit) = self.shared.cache.lock().map_err(|_| poisoned())?.get(&key) {

@@ -1,5 +1,5 @@
 //! The pipeline cache: compiled pipelines keyed by program fingerprint, launch form, driver
-//! workarounds, IR passes and device generation, bounded, evicting the least recently used pipeline when full (as the reference
+//! workarounds, IR passes, module checks and device generation, bounded, evicting the least recently used pipeline when full (as the reference
 //! backend's cache does), and counting its hits, misses and evictions.
 
 use std::collections::HashMap;
@@ -16,7 +16,8 @@ use crate::workarounds::Workarounds;
 pub(crate) const CACHE_LIMIT: usize = 256;
 
 /// The cache key: the program's structure, the launch form, the driver workarounds and the IR
-/// passes the module is lowered with, and the device generation.
+/// passes the module is lowered with, whether it was compiled without wgpu's bounds checks, and
+/// the device generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     pub(crate) fingerprint: Fingerprint,
@@ -24,6 +25,8 @@ pub(crate) struct PipelineKey {
     pub(crate) workarounds: Workarounds,
     /// The XXH3-64 of the IR passes' key (`Pipeline::key`).
     pub(crate) passes: u64,
+    /// Compiled without wgpu's bounds checks (see `trusted`).
+    pub(crate) trusted_modules: bool,
     pub(crate) generation: u64,
 }
 
@@ -128,6 +131,7 @@ mod tests {
             form: Form::default(),
             workarounds: Workarounds::NONE,
             passes: 0,
+            trusted_modules: true,
             generation,
         }
     }

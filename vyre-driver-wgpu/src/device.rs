@@ -39,6 +39,8 @@ pub(crate) struct DeviceState {
     pub(crate) features: Features,
     /// The driver workarounds its modules are lowered with (see `workarounds`).
     pub(crate) workarounds: Workarounds,
+    /// Its modules are compiled without wgpu's bounds checks (see `trusted`).
+    pub(crate) trusted_modules: bool,
     /// Set by the device-lost callback (never by vyre itself).
     pub(crate) lost: Arc<AtomicBool>,
     /// The last uncaptured error, kept instead of wgpu's default panic.
@@ -126,6 +128,9 @@ pub struct AdapterOptions {
     /// Whether programs go through the standard IR passes (`vyre_foundation::pass::Pipeline::standard`)
     /// before lowering: `None` (the default) reads `VYRE_PASSES` (`on` or `off`), else on.
     pub passes: Option<bool>,
+    /// Whether vyre's modules are compiled without wgpu's runtime bounds checks, which repeat
+    /// vyre's own guards: `None` (the default) reads `VYRE_TRUSTED_MODULES` (`on` or `off`), else on.
+    pub trusted_modules: Option<bool>,
 }
 
 impl AdapterOptions {
@@ -227,6 +232,26 @@ impl AdapterOptions {
     #[must_use]
     pub fn with_passes(mut self, on: bool) -> Self {
         self.passes = Some(on);
+        self
+    }
+
+    /// Compiles vyre's modules without wgpu's runtime bounds checks (`true`, the default) or with
+    /// them (`false`), whatever `VYRE_TRUSTED_MODULES` says. vyre guards or proves every access
+    /// itself (the proof is in `src/trusted.rs`), so wgpu's checks only cost time; turn them back
+    /// on to rule vyre's proof out when a result looks wrong.
+    ///
+    /// ```
+    /// use vyre_driver_wgpu::{AdapterOptions, WgpuBackend};
+    ///
+    /// let options = AdapterOptions::new().with_trusted_modules(false);
+    /// assert_eq!(options.trusted_modules, Some(false));
+    /// if let Ok(backend) = WgpuBackend::acquire_with(&options) {
+    ///     assert!(!backend.trusted_modules());
+    /// }
+    /// ```
+    #[must_use]
+    pub fn with_trusted_modules(mut self, on: bool) -> Self {
+        self.trusted_modules = Some(on);
         self
     }
 }
@@ -501,6 +526,7 @@ pub(crate) fn open(
     let info = adapter.get_info();
     let (workarounds, _) = workarounds::in_force(&info, options.workarounds)?;
     let passes = crate::passes::in_force(options.passes)?.key();
+    let trusted_modules = crate::trusted::in_force(options.trusted_modules)?;
     let limits = adapter.limits();
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE | OPTIONAL;
     let desc = wgpu::DeviceDescriptor {
@@ -527,6 +553,7 @@ pub(crate) fn open(
             cache_dir: &options.pipeline_cache,
             workarounds,
             passes,
+            trusted_modules,
         },
     ))
 }
@@ -538,8 +565,8 @@ pub(crate) fn open(
 ///
 /// # Errors
 ///
-/// [`BackendError::InvalidConfig`] when `VYRE_WORKAROUNDS` names no workaround or `VYRE_PASSES` is
-/// neither `on` nor `off`.
+/// [`BackendError::InvalidConfig`] when `VYRE_WORKAROUNDS` names no workaround, or `VYRE_PASSES` or
+/// `VYRE_TRUSTED_MODULES` is neither `on` nor `off`.
 pub(crate) fn adopt(
     adapter: wgpu::Adapter,
     device: wgpu::Device,
@@ -547,6 +574,7 @@ pub(crate) fn adopt(
 ) -> Result<DeviceState, BackendError> {
     let (workarounds, _) = workarounds::in_force(&adapter.get_info(), None)?;
     let passes = crate::passes::in_force(None)?.key();
+    let trusted_modules = crate::trusted::in_force(None)?;
     Ok(install(
         adapter,
         device,
@@ -557,6 +585,7 @@ pub(crate) fn adopt(
             cache_dir: &PipelineCacheDir::FromEnv,
             workarounds,
             passes,
+            trusted_modules,
         },
     ))
 }
@@ -569,6 +598,8 @@ struct Install<'a> {
     workarounds: Workarounds,
     /// The IR passes' key (`Pipeline::key`), part of the disk cache's header.
     passes: String,
+    /// Modules without wgpu's bounds checks (`trusted`), part of the disk cache's header.
+    trusted_modules: bool,
 }
 
 fn install(
@@ -583,9 +614,17 @@ fn install(
         cache_dir,
         workarounds,
         passes,
+        trusted_modules,
     } = how;
     let info = adapter.get_info();
-    let disk = DiskCache::open(&device, &info, cache_dir, workarounds, &passes);
+    let disk = DiskCache::open(
+        &device,
+        &info,
+        cache_dir,
+        workarounds,
+        &passes,
+        trusted_modules,
+    );
     let limits = device.limits();
     let features = vyre_features(device.features());
     let lost = Arc::new(AtomicBool::new(false));
@@ -608,6 +647,7 @@ fn install(
         limits,
         features,
         workarounds,
+        trusted_modules,
         lost,
         uncaptured,
         generation,

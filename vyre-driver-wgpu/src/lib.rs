@@ -8,7 +8,9 @@
 //! it), compiled once into a pipeline cached by the program's fingerprint, and dispatched with pooled
 //! buffers, one encoder and one submit, reading back only each output's byte range. Every load, store and
 //! atomic is bounds-guarded in the generated code, so out-of-bounds accesses behave as `SEMANTICS.md`
-//! says on every driver. Grids beyond the device's per-dimension limit are folded transparently.
+//! says on every driver; wgpu's own bounds checks would only repeat them, so vyre's modules are
+//! compiled without them (see [`AdapterOptions::with_trusted_modules`], and `src/trusted.rs` for the
+//! proof). Grids beyond the device's per-dimension limit are folded transparently.
 //!
 //! [`engine::persistent::run_persistent_kernel`] and [`WgpuPipeline::dispatch_coalesced`] run many work
 //! items in one real launch. A lost device (driver reset, `destroy`) is noticed through wgpu's
@@ -68,7 +70,7 @@
 //! conformance and fuzzing programs below that bound when they run there.
 
 // The modules form layers, each using only those listed before it (`tests/layers.rs` checks this):
-// the driver workarounds table; the lowering and the counters; the lifecycle, the disk pipeline cache, the poller and the device; the buffer pool; compiled pipelines;
+// the driver workarounds table; the lowering, trusted modules and the counters; the lifecycle, the disk pipeline cache, the poller and the device; the buffer pool; compiled pipelines;
 // one launch; the pipeline cache; the backend and its recovery; the engines; the `VyreBackend`
 // implementation; the test helpers.
 mod api;
@@ -88,6 +90,7 @@ mod poller;
 mod pool;
 mod stats;
 pub mod testing;
+mod trusted;
 pub mod workarounds;
 
 pub use backend::WgpuBackend;
@@ -103,6 +106,7 @@ pub use lower::Miscompile;
 pub use lower::plant_miscompile;
 pub use passes::PASSES_ENV;
 pub use stats::{PhaseTimes, WgpuStats};
+pub use trusted::TRUSTED_MODULES_ENV;
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;
 pub use workarounds::{WORKAROUNDS_ENV, Workaround, Workarounds};
@@ -284,14 +288,16 @@ fn lowered_as(
 }
 
 /// The SPIR-V words naga writes for `program` in `form` with `workarounds`, with the options wgpu 30
-/// uses on a Vulkan 1.3 device with `robustBufferAccess2` (SPIR-V 1.6, index clamping, unchecked
-/// buffers, bounded loops): near enough to what a driver compiles to report a driver bug with it
-/// (`spirv-dis` disassembles it; DRIVER_BUGS.md). wgpu itself compiles the naga module, not these
-/// words, and its options follow the device.
+/// uses for vyre's modules on a Vulkan 1.3 device with `robustBufferAccess2` (SPIR-V 1.6, unchecked
+/// buffers, bounded loops, and index clamping only where trusted modules are off:
+/// `VYRE_TRUSTED_MODULES`, see [`AdapterOptions::with_trusted_modules`]): near enough to what a
+/// driver compiles to report a driver bug with it (`spirv-dis` disassembles it; DRIVER_BUGS.md).
+/// wgpu itself compiles the naga module, not these words, and its options follow the device.
 ///
 /// # Errors
 ///
-/// As [`emit_wgsl_as`]; [`BackendError::Compile`] when naga cannot write SPIR-V.
+/// As [`emit_wgsl_as`]; [`BackendError::Compile`] when naga cannot write SPIR-V;
+/// [`BackendError::InvalidConfig`] for a `VYRE_TRUSTED_MODULES` that is neither `on` nor `off`.
 ///
 /// ```
 /// use vyre_driver_wgpu::{LaunchForm, Workarounds, emit_spirv_with};
@@ -316,11 +322,16 @@ pub fn emit_spirv_with(
     let program = passes::as_run(program)?;
     let lowered = lowered_as(&program, form, workarounds)?;
     let info = lower::validate_module(&lowered.module)?;
+    let index = if trusted::applies(trusted::in_force(None)?) {
+        naga::proc::BoundsCheckPolicy::Unchecked
+    } else {
+        naga::proc::BoundsCheckPolicy::Restrict
+    };
     let options = spv::Options {
         lang_version: (1, 6),
         flags: spv::WriterFlags::LABEL_VARYINGS | spv::WriterFlags::FORCE_POINT_SIZE,
         bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: naga::proc::BoundsCheckPolicy::Restrict,
+            index,
             buffer: naga::proc::BoundsCheckPolicy::Unchecked,
             image_load: naga::proc::BoundsCheckPolicy::Unchecked,
             binding_array: naga::proc::BoundsCheckPolicy::Unchecked,

@@ -1,7 +1,7 @@
 //! Compiled pipelines: lowering, shader module, bind group layouts and compute pipeline, made once per
-//! (program fingerprint, launch form, driver workarounds, device generation) and cached by `cache`.
+//! (program fingerprint, launch form, driver workarounds, IR passes, module checks, device
+//! generation) and cached by `cache`.
 
-use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::BackendError;
@@ -285,11 +285,10 @@ pub(crate) fn compile(
     let device = &state.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("vyre"),
-        source: wgpu::ShaderSource::Naga(Cow::Owned(lowered.module)),
-    });
+    let trusted = crate::trusted::applies(state.trusted_modules);
+    let module = crate::trusted::create_module(device, lowered.module, trusted);
     bump(&counters.shader_modules, 1);
+    bump(&counters.trusted_modules, u64::from(trusted));
     let user_entries: Vec<_> = lowered.bindings.iter().map(layout_entry).collect();
     let user_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("vyre program buffers"),

@@ -41,6 +41,9 @@ use std::time::Instant;
 pub struct WgpuStats {
     /// Shader modules created.
     pub shader_modules_created: u64,
+    /// Of those, the modules compiled without wgpu's runtime bounds checks, vyre's guards alone
+    /// keeping every access in bounds ([`crate::AdapterOptions::with_trusted_modules`]).
+    pub trusted_modules_created: u64,
     /// Compute pipelines created.
     pub pipelines_created: u64,
     /// Bind group layouts created.
@@ -150,6 +153,7 @@ impl PhaseTimes {
 #[derive(Default)]
 pub(crate) struct Counters {
     pub(crate) shader_modules: AtomicU64,
+    pub(crate) trusted_modules: AtomicU64,
     pub(crate) pipelines: AtomicU64,
     pub(crate) layouts: AtomicU64,
     pub(crate) bind_groups: AtomicU64,
@@ -214,6 +218,7 @@ impl Counters {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         WgpuStats {
             shader_modules_created: get(&self.shader_modules),
+            trusted_modules_created: get(&self.trusted_modules),
             pipelines_created: get(&self.pipelines),
             bind_group_layouts_created: get(&self.layouts),
             bind_groups_created: get(&self.bind_groups),

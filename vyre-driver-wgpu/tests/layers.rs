@@ -9,6 +9,7 @@ const LAYERS: &[&str] = &[
     "workarounds", // The driver bugs table and the workaround sets; no device.
     "passes",      // The IR pass pipeline in force; no device.
     "lower",       // IR to naga, the params layout; no device.
+    "trusted",     // Shader modules without wgpu's bounds checks: the proof and the one call.
     "stats",       // The counters and their snapshot.
     "lifecycle",   // The process-wide turn for creating and tearing down devices.
     "disk",        // The disk pipeline cache: file format, directory, load and save.

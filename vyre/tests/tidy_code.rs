@@ -764,3 +764,181 @@ fn the_cycle_check_finds_a_planted_cycle() {
             .is_none_or(|g| cycles(g).is_empty())
     );
 }
+
+/// The workspace's crates (the root's `members`), by folder.
+const MEMBERS: &[&str] = &[
+    "vyre-foundation",
+    "vyre-driver",
+    "vyre-driver-wgpu",
+    "vyre-driver-wgpu/bench",
+    "vyre",
+    "conformance",
+    "conformance/reference",
+    "conformance/cli",
+    "vyre-datafusion",
+    "vyre-datafusion/ballista",
+];
+
+/// The one crate whose `unsafe_code` lint is `deny` rather than the workspace's `forbid`.
+const UNSAFE_CRATE: &str = "vyre-driver-wgpu";
+
+/// Every `unsafe` in the workspace's sources, each audited where it stands: the file, and text that
+/// must follow the keyword within a few lines (the call or item it is for). Adding one means a
+/// `// SAFETY:` comment saying what the callee asks and why it holds, and a line here.
+const UNSAFE_SITES: &[(&str, &str)] = &[
+    // The driver's pipeline cache blob, trusted only under vyre's checked header.
+    (
+        "vyre-driver-wgpu/src/disk/mod.rs",
+        "device.create_pipeline_cache(&desc)",
+    ),
+    // `madvise(2)`: its declaration and its one call, a paging hint.
+    ("vyre-driver-wgpu/src/launch/readback.rs", "fn madvise("),
+    (
+        "vyre-driver-wgpu/src/launch/readback.rs",
+        "madvise(first as *mut",
+    ),
+    // vyre's modules without wgpu's bounds checks: the proof is `src/trusted.rs`'s module doc.
+    (
+        "vyre-driver-wgpu/src/trusted.rs",
+        "device.create_shader_module_trusted(desc, checks())",
+    ),
+];
+
+/// Every Rust file under `dir`, build outputs and hidden folders left out.
+fn workspace_rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !name.starts_with('.') && name != "target" {
+                workspace_rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The byte offsets of the keyword `unsafe` in `source`, outside comments and literals.
+fn unsafe_keywords(source: &str) -> Vec<usize> {
+    let code = blank(source);
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let bytes = code.as_bytes();
+    code.match_indices("unsafe")
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let before = at.checked_sub(1).map(|b| bytes[b]);
+            let after = bytes.get(at + "unsafe".len()).copied();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        })
+        .collect()
+}
+
+/// For each `unsafe` in `source`: the text from it to four lines on, and the six lines before it.
+fn unsafe_sites(source: &str) -> Vec<(String, String)> {
+    // `blank` keeps every character's place, so an offset in its output is a line in `source`.
+    let code = blank(source);
+    let lines: Vec<&str> = source.lines().collect();
+    unsafe_keywords(source)
+        .into_iter()
+        .map(|at| {
+            let line = code[..at].matches('\n').count();
+            let after = lines[line..(line + 5).min(lines.len())].join("\n");
+            let before = lines[line.saturating_sub(12)..line].join("\n");
+            (after, before)
+        })
+        .collect()
+}
+
+#[test]
+fn the_only_unsafe_code_is_the_audited_sites() {
+    let root = repo();
+    let mut files = Vec::new();
+    workspace_rust_files(&root, &mut files);
+    assert!(files.len() > 200, "found only {} Rust files", files.len());
+    let mut seen = vec![0usize; UNSAFE_SITES.len()];
+    let mut unexpected = Vec::new();
+    for file in &files {
+        let source = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+        let name = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        for (after, before) in unsafe_sites(&source) {
+            let site = UNSAFE_SITES
+                .iter()
+                .position(|&(f, text)| f == name && after.contains(text));
+            match site {
+                Some(i) => {
+                    seen[i] += 1;
+                    // A block needs its argument; an `extern` block only declares.
+                    let block =
+                        after.trim_start().starts_with("unsafe {") || after.contains("= unsafe {");
+                    assert!(
+                        !block || before.contains("// SAFETY:"),
+                        "{name}: the unsafe block for `{}` has no `// SAFETY:` comment above it",
+                        UNSAFE_SITES[i].1
+                    );
+                }
+                None => unexpected.push(format!("{name}: {}", after.lines().next().unwrap_or(""))),
+            }
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "`unsafe` outside the audited sites (add a `// SAFETY:` argument and a line to UNSAFE_SITES, or remove it):\n{}",
+        unexpected.join("\n")
+    );
+    for (&(file, text), count) in UNSAFE_SITES.iter().zip(&seen) {
+        assert_eq!(
+            *count, 1,
+            "{file}: `{text}` should have one `unsafe`, found {count}"
+        );
+    }
+}
+
+#[test]
+fn the_unsafe_check_finds_planted_keywords_and_ignores_others() {
+    let source = "// unsafe in a comment\nfn f() {\n    let s = \"unsafe\";\n    let unsafe_code = 1;\n    // SAFETY: none needed.\n    unsafe { g() };\n}\nunsafe extern \"C\" {}\n";
+    let sites = unsafe_sites(source);
+    assert_eq!(sites.len(), 2, "{sites:?}");
+    assert!(sites[0].0.starts_with("    unsafe { g() }"), "{sites:?}");
+    assert!(sites[0].1.contains("// SAFETY:"), "{sites:?}");
+    assert!(sites[1].0.starts_with("unsafe extern"), "{sites:?}");
+}
+
+#[test]
+fn every_crate_but_the_wgpu_driver_forbids_unsafe_code() {
+    let root = repo();
+    let workspace =
+        std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace's Cargo.toml");
+    let lints = workspace
+        .split("[workspace.lints.rust]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("a [workspace.lints.rust] table");
+    assert!(
+        lints.contains("unsafe_code = \"forbid\""),
+        "the workspace's lints must forbid unsafe code:\n{lints}"
+    );
+    for member in MEMBERS {
+        let manifest = std::fs::read_to_string(root.join(member).join("Cargo.toml"))
+            .unwrap_or_else(|e| panic!("{member}/Cargo.toml: {e}"));
+        if *member == UNSAFE_CRATE {
+            assert!(
+                manifest.contains("[lints.rust]") && manifest.contains("unsafe_code = \"deny\""),
+                "{member} denies unsafe code (allowed only at the audited sites)"
+            );
+        } else {
+            assert!(
+                manifest.contains("[lints]\nworkspace = true") && !manifest.contains("unsafe_code"),
+                "{member} must take the workspace's lints (`[lints] workspace = true`), which forbid unsafe code"
+            );
+        }
+    }
+}

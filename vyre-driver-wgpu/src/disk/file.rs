@@ -5,10 +5,11 @@
 //! 0       8     magic, b"VYREPLC\0"
 //! 8       4     header layout version (u32 LE, `LAYOUT`)
 //! 12      4     lowering version (u32 LE, `lower::LOWERING_VERSION`)
-//! 16      ...   eight strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
+//! 16      ...   nine strings, each a u16 LE length then UTF-8 bytes: the vyre, wgpu and naga versions,
 //!               the adapter key (`wgpu::util::pipeline_cache_key`), the driver, the driver info,
-//!               the driver workarounds in force (`Workarounds`' text, e.g. `none`), and the IR
-//!               passes in force (`Pipeline::key`, e.g. `fold@1,dce@1`; empty when off)
+//!               the driver workarounds in force (`Workarounds`' text, e.g. `none`), the IR
+//!               passes in force (`Pipeline::key`, e.g. `fold@1,dce@1`; empty when off), and
+//!               whether modules are trusted (`on` or `off`, see `trusted`)
 //! h       8     blob length (u64 LE)
 //! h+8     8     XXH3-64 of the blob (u64 LE)
 //! h+16    n     the blob
@@ -23,7 +24,7 @@ use xxhash_rust::xxh3::xxh3_64;
 const MAGIC: &[u8; 8] = b"VYREPLC\0";
 
 /// The version of this layout; bumped when a field is added, removed or reordered.
-const LAYOUT: u32 = 3;
+const LAYOUT: u32 = 4;
 
 /// The wgpu this crate is built against (`tests/disk_cache.rs` checks it against `Cargo.lock`).
 pub(crate) const WGPU_VERSION: &str = "30.0.2";
@@ -46,6 +47,9 @@ pub(crate) struct CacheKey {
     pub(crate) workarounds: String,
     /// The IR passes the programs went through (`Pipeline::key`): other passes, other modules.
     pub(crate) passes: String,
+    /// `on` when the modules were compiled without wgpu's bounds checks (`trusted`), else `off`:
+    /// other checks, other shader code.
+    pub(crate) trusted_modules: String,
 }
 
 impl CacheKey {
@@ -56,6 +60,7 @@ impl CacheKey {
         lowering: u32,
         workarounds: crate::workarounds::Workarounds,
         passes: &str,
+        trusted_modules: bool,
     ) -> Self {
         Self {
             lowering,
@@ -67,6 +72,7 @@ impl CacheKey {
             driver_info: info.driver_info.clone(),
             workarounds: workarounds.to_string(),
             passes: passes.to_string(),
+            trusted_modules: if trusted_modules { "on" } else { "off" }.to_string(),
         }
     }
 
@@ -85,6 +91,7 @@ impl CacheKey {
             &self.driver_info,
             &self.workarounds,
             &self.passes,
+            &self.trusted_modules,
         ] {
             // A field longer than u16 (no real driver string is) is cut: the key stays deterministic.
             let bytes = &field.as_bytes()[..field.len().min(usize::from(u16::MAX))];
@@ -117,9 +124,9 @@ pub(crate) fn decode<'f>(key: &CacheKey, file: &'f [u8]) -> Result<&'f [u8], Str
     let prefix = key.prefix();
     let Some(rest) = file.strip_prefix(prefix.as_slice()) else {
         return Err(if file.len() < prefix.len() {
-            "the header is truncated or was written for another adapter, driver, set of driver workarounds or IR passes, or version of vyre, wgpu, naga or the lowering"
+            "the header is truncated or was written for another adapter, driver, set of driver workarounds, IR passes or module checks, or version of vyre, wgpu, naga or the lowering"
         } else {
-            "the header was written for another adapter, driver, set of driver workarounds or IR passes, or version of vyre, wgpu, naga or the lowering"
+            "the header was written for another adapter, driver, set of driver workarounds, IR passes or module checks, or version of vyre, wgpu, naga or the lowering"
         }
         .to_string());
     };
@@ -160,6 +167,7 @@ mod tests {
             driver_info: "Mesa 22.3.6".into(),
             workarounds: "none".into(),
             passes: String::new(),
+            trusted_modules: "on".into(),
         }
     }
 
@@ -233,6 +241,10 @@ mod tests {
             },
             CacheKey {
                 passes: "fold@1".into(),
+                ..key()
+            },
+            CacheKey {
+                trusted_modules: "off".into(),
                 ..key()
             },
         ];

@@ -4,7 +4,7 @@
 //!
 //! Only Vulkan adapters with `Features::PIPELINE_CACHE` have one. The file (`file.rs`) is vyre's header
 //! (a magic, the key: vyre, wgpu, naga and lowering versions, adapter and driver, the driver
-//! workarounds in force; the blob's length and
+//! workarounds, IR passes and module checks in force; the blob's length and
 //! XXH3-64 checksum) followed by the blob `get_data()` returned. A file is trusted, and its blob handed
 //! to the driver, only when its header matches this build and adapter exactly and its checksum
 //! verifies; any other file, an unreadable one, or an unwritable directory is ignored with a logged
@@ -167,6 +167,7 @@ impl DiskCache {
         choice: &PipelineCacheDir,
         workarounds: Workarounds,
         passes: &str,
+        trusted_modules: bool,
     ) -> Self {
         let dir = match dir::resolve(choice, |name| std::env::var_os(name)) {
             Ok(dir) => dir,
@@ -187,7 +188,14 @@ impl DiskCache {
             )));
         };
         let path = dir.join(format!("{name}.vyre-cache"));
-        let key = CacheKey::new(name, info, LOWERING_VERSION, workarounds, passes);
+        let key = CacheKey::new(
+            name,
+            info,
+            LOWERING_VERSION,
+            workarounds,
+            passes,
+            trusted_modules,
+        );
         let ignored = |why: String| {
             log::warn!(
                 "vyre: ignoring the pipeline cache file {}: {why}; pipelines compile from scratch and the file will be rewritten",

@@ -57,7 +57,7 @@ pub(crate) use params::{ITEM_ROW_WORDS, plan_params, split_params};
 pub use planted::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use planted::plant_miscompile;
-pub(crate) use planted::planted;
+pub(crate) use planted::{any_planted, planted};
 
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches

@@ -124,3 +124,15 @@ pub(crate) fn planted(miscompile: Miscompile) -> bool {
 pub(crate) fn planted(_miscompile: Miscompile) -> bool {
     false
 }
+
+/// True when any miscompile is planted: its modules may break the bounds proof (see `trusted`).
+#[cfg(feature = "planted-miscompiles")]
+pub(crate) fn any_planted() -> bool {
+    PLANTED.load(Ordering::SeqCst) != 0
+}
+
+/// Without the feature nothing can be planted.
+#[cfg(not(feature = "planted-miscompiles"))]
+pub(crate) fn any_planted() -> bool {
+    false
+}
