@@ -47,11 +47,14 @@ pub enum Miscompile {
     /// The `SoftWideDivision` workaround gives a signed remainder the divisor's sign instead of
     /// the dividend's.
     WorkaroundSoftRemainderSign,
+    /// The `SoftWideDivision` workaround's multiply-high drops the carry out of the middle
+    /// products.
+    WorkaroundSoftMultiplyHighNoCarry,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 12] = [
+    pub const ALL: [Miscompile; 13] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -64,6 +67,7 @@ impl Miscompile {
         Miscompile::WorkaroundWideningLogical,
         Miscompile::WorkaroundF16TiesAway,
         Miscompile::WorkaroundSoftRemainderSign,
+        Miscompile::WorkaroundSoftMultiplyHighNoCarry,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -76,6 +80,7 @@ impl Miscompile {
                 | Miscompile::WorkaroundWideningLogical
                 | Miscompile::WorkaroundF16TiesAway
                 | Miscompile::WorkaroundSoftRemainderSign
+                | Miscompile::WorkaroundSoftMultiplyHighNoCarry
         )
     }
 
@@ -95,6 +100,7 @@ impl Miscompile {
             Miscompile::WorkaroundWideningLogical => 10,
             Miscompile::WorkaroundF16TiesAway => 11,
             Miscompile::WorkaroundSoftRemainderSign => 12,
+            Miscompile::WorkaroundSoftMultiplyHighNoCarry => 13,
         }
     }
 }
