@@ -296,7 +296,7 @@ impl Lowerer<'_, '_> {
             DataType::F32 | DataType::F16 | DataType::Bool => r,
         };
         let divisor = self.opaque_divisor(block, divisor, ty)?;
-        if let Some(soft) = self.soft_wide_division(block, op, l, divisor, ty) {
+        if let Some(soft) = self.soft_wide_division(block, op, l, (divisor, r), ty) {
             return Ok(soft);
         }
         Ok(self.fb.binary(block, naga_op, l, divisor))

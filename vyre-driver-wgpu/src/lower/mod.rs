@@ -26,6 +26,7 @@ mod params;
 mod planted;
 mod prologue;
 mod rows;
+mod soft_division;
 mod subgroup;
 mod vector;
 mod workaround;

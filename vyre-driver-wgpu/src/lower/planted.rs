@@ -49,11 +49,14 @@ pub enum Miscompile {
     /// The `SoftWideDivision` workaround gives a signed remainder the divisor's sign instead of
     /// the dividend's.
     WorkaroundSoftRemainderSign,
+    /// The `SoftWideDivision` workaround's multiply-high drops the carry out of the middle
+    /// products.
+    WorkaroundSoftMultiplyHighNoCarry,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 13] = [
+    pub const ALL: [Miscompile; 14] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -67,6 +70,7 @@ impl Miscompile {
         Miscompile::WorkaroundF16TiesAway,
         Miscompile::WorkaroundSoftRemainderSign,
         Miscompile::PrivateArrayBoundOffByOne,
+        Miscompile::WorkaroundSoftMultiplyHighNoCarry,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -79,6 +83,7 @@ impl Miscompile {
                 | Miscompile::WorkaroundWideningLogical
                 | Miscompile::WorkaroundF16TiesAway
                 | Miscompile::WorkaroundSoftRemainderSign
+                | Miscompile::WorkaroundSoftMultiplyHighNoCarry
         )
     }
 
@@ -99,6 +104,7 @@ impl Miscompile {
             Miscompile::WorkaroundF16TiesAway => 11,
             Miscompile::WorkaroundSoftRemainderSign => 12,
             Miscompile::PrivateArrayBoundOffByOne => 13,
+            Miscompile::WorkaroundSoftMultiplyHighNoCarry => 14,
         }
     }
 }

@@ -15,18 +15,9 @@
 //!   zero divisor, and `-1` under `MIN`) is `d ^ z`: the same value, which the driver cannot know,
 //!   so it cannot strength-reduce a division by a constant (a remainder by a power of two into a
 //!   mask, a division into a multiply-high) and must run its general 64-bit division.
-//! - **`SoftWideDivision`**: a 64-bit `/` or `%` (after the divisor's guard, so `d != 0` and never
-//!   `MIN / -1`) is computed by a loop, not by the driver's division. Unsigned: restoring division
-//!   over the dividend's bits from the top, `r = 2r + bit`; when the bit shifted out of `r` was set
-//!   or `r - d` does not borrow (`r >= d`), `r -= d` and the quotient's bit is set. Since `r < d`
-//!   before each step, `2r + bit < 2d`, so one subtraction suffices, and when the top bit fell out
-//!   (`2r + bit >= 2^64 > d`) the wrapped `r - d` is the true difference. The borrow of `a - b` is
-//!   bit 63 of `(!a & b) | (!(a ^ b) & (a - b))`, so the loop has no 64-bit compare, select or
-//!   divide: nothing of the driver's division routine (whose result bits it got wrong) and no
-//!   ordering of 64-bit values (another class of its bugs). Signed: the division of the magnitudes
-//!   (`(x ^ m) - m` with `m` the sign mask; `|MIN|` is 2^63 as a u64), the quotient negated when
-//!   the signs differ and the remainder when the dividend is negative, `(v ^ m) - m` again: WGSL's
-//!   truncating division and its remainder with the dividend's sign, exactly.
+//! - **`SoftWideDivision`**: a 64-bit `/` or `%` is computed by vyre, never by the driver: by a
+//!   multiply-high when the divisor is a literal, else by a shift-and-subtract loop
+//!   (`lower/soft_division.rs` has both and their proofs).
 //! - **`OpaqueNarrowing`**: a 64-bit integer narrowed to 32 bits is its low word (`u32(x &
 //!   0xffffffff)`) xored with `z`: the same word, which the driver cannot relate to `x`, so what it
 //!   knows of `x` (its range, that it came from a signed or a widened value) does not reach the
@@ -53,7 +44,6 @@
 
 use naga::{
     BinaryOperator as B, Block, Expression, Handle, Literal, MathFunction as M, ScalarKind,
-    Statement,
 };
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{BinOp, DataType};
@@ -193,175 +183,6 @@ impl Lowerer<'_, '_> {
             return Ok(d);
         }
         self.hidden(block, d, ty)
-    }
-
-    /// The 64-bit integer `l / d` or `l % d` (`op`) of type `ty` computed by vyre's loop when
-    /// `SoftWideDivision` is in force (see the module docs): `d` is the guarded divisor (nonzero,
-    /// and not -1 under `MIN`). `None` when the driver's division is to be used.
-    pub(crate) fn soft_wide_division(
-        &mut self,
-        block: &mut Block,
-        op: BinOp,
-        l: Handle<Expression>,
-        d: Handle<Expression>,
-        ty: DataType,
-    ) -> Option<Handle<Expression>> {
-        if !(ty.is_integer()
-            && ty.bits() == 64
-            && self.workarounds.contains(Workaround::SoftWideDivision))
-        {
-            return None;
-        }
-        if !ty.is_signed() {
-            let (quotient, remainder) = self.unsigned_wide_division(block, l, d);
-            return Some(if op == BinOp::Div {
-                quotient
-            } else {
-                remainder
-            });
-        }
-        let l = self.reinterpret(block, l, ScalarKind::Sint, ScalarKind::Uint);
-        let d = self.reinterpret(block, d, ScalarKind::Sint, ScalarKind::Uint);
-        let sixty_three = self.fb.u32(block, 63);
-        let l_negative = self.fb.binary(block, B::ShiftRight, l, sixty_three);
-        let d_negative = self.fb.binary(block, B::ShiftRight, d, sixty_three);
-        let l_magnitude = self.negated_if(block, l, l_negative);
-        let d_magnitude = self.negated_if(block, d, d_negative);
-        let (quotient, remainder) = self.unsigned_wide_division(block, l_magnitude, d_magnitude);
-        let result = if op == BinOp::Div {
-            let signs_differ = self
-                .fb
-                .binary(block, B::ExclusiveOr, l_negative, d_negative);
-            self.negated_if(block, quotient, signs_differ)
-        } else {
-            let sign = if planted(Miscompile::WorkaroundSoftRemainderSign) {
-                d_negative
-            } else {
-                l_negative
-            };
-            self.negated_if(block, remainder, sign)
-        };
-        Some(self.reinterpret(block, result, ScalarKind::Uint, ScalarKind::Sint))
-    }
-
-    /// The `u64` `v` negated (wrapping) when the `u64` `flag` is 1, `v` when it is 0: `(v ^ m) - m`
-    /// with the mask `m = 0 - flag`, no select for the driver to reason about.
-    fn negated_if(
-        &mut self,
-        block: &mut Block,
-        v: Handle<Expression>,
-        flag: Handle<Expression>,
-    ) -> Handle<Expression> {
-        let zero = self.fb.expr(block, Expression::Literal(Literal::U64(0)));
-        let mask = self.fb.binary(block, B::Subtract, zero, flag);
-        let flipped = self.fb.binary(block, B::ExclusiveOr, v, mask);
-        self.fb.binary(block, B::Subtract, flipped, mask)
-    }
-
-    /// The quotient and remainder of the `u64`s `x / d` (`d != 0`) by restoring division, one
-    /// bit of `x` a trip, from the top (see the module docs).
-    fn unsigned_wide_division(
-        &mut self,
-        block: &mut Block,
-        x: Handle<Expression>,
-        d: Handle<Expression>,
-    ) -> (Handle<Expression>, Handle<Expression>) {
-        let wide = self.types.value(DataType::U64);
-        let word = self.types.value(DataType::U32);
-        let quotient = self.fb.local(block, Some("vyre_quotient".to_owned()), wide);
-        let remainder = self
-            .fb
-            .local(block, Some("vyre_remainder".to_owned()), wide);
-        let bits_left = self
-            .fb
-            .local(block, Some("vyre_bits_left".to_owned()), word);
-        let zero = self.fb.expr(block, Expression::Literal(Literal::U64(0)));
-        let sixty_four = self.fb.u32(block, 64);
-        for (pointer, value) in [(quotient, zero), (remainder, zero), (bits_left, sixty_four)] {
-            self.fb.stmt(block, Statement::Store { pointer, value });
-        }
-        self.fb.flush(block);
-
-        let mut body = Block::new();
-        let b = &mut body;
-        let left = self.fb.load(b, bits_left);
-        let none = self.fb.u32(b, 0);
-        let done = self.fb.binary(b, B::Equal, left, none);
-        self.fb
-            .if_then(b, done, |fb, inner| fb.stmt(inner, Statement::Break));
-        let one = self.fb.u32(b, 1);
-        let bit_index = self.fb.binary(b, B::Subtract, left, one);
-        self.fb.stmt(
-            b,
-            Statement::Store {
-                pointer: bits_left,
-                value: bit_index,
-            },
-        );
-        let wide_one = self.fb.expr(b, Expression::Literal(Literal::U64(1)));
-        let wide_zero = self.fb.expr(b, Expression::Literal(Literal::U64(0)));
-        let sixty_three = self.fb.u32(b, 63);
-        let r = self.fb.load(b, remainder);
-        let top = self.fb.binary(b, B::ShiftRight, r, sixty_three);
-        let shifted_x = self.fb.binary(b, B::ShiftRight, x, bit_index);
-        let bit = self.fb.binary(b, B::And, shifted_x, wide_one);
-        let doubled = self.fb.binary(b, B::ShiftLeft, r, one);
-        let r = self.fb.binary(b, B::InclusiveOr, doubled, bit);
-        // The borrow of `r - d`: bit 63 of `(!r & d) | (!(r ^ d) & (r - d))`.
-        let difference = self.fb.binary(b, B::Subtract, r, d);
-        let not_r = self.fb.expr(
-            b,
-            Expression::Unary {
-                op: naga::UnaryOperator::BitwiseNot,
-                expr: r,
-            },
-        );
-        let d_above = self.fb.binary(b, B::And, not_r, d);
-        let same = self.fb.binary(b, B::ExclusiveOr, r, d);
-        let same = self.fb.expr(
-            b,
-            Expression::Unary {
-                op: naga::UnaryOperator::BitwiseNot,
-                expr: same,
-            },
-        );
-        let wrapped = self.fb.binary(b, B::And, same, difference);
-        let borrows = self.fb.binary(b, B::InclusiveOr, d_above, wrapped);
-        let borrow = self.fb.binary(b, B::ShiftRight, borrows, sixty_three);
-        let fits = self.fb.binary(b, B::ExclusiveOr, borrow, wide_one);
-        let take = self.fb.binary(b, B::InclusiveOr, top, fits);
-        let mask = self.fb.binary(b, B::Subtract, wide_zero, take);
-        let taken = self.fb.binary(b, B::And, d, mask);
-        let r = self.fb.binary(b, B::Subtract, r, taken);
-        self.fb.stmt(
-            b,
-            Statement::Store {
-                pointer: remainder,
-                value: r,
-            },
-        );
-        let q = self.fb.load(b, quotient);
-        let q_bit = self.fb.binary(b, B::ShiftLeft, take, bit_index);
-        let q = self.fb.binary(b, B::InclusiveOr, q, q_bit);
-        self.fb.stmt(
-            b,
-            Statement::Store {
-                pointer: quotient,
-                value: q,
-            },
-        );
-        self.fb.flush(b);
-        self.fb.stmt(
-            block,
-            Statement::Loop {
-                body,
-                continuing: Block::new(),
-                break_if: None,
-            },
-        );
-        let q = self.fb.load(block, quotient);
-        let r = self.fb.load(block, remainder);
-        (q, r)
     }
 
     /// The ordering comparison `l op r` of two values of type `ty`, with `l` xored with the opaque

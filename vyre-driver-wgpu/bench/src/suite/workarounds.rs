@@ -82,12 +82,21 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
-            name: "u64 division and remainder by vyre's loop, 2 an element",
+            name: "u64 division and remainder by constants, vyre's multiply-high, 2 an element",
             with: only(Workaround::SoftWideDivision),
             input: "i32",
             output: "u64",
             output_bytes: 8,
             body: "let w = bitcast<u64>(i64(x)); out[i] = ((w % 1000003u64) + ((w / 97u64) & 1u64));",
+            unaffected: false,
+        },
+        CostKernel {
+            name: "u64 division by a run-time divisor, vyre's loop, 1 an element",
+            with: only(Workaround::SoftWideDivision),
+            input: "i32",
+            output: "u64",
+            output_bytes: 8,
+            body: "let w = bitcast<u64>(i64(x)); out[i] = (w / ((w >> 7u) | 1u64));",
             unaffected: false,
         },
         CostKernel {
