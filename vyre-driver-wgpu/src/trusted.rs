@@ -51,6 +51,11 @@
 //! 5. **Values, not memory.** Builtins and vector rows are read at literal lanes (naga's validator
 //!    checks those); the one dynamic vector index, a ballot's word `lane >> 5`, is below 4 because
 //!    a subgroup has at most 128 lanes.
+//! 6. **Private arrays** (`lower::array`): each is a function-local `array<T, n>`; a load compares
+//!    its index with `n` and reads element `select(index, 0, !in_bounds)` (replacing the value by
+//!    zero out of bounds), a store runs only in bounds, unless `lower::analysis::bounds` proves the
+//!    index below `n` (`Bounds::proven_below`) in every trip. The division loops of
+//!    `lower::soft_division` touch only scalar locals.
 //!
 //! The tests check it where it runs: `tests/trusted.rs` runs out-of-bounds loads, stores and
 //! atomics (huge and negative indices, workgroup and uniform arrays) with canary words around them
