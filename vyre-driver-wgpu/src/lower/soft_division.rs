@@ -47,6 +47,18 @@ pub(crate) fn magic(d: u64) -> (u64, u32) {
     (m, l)
 }
 
+/// The bits of a 64-bit literal divisor the multiply-high can take: not 0 (the guard makes it 1)
+/// and not the signed -1 (whose guard depends on the dividend).
+fn literal_divisor(divisor: &Expression) -> Option<u64> {
+    if let Expression::Literal(Literal::U64(c)) = *divisor {
+        return (c != 0).then_some(c);
+    }
+    if let Expression::Literal(Literal::I64(c)) = *divisor {
+        return (c != 0 && c != -1).then_some(c as u64);
+    }
+    None
+}
+
 /// The divisor of a division: a literal the lowering can divide by with a multiply-high, or a
 /// value known only at run time.
 #[derive(Clone, Copy)]
@@ -74,11 +86,7 @@ impl Lowerer<'_, '_> {
         {
             return None;
         }
-        let literal = match self.fb.function.expressions[unguarded] {
-            Expression::Literal(Literal::U64(c)) if c != 0 => Some(c),
-            Expression::Literal(Literal::I64(c)) if c != 0 && c != -1 => Some(c as u64),
-            _ => None,
-        };
+        let literal = literal_divisor(&self.fb.function.expressions[unguarded]);
         if !ty.is_signed() {
             let divisor = literal.map_or(Divisor::Value(d), Divisor::Literal);
             let (quotient, remainder) = self.unsigned_wide_division(block, l, divisor);
