@@ -66,8 +66,10 @@ use crate::validate::{BufferId, Validated, VarId};
 pub fn is_elementwise(evidence: &Validated<'_>) -> bool {
     let program = evidence.program();
     // A subgroup operation reads other invocations' values (and which invocations share a
-    // subgroup would change with the launch), so such a program is never elementwise.
+    // subgroup would change with the launch), and a tile is a whole block of a buffer, so such a
+    // program is never elementwise.
     if evidence.features().contains(crate::ir::Features::SUBGROUPS)
+        || evidence.features().contains(crate::ir::Features::TILES)
         || program
             .buffers
             .iter()
@@ -277,7 +279,14 @@ impl Rewrite<'_> {
                     stack.extend(body.iter_mut());
                 }
                 Node::Block(body) => stack.extend(body.iter_mut()),
+                // Never met: a program with tiles is not elementwise (`is_elementwise`).
+                Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+                    self.expr(offset);
+                    self.expr(stride);
+                }
                 Node::PrivateArray { .. }
+                | Node::Tile { .. }
+                | Node::TileMultiplyAdd { .. }
                 | Node::Barrier
                 | Node::Return
                 | Node::Break

@@ -262,6 +262,49 @@ fn write_node(out: &mut String, node: &Node, depth: usize) -> fmt::Result {
             index,
             value,
         } => writeln!(out, "{}.[{index}] = {value};", Name(array)),
+        Node::Tile { name, tile } => writeln!(
+            out,
+            "tile {}: {}<{}, {}, {}>;",
+            Name(name),
+            tile.role.word(),
+            tile.element,
+            tile.rows,
+            tile.columns
+        ),
+        Node::TileLoad {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => writeln!(
+            out,
+            "tile_load({}, {}, {offset}, {stride}, {});",
+            Name(tile),
+            Name(buffer),
+            layout.word()
+        ),
+        Node::TileStore {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => writeln!(
+            out,
+            "tile_store({}, {}, {offset}, {stride}, {});",
+            Name(tile),
+            Name(buffer),
+            layout.word()
+        ),
+        Node::TileMultiplyAdd { target, a, b, c } => writeln!(
+            out,
+            "tile_multiply_add({}, {}, {}, {});",
+            Name(target),
+            Name(a),
+            Name(b),
+            Name(c)
+        ),
         Node::If {
             cond,
             then,

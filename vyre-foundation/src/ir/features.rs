@@ -1,4 +1,5 @@
-//! Optional device features a program may need: subgroup operations, `f16`, 64-bit integers.
+//! Optional device features a program may need: subgroup operations, `f16`, 64-bit integers,
+//! matrix tiles.
 //!
 //! Validation records which of these a program uses ([`crate::validate::Validated::features`]); a
 //! backend whose device lacks one refuses the program before anything runs.
@@ -31,14 +32,19 @@ impl Features {
     pub const INT64: Features = Features(1 << 2);
     /// Atomics on 64-bit integers: wgpu's `Features::SHADER_INT64_ATOMIC_ALL_OPS`.
     pub const INT64_ATOMICS: Features = Features(1 << 3);
+    /// Matrix tiles (`Node::Tile` and the tile statements): wgpu's
+    /// `Features::EXPERIMENTAL_COOPERATIVE_MATRIX`, with the tile's shape among the backend's
+    /// `Capabilities::matrix_tiles`.
+    pub const TILES: Features = Features(1 << 4);
     /// Every feature this version knows.
-    pub const ALL: Features = Features(0b1111);
+    pub const ALL: Features = Features(0b1_1111);
 
-    const NAMES: [(Features, &'static str); 4] = [
+    const NAMES: [(Features, &'static str); 5] = [
         (Features::SUBGROUPS, "subgroups"),
         (Features::F16, "f16"),
         (Features::INT64, "int64"),
         (Features::INT64_ATOMICS, "int64 atomics"),
+        (Features::TILES, "matrix tiles"),
     ];
 
     /// True when no feature is in the set.

@@ -15,6 +15,7 @@ mod ops;
 mod parse;
 mod program;
 mod subgroup;
+mod tile;
 mod types;
 mod wire;
 
@@ -29,5 +30,6 @@ pub use node::Node;
 pub use ops::{AtomicClass, AtomicOp, BinClass, BinOp, SubgroupClass, SubgroupOp, UnClass, UnOp};
 pub use parse::{ParseError, ParseErrorKind};
 pub use program::{MAX_PRIVATE_ARRAY_LEN, MAX_WORKGROUP_INVOCATIONS, Program};
+pub use tile::{TILE_SIZES, TileLayout, TileRole, TileShape, TileType};
 pub use types::{BufferAccess, DataType};
 pub use wire::{WIRE_MAGIC, WIRE_VERSION, WireError, WireErrorKind};

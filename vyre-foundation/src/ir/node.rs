@@ -1,6 +1,6 @@
 //! Statements: the effectful part of the IR.
 
-use crate::ir::{AtomicOp, DataType, Expr};
+use crate::ir::{AtomicOp, DataType, Expr, TileLayout, TileType};
 
 /// A statement. Bodies are plain vectors of nodes; `let` bindings are scoped to the body they appear in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +47,54 @@ pub enum Node {
         index: Expr,
         /// The value, of the array's element type.
         value: Expr,
+    },
+    /// Declares a matrix tile (`SEMANTICS.md` section 9a): visible in the rest of the enclosing
+    /// body, every element zero each time the declaration runs. Needs [`crate::ir::Features::TILES`].
+    Tile {
+        /// The tile's name. It may not shadow a variable, array or tile that is still in scope.
+        name: String,
+        /// Its role, shape and element type.
+        tile: TileType,
+    },
+    /// Fills a tile from a buffer: element `(r, c)` is `buffer[offset + layout.position(r, c,
+    /// stride)]`; when any of those positions is out of bounds, every element is zero.
+    TileLoad {
+        /// The tile's name.
+        tile: String,
+        /// The buffer (storage or workgroup), of the tile's element type.
+        buffer: String,
+        /// A workgroup-uniform `u32`: the position of element `(0, 0)`.
+        offset: Expr,
+        /// A workgroup-uniform `u32`: the distance between lines (rows or columns).
+        stride: Expr,
+        /// How the elements lie.
+        layout: TileLayout,
+    },
+    /// Writes a tile to a buffer at the positions [`Node::TileLoad`] reads; when any of them is out
+    /// of bounds, or lines overlap (`stride` below a line's length), nothing is written.
+    TileStore {
+        /// The tile's name.
+        tile: String,
+        /// The buffer (writable storage or workgroup), of the tile's element type.
+        buffer: String,
+        /// A workgroup-uniform `u32`: the position of element `(0, 0)`.
+        offset: Expr,
+        /// A workgroup-uniform `u32`: the distance between lines.
+        stride: Expr,
+        /// How the elements lie.
+        layout: TileLayout,
+    },
+    /// `target = a x b + c` on tiles: `a` is `m x k` ([`crate::ir::TileRole::A`]), `b` is `k x n`
+    /// ([`crate::ir::TileRole::B`]), `c` and `target` are `m x n` accumulators of one element type.
+    TileMultiplyAdd {
+        /// The accumulator tile written (it may be `c`).
+        target: String,
+        /// The left operand.
+        a: String,
+        /// The right operand.
+        b: String,
+        /// The accumulator read.
+        c: String,
     },
     /// A conditional.
     If {
@@ -152,6 +200,67 @@ impl Node {
             array: array.into(),
             index,
             value,
+        }
+    }
+
+    /// `tile name: role<element, rows, columns>;`: a tile of zeros.
+    #[must_use]
+    pub fn tile(name: impl Into<String>, tile: TileType) -> Self {
+        Node::Tile {
+            name: name.into(),
+            tile,
+        }
+    }
+
+    /// `tile_load(tile, buffer, offset, stride, layout);`.
+    #[must_use]
+    pub fn tile_load(
+        tile: impl Into<String>,
+        buffer: impl Into<String>,
+        offset: Expr,
+        stride: Expr,
+        layout: TileLayout,
+    ) -> Self {
+        Node::TileLoad {
+            tile: tile.into(),
+            buffer: buffer.into(),
+            offset,
+            stride,
+            layout,
+        }
+    }
+
+    /// `tile_store(tile, buffer, offset, stride, layout);`.
+    #[must_use]
+    pub fn tile_store(
+        tile: impl Into<String>,
+        buffer: impl Into<String>,
+        offset: Expr,
+        stride: Expr,
+        layout: TileLayout,
+    ) -> Self {
+        Node::TileStore {
+            tile: tile.into(),
+            buffer: buffer.into(),
+            offset,
+            stride,
+            layout,
+        }
+    }
+
+    /// `tile_multiply_add(target, a, b, c);`: `target = a x b + c`.
+    #[must_use]
+    pub fn tile_multiply_add(
+        target: impl Into<String>,
+        a: impl Into<String>,
+        b: impl Into<String>,
+        c: impl Into<String>,
+    ) -> Self {
+        Node::TileMultiplyAdd {
+            target: target.into(),
+            a: a.into(),
+            b: b.into(),
+            c: c.into(),
         }
     }
 
@@ -266,6 +375,10 @@ impl Node {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -284,6 +397,9 @@ impl Node {
             Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
                 out = [Some(index), Some(value), None]
             }
+            Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+                out = [Some(offset), Some(stride), None]
+            }
             Node::If { cond, .. } | Node::While { cond, .. } => out[0] = Some(cond),
             Node::Loop { from, to, .. } => out = [Some(from), Some(to), None],
             Node::Atomic {
@@ -294,6 +410,8 @@ impl Node {
             } => out = [Some(index), expected.as_ref(), Some(value)],
             Node::Block(_)
             | Node::PrivateArray { .. }
+            | Node::Tile { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -332,6 +450,10 @@ fn take_bodies(node: &mut Node, stack: &mut Vec<Node>) {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break

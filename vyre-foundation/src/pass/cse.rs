@@ -362,11 +362,20 @@ impl Versions {
     /// `node`'s own effect (after its expressions) and everything its nested bodies may do.
     fn after(&mut self, node: &Node, buffers: &Buffers) {
         let effects = match node {
-            Node::Let { .. } | Node::Return | Node::Break | Node::Continue => return,
+            // No expression reads a tile, and a tile load reads memory without changing it.
+            Node::Let { .. }
+            | Node::Return
+            | Node::Break
+            | Node::Continue
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileMultiplyAdd { .. } => return,
             Node::Assign { name, .. }
             | Node::ArrayStore { array: name, .. }
             | Node::PrivateArray { name, .. } => return Self::bump(&mut self.vars, name),
-            Node::Store { buffer, .. } => return Self::bump(&mut self.buffers, buffer),
+            Node::Store { buffer, .. } | Node::TileStore { buffer, .. } => {
+                return Self::bump(&mut self.buffers, buffer);
+            }
             Node::Atomic { buffer, .. } => return self.atomic(buffer),
             Node::Barrier => {
                 self.memory += 1;

@@ -240,6 +240,10 @@ impl Cx<'_, '_> {
             // Private arrays and their stores are kept: the pass does not track array elements.
             Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -337,6 +341,10 @@ impl Cx<'_, '_> {
                 Node::Store { .. }
                 | Node::PrivateArray { .. }
                 | Node::ArrayStore { .. }
+                | Node::Tile { .. }
+                | Node::TileLoad { .. }
+                | Node::TileStore { .. }
+                | Node::TileMultiplyAdd { .. }
                 | Node::If { .. }
                 | Node::Loop { .. }
                 | Node::Block(_)
@@ -559,6 +567,10 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
         Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::Block(_)
@@ -653,6 +665,10 @@ fn always_exits(node: &Node) -> bool {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Loop { .. }
         | Node::While { .. }
         | Node::Barrier
@@ -681,6 +697,10 @@ fn trims(body: &[Node], tail: Tail) -> bool {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Loop { .. }
             | Node::While { .. }
             | Node::Barrier
@@ -717,6 +737,10 @@ fn trim_tail(body: &mut Vec<Node>, tail: Tail) {
                 | Node::Store { .. }
                 | Node::PrivateArray { .. }
                 | Node::ArrayStore { .. }
+                | Node::Tile { .. }
+                | Node::TileLoad { .. }
+                | Node::TileStore { .. }
+                | Node::TileMultiplyAdd { .. }
                 | Node::Loop { .. }
                 | Node::While { .. }
                 | Node::Barrier

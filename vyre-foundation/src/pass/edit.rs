@@ -13,6 +13,9 @@ pub(super) fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
         Node::Store { index, value, .. } | Node::ArrayStore { index, value, .. } => {
             vec![index, value]
         }
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            vec![offset, stride]
+        }
         Node::If { cond, .. } | Node::While { cond, .. } => vec![cond],
         Node::Loop { from, to, .. } => vec![from, to],
         Node::Atomic {
@@ -26,6 +29,8 @@ pub(super) fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
         },
         Node::Block(_)
         | Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break
@@ -45,6 +50,10 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break
@@ -130,6 +139,10 @@ fn split_node_mut<'a>(
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Atomic { .. }
         | Node::Barrier
         | Node::Return
@@ -186,10 +199,13 @@ pub(super) fn keep_or_replace(
 
 /// True for a statement that declares a name in the rest of its body: a `let` or a private array.
 pub(super) fn declares(node: &Node) -> bool {
-    matches!(node, Node::Let { .. } | Node::PrivateArray { .. })
+    matches!(
+        node,
+        Node::Let { .. } | Node::PrivateArray { .. } | Node::Tile { .. }
+    )
 }
 
-/// Appends `body` to `out` as it is when it declares no variable or private array at its top
+/// Appends `body` to `out` as it is when it declares no variable, private array or tile at its top
 /// level (a block only scopes names, so without one it changes nothing), else as one block.
 pub(super) fn splice_or_block(body: Vec<Node>, out: &mut Vec<Node>) {
     if body.iter().any(declares) {
@@ -222,6 +238,10 @@ impl FreshNames {
             }
             Node::Store { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::Block(_)
             | Node::Barrier

@@ -14,15 +14,17 @@ use crate::{for_each_node, for_each_subexpr};
 /// Everything a run of statements may read or change, over all of its nested bodies.
 #[derive(Debug, Default)]
 pub(super) struct Effects {
-    /// Variables read by some `Var`, and private arrays read by some `array_load`.
+    /// Variables read by some `Var`, private arrays read by some `array_load`, and tiles read by a
+    /// tile store or multiply-add.
     pub(super) reads: BTreeSet<String>,
-    /// Variables declared by a `let` or a loop, and private arrays.
+    /// Variables declared by a `let` or a loop, private arrays and tiles.
     pub(super) declares: BTreeSet<String>,
-    /// Variables written by an `assign`, and private arrays written by an `array_store`.
+    /// Variables written by an `assign`, private arrays written by an `array_store`, and tiles
+    /// written by a tile load or multiply-add.
     pub(super) assigns: BTreeSet<String>,
-    /// Buffers read by a `load`.
+    /// Buffers read by a `load` or a tile load.
     pub(super) loads: BTreeSet<String>,
-    /// Buffers written by a `store`.
+    /// Buffers written by a `store` or a tile store.
     pub(super) stores: BTreeSet<String>,
     /// Buffers updated by an atomic (statement or expression).
     pub(super) atomics: BTreeSet<String>,
@@ -53,8 +55,23 @@ impl Effects {
         match node {
             Node::Let { name, .. }
             | Node::Loop { var: name, .. }
-            | Node::PrivateArray { name, .. } => {
+            | Node::PrivateArray { name, .. }
+            | Node::Tile { name, .. } => {
                 self.declares.insert(name.clone());
+            }
+            // A tile is a variable to the flow passes too: a load or multiply-add writes it, a
+            // store or multiply-add reads it.
+            Node::TileLoad { tile, buffer, .. } => {
+                self.assigns.insert(tile.clone());
+                self.loads.insert(buffer.clone());
+            }
+            Node::TileStore { tile, buffer, .. } => {
+                self.reads.insert(tile.clone());
+                self.stores.insert(buffer.clone());
+            }
+            Node::TileMultiplyAdd { target, a, b, c } => {
+                self.reads.extend([a.clone(), b.clone(), c.clone()]);
+                self.assigns.insert(target.clone());
             }
             // A private array is a variable to the flow passes: a store to one element changes
             // "the array", so every load of it is read anew (coarse, never wrong).

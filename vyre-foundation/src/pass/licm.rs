@@ -116,6 +116,10 @@ impl Cx {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::Block(_)
             | Node::Barrier

@@ -109,7 +109,31 @@ fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
                 value: keep(v, value),
             })
         }
-        Node::PrivateArray { .. } => None,
+        Node::TileLoad {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        }
+        | Node::TileStore {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => {
+            let (o, s) = (expr(offset, r), expr(stride, r));
+            (o.is_some() || s.is_some()).then(|| {
+                let (offset, stride) = (keep(o, offset), keep(s, stride));
+                if matches!(node, Node::TileLoad { .. }) {
+                    Node::tile_load(tile.clone(), buffer.clone(), offset, stride, *layout)
+                } else {
+                    Node::tile_store(tile.clone(), buffer.clone(), offset, stride, *layout)
+                }
+            })
+        }
+        Node::PrivateArray { .. } | Node::Tile { .. } | Node::TileMultiplyAdd { .. } => None,
         Node::If {
             cond,
             then,

@@ -196,6 +196,10 @@ fn resolve_exits(copy: Vec<Node>) -> Option<(Vec<Node>, End)> {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Loop { .. }
             | Node::While { .. }
             | Node::Barrier
@@ -335,6 +339,10 @@ fn leaves_loop(body: &[Node]) -> bool {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Atomic { .. } => false,

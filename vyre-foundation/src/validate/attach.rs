@@ -204,6 +204,49 @@ fn same_node(a: &Node, b: &Node) -> bool {
                 len: l2,
             },
         ) => x == y && e1 == e2 && l1 == l2,
+        (Node::Tile { name: x, tile: t1 }, Node::Tile { name: y, tile: t2 }) => x == y && t1 == t2,
+        (
+            Node::TileLoad {
+                tile: t1,
+                buffer: b1,
+                layout: l1,
+                ..
+            },
+            Node::TileLoad {
+                tile: t2,
+                buffer: b2,
+                layout: l2,
+                ..
+            },
+        )
+        | (
+            Node::TileStore {
+                tile: t1,
+                buffer: b1,
+                layout: l1,
+                ..
+            },
+            Node::TileStore {
+                tile: t2,
+                buffer: b2,
+                layout: l2,
+                ..
+            },
+        ) => t1 == t2 && b1 == b2 && l1 == l2,
+        (
+            Node::TileMultiplyAdd {
+                target: d1,
+                a: a1,
+                b: b1,
+                c: c1,
+            },
+            Node::TileMultiplyAdd {
+                target: d2,
+                a: a2,
+                b: b2,
+                c: c2,
+            },
+        ) => d1 == d2 && a1 == a2 && b1 == b2 && c1 == c2,
         (
             Node::If {
                 then: t1,
@@ -250,6 +293,10 @@ fn same_node(a: &Node, b: &Node) -> bool {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::While { .. }

@@ -7,11 +7,12 @@ mod expressions;
 mod scope;
 mod statements;
 mod subgroup;
+mod tile;
 mod types;
 
 use crate::validate::errors::{ValidationError, ValidationErrorKind as K};
 use crate::validate::evidence::{
-    AddrTable, BufferUse, ExprFacts, NodeFacts, Resolved, Validated, VarFacts, address,
+    AddrTable, BufferUse, ExprFacts, NodeFacts, Resolved, Validated, VarFacts, VarId, address,
 };
 
 pub(crate) use scope::is_identifier;
@@ -73,6 +74,10 @@ pub(crate) struct Checker<'p> {
     control: Option<&'static str>,
     /// Set once a subgroup use in a multi-dimensional workgroup was reported (once is enough).
     subgroup_shape_reported: bool,
+    /// Set once a tile statement in a multi-dimensional workgroup was reported.
+    tile_shape_reported: bool,
+    /// The tiles the statement being checked names, recorded with its facts.
+    node_tiles: [Option<VarId>; 4],
 }
 
 impl<'p> Checker<'p> {
@@ -97,6 +102,8 @@ impl<'p> Checker<'p> {
             features: Features::NONE,
             control: None,
             subgroup_shape_reported: false,
+            tile_shape_reported: false,
+            node_tiles: [None; 4],
         }
     }
 
@@ -110,6 +117,7 @@ impl<'p> Checker<'p> {
             self.uses.fill(BufferUse::default());
             self.features = Features::NONE;
             self.subgroup_shape_reported = false;
+            self.tile_shape_reported = false;
             self.changed = false;
             self.next_var = 0;
             self.divergence = None;
@@ -150,6 +158,7 @@ impl<'p> Checker<'p> {
         let facts = NodeFacts {
             resolved,
             uniform_control,
+            tiles: std::mem::take(&mut self.node_tiles),
         };
         self.node_facts.push(address(node), facts);
     }

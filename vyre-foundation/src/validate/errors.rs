@@ -269,6 +269,64 @@ pub enum ValidationErrorKind {
         /// Why the control flow is not uniform.
         reason: &'static str,
     },
+    /// A tile declared with a shape or element type the IR does not have.
+    InvalidTileType {
+        /// The tile.
+        name: String,
+        /// Its declared type.
+        tile: crate::ir::TileType,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A tile statement names a variable or private array, not a tile.
+    NotATile {
+        /// The name.
+        name: String,
+    },
+    /// A `Var`, an assignment or an array access names a tile, which only tile statements use.
+    TileAsValue {
+        /// The tile.
+        name: String,
+    },
+    /// A tile load or store through a uniform buffer.
+    TileBufferAccess {
+        /// The buffer.
+        buffer: String,
+    },
+    /// A tile load or store through a buffer of another element type.
+    TileBufferType {
+        /// The tile.
+        tile: String,
+        /// The buffer.
+        buffer: String,
+        /// The tile's element type.
+        tile_element: DataType,
+        /// The buffer's element type.
+        buffer_element: DataType,
+    },
+    /// A tile load or store whose offset or stride is not a `u32`.
+    TileOperandType {
+        /// `offset` or `stride`.
+        operand: &'static str,
+        /// The operand's type.
+        found: DataType,
+    },
+    /// A tile multiply-add whose tiles do not fit `target = a x b + c`.
+    TileMultiplyAddMismatch {
+        /// What does not fit.
+        reason: String,
+    },
+    /// A tile statement in a program whose workgroup is not one-dimensional.
+    TileWorkgroupShape {
+        /// The declared workgroup size.
+        size: [u32; 3],
+    },
+    /// A tile statement in control flow that not every invocation of a workgroup takes the same
+    /// way, or with an offset or stride that may differ between invocations.
+    NonUniformTile {
+        /// Why.
+        reason: &'static str,
+    },
 }
 
 impl ValidationErrorKind {
@@ -412,6 +470,38 @@ impl ValidationErrorKind {
             K::SubgroupWorkgroupShape { size } => format!(
                 "subgroup operation in a program whose workgroup size {size:?} is not one-dimensional; devices form subgroups from multi-dimensional workgroups in their own ways."
             ),
+            K::InvalidTileType { name, tile, reason } => format!(
+                "tile `{name}` is {}<{}, {}, {}>: {reason}.",
+                tile.role.word(),
+                tile.element,
+                tile.rows,
+                tile.columns
+            ),
+            K::NotATile { name } => format!("`{name}` is used as a tile but is not one."),
+            K::TileAsValue { name } => {
+                format!("tile `{name}` is used as a value; only tile statements use tiles.")
+            }
+            K::TileBufferAccess { buffer } => {
+                format!("tile load or store through uniform buffer `{buffer}`.")
+            }
+            K::TileBufferType {
+                tile,
+                buffer,
+                tile_element,
+                buffer_element,
+            } => format!(
+                "tile `{tile}` of {tile_element} elements moves through buffer `{buffer}` of {buffer_element} elements."
+            ),
+            K::TileOperandType { operand, found } => {
+                format!("a tile's {operand} is a {found}; it must be a u32.")
+            }
+            K::TileMultiplyAddMismatch { reason } => {
+                format!("tile multiply-add does not fit `target = a x b + c`: {reason}.")
+            }
+            K::TileWorkgroupShape { size } => format!(
+                "tile statement in a program whose workgroup size {size:?} is not one-dimensional."
+            ),
+            K::NonUniformTile { reason } => format!("tile statement not uniform: {reason}."),
         }
     }
 
@@ -484,6 +574,18 @@ impl ValidationErrorKind {
             K::NonUniformSubgroupOp { .. } => {
                 "compute it before the branch, loop or `return` that only some invocations take (subgroup operations need every invocation of the subgroup), or make the condition depend only on uniform values; in a `while` condition, compute it in a `let` before the loop and at the end of the body.".into()
             }
+            K::InvalidTileType { .. } => "use 8 or 16 rows and columns, f16 elements for `a` and `b` tiles, and f16 or f32 for accumulators.".into(),
+            K::NotATile { .. } => "declare it with `Node::tile`, or use a tile's name.".into(),
+            K::TileAsValue { .. } => "store the tile to a buffer with `Node::tile_store` and read the elements from there.".into(),
+            K::TileBufferAccess { .. } => "load tiles from a `read`, `read_write`, `output` or workgroup buffer.".into(),
+            K::TileBufferType { .. } => "declare the buffer with the tile's element type, or the tile with the buffer's.".into(),
+            K::TileOperandType { .. } => "convert it with `Expr::cast(DataType::U32, ..)`.".into(),
+            K::TileMultiplyAddMismatch { .. } => "multiply an `a` tile of m x k by a `b` tile of k x n into accumulators of m x n with one element type.".into(),
+            K::TileWorkgroupShape { size } => format!(
+                "use a one-dimensional workgroup, `[{}, 1, 1]`: tiles are spread over whole subgroups.",
+                u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2])
+            ),
+            K::NonUniformTile { .. } => "run tile statements where every invocation of the workgroup goes (outside branches and loops whose conditions differ between invocations), with offsets and strides computed from literals, workgroup ids, buffer lengths and uniform variables.".into(),
         }
     }
 }

@@ -102,6 +102,9 @@ pub struct NodeFacts {
     /// or loop with a non-uniform condition, no earlier non-uniform `return`). Always true for a
     /// barrier.
     pub uniform_control: bool,
+    /// The tiles a tile statement names: the tile of a `tile` declaration, load or store;
+    /// `[target, a, b, c]` of a multiply-add. All `None` for other statements.
+    pub tiles: [Option<VarId>; 4],
 }
 
 /// What validation proved about one variable.
@@ -119,6 +122,9 @@ pub struct VarFacts {
     /// For a private array ([`crate::ir::Node::PrivateArray`]): its element count, `ty` being the
     /// element type. `None` for a `let` or loop variable.
     pub array: Option<u32>,
+    /// For a tile ([`crate::ir::Node::Tile`]): its type, `ty` being the element type. `None` for
+    /// every other variable.
+    pub tile: Option<crate::ir::TileType>,
 }
 
 /// How the body uses one buffer.
@@ -276,6 +282,15 @@ impl<'p> Validated<'p> {
             Resolved::Var(id) => Ok(id),
             Resolved::Nothing | Resolved::Buffer(_) => Err(MissingEvidence { what: "variable" }),
         }
+    }
+
+    /// The tiles `node` names (see [`NodeFacts::tiles`]).
+    ///
+    /// # Errors
+    ///
+    /// [`MissingEvidence`] when `node` is not a statement of the validated program.
+    pub fn node_tiles(&self, node: &Node) -> Result<[Option<VarId>; 4], MissingEvidence> {
+        Ok(self.node(node)?.tiles)
     }
 
     /// The buffer `node` (a `store`) writes.

@@ -12,6 +12,7 @@ mod error;
 mod expr;
 mod lexer;
 mod parser;
+mod tile;
 
 pub use error::{ParseError, ParseErrorKind};
 

@@ -6,6 +6,7 @@
 use crate::ir::display::KEYWORDS;
 use crate::ir::parse::error::{ParseError, ParseErrorKind};
 use crate::ir::parse::lexer::{Tok, Token};
+use crate::ir::parse::tile::TILE_CALLS;
 use crate::ir::{AtomicOp, BufferAccess, BufferDecl, DataType, Node, Program};
 use crate::validate::MAX_NODE_DEPTH;
 
@@ -137,7 +138,7 @@ impl Parser {
         }
     }
 
-    fn unsigned_u32(&mut self, expected: &'static str) -> Result<u32> {
+    pub(super) fn unsigned_u32(&mut self, expected: &'static str) -> Result<u32> {
         let at = self.here();
         let v = self.unsigned(expected)?;
         u32::try_from(v).map_err(|_| {
@@ -359,8 +360,8 @@ impl Parser {
     }
 
     /// `name = value`, `buffer[index] = value`, a private array's `var name: type[len]` or
-    /// `name.[index] = value`, or an atomic statement `atomic_op(buffer[index], ...)` (without the
-    /// `;`).
+    /// `name.[index] = value`, a tile statement, or an atomic statement
+    /// `atomic_op(buffer[index], ...)` (without the `;`).
     fn assignment(&mut self) -> Result<Node> {
         // `var` is no keyword (a variable may be called `var`): a name right after it makes it
         // a private array's declaration, which nothing else has.
@@ -374,12 +375,20 @@ impl Parser {
             self.punct("]", "`]`")?;
             return Ok(Node::PrivateArray { name, element, len });
         }
+        if self.at_tile_declaration() {
+            return self.tile_declaration();
+        }
         // A name is never followed by `(`, so a word before `(` is an atomic whose value is dropped.
         if let Tok::Word(w) = self.peek()
             && *self.peek_at(1) == Tok::Punct("(")
         {
+            if let Some(word) = TILE_CALLS.into_iter().find(|t| t == w) {
+                return self.tile_call(word);
+            }
             let Some(op) = AtomicOp::ALL.iter().copied().find(|op| op.name() == w) else {
-                return self.expected("a statement (only atomics may stand as a statement call)");
+                return self.expected(
+                    "a statement (only atomics and tile statements may stand as a statement call)",
+                );
             };
             self.bump();
             return self.atomic_statement(op);

@@ -15,7 +15,7 @@ use crate::ir::wire::tags::{BuiltinTag, ExprTag, LiteralTag, NONE, NodeTag, SOME
 use crate::ir::wire::{WIRE_MAGIC, WIRE_VERSION};
 use crate::ir::{
     AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Literal, Node,
-    Program, SubgroupOp, UnOp,
+    Program, SubgroupOp, TileLayout, TileRole, TileType, UnOp,
 };
 use crate::validate::{MAX_EXPR_DEPTH, MAX_NODE_DEPTH};
 
@@ -415,6 +415,33 @@ impl<'a> Reader<'a> {
                 index: self.expr(0)?,
                 value: self.expr(0)?,
             },
+            NodeTag::Tile => Node::Tile {
+                name: self.string("a tile name")?,
+                tile: TileType {
+                    role: self.tag("a tile role tag", TileRole::from_wire_tag)?,
+                    element: self.data_type()?,
+                    rows: self.u32("a tile's row count")?,
+                    columns: self.u32("a tile's column count")?,
+                },
+            },
+            NodeTag::TileLoad | NodeTag::TileStore => {
+                let tile = self.string("a tile name")?;
+                let buffer = self.string("a buffer name")?;
+                let layout = self.tag("a tile layout tag", TileLayout::from_wire_tag)?;
+                let offset = self.expr(0)?;
+                let stride = self.expr(0)?;
+                if tag == NodeTag::TileLoad {
+                    Node::tile_load(tile, buffer, offset, stride, layout)
+                } else {
+                    Node::tile_store(tile, buffer, offset, stride, layout)
+                }
+            }
+            NodeTag::TileMultiplyAdd => Node::TileMultiplyAdd {
+                target: self.string("a tile name")?,
+                a: self.string("a tile name")?,
+                b: self.string("a tile name")?,
+                c: self.string("a tile name")?,
+            },
             NodeTag::If => Node::If {
                 cond: self.expr(0)?,
                 then: self.body(depth + 1)?,
@@ -468,9 +495,9 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program> {
         version: 1,
         needed: 1,
     };
-    // Version 2 only added statements, version 3 only types and literals and version 4 only the
-    // private array statements and load, so the layouts agree
-    // and nothing branches on the version but the tags it allows.
+    // Version 2 only added statements, version 3 only types and literals, version 4 only the
+    // private array statements and load and version 5 only the tile statements, so the layouts
+    // agree and nothing branches on the version but the tags it allows.
     r.version = r.header()?;
     let workgroup_size = [
         r.u32("the workgroup size x")?,

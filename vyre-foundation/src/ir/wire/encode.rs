@@ -219,6 +219,39 @@ impl Writer {
                     self.data_type(*element);
                     self.u32(*len);
                 }
+                Node::Tile { name, tile } => {
+                    self.str(name);
+                    self.byte(tile.role.wire_tag());
+                    self.data_type(tile.element);
+                    self.u32(tile.rows);
+                    self.u32(tile.columns);
+                }
+                Node::TileLoad {
+                    tile,
+                    buffer,
+                    offset,
+                    stride,
+                    layout,
+                }
+                | Node::TileStore {
+                    tile,
+                    buffer,
+                    offset,
+                    stride,
+                    layout,
+                } => {
+                    self.str(tile);
+                    self.str(buffer);
+                    self.byte(layout.wire_tag());
+                    self.expr(offset);
+                    self.expr(stride);
+                }
+                Node::TileMultiplyAdd { target, a, b, c } => {
+                    self.str(target);
+                    self.str(a);
+                    self.str(b);
+                    self.str(c);
+                }
                 Node::Block(body) => stack.push(Work::Body(body)),
                 Node::Barrier | Node::Return | Node::Break | Node::Continue => {}
             }

@@ -29,8 +29,9 @@ pub const WIRE_MAGIC: [u8; 4] = *b"VYRE";
 /// program without the statements version 2 added keeps its version-1 bytes, and so its
 /// fingerprint; one without the `f16`, `u64` and `i64` types and the subgroup operations version 3
 /// added keeps its version-1 or version-2 bytes, and one without the private arrays version 4 added
-/// keeps the bytes of the version before.
-pub const WIRE_VERSION: u16 = 4;
+/// keeps the bytes of the version before; one without the matrix tiles version 5 added keeps those
+/// of version 4 or before.
+pub const WIRE_VERSION: u16 = 5;
 
 impl Program {
     /// The program in the wire format (`WIRE.md`), in the lowest version that holds it: the same

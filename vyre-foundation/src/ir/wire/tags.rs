@@ -10,7 +10,7 @@
 //! The operators (`BinOp`, `UnOp`, `AtomicOp`) keep their tags in their own table in `ir/ops.rs`, as
 //! explicit discriminants. A tag, once published in `WIRE.md`, is never reused or renumbered.
 
-use crate::ir::{Axis, BufferAccess, Builtin, DataType, Expr, Literal, Node};
+use crate::ir::{Axis, BufferAccess, Builtin, DataType, Expr, Literal, Node, TileLayout, TileRole};
 
 /// Tag tables for IR enums without fields: the enum is its own tag.
 macro_rules! plain_tags {
@@ -56,6 +56,15 @@ plain_tags! {
         X = 0,
         Y = 1,
         Z = 2,
+    }
+    TileRole {
+        A = 0,
+        B = 1,
+        Accumulator = 2,
+    }
+    TileLayout {
+        RowMajor = 0,
+        ColumnMajor = 1,
     }
 }
 
@@ -150,12 +159,16 @@ kind_tags! {
         Atomic = 11,
         PrivateArray = 12,
         ArrayStore = 13,
+        Tile = 14,
+        TileLoad = 15,
+        TileStore = 16,
+        TileMultiplyAdd = 17,
     }
 }
 
 impl NodeTag {
     /// The first format version with this statement: `While`, `Break`, `Continue` and `Atomic`
-    /// came in version 2, the private arrays in version 4.
+    /// came in version 2, the private arrays in version 4, the matrix tiles in version 5.
     pub(super) const fn since(self) -> u16 {
         match self {
             NodeTag::Let
@@ -168,6 +181,7 @@ impl NodeTag {
             | NodeTag::Return => 1,
             NodeTag::Break | NodeTag::Continue | NodeTag::While | NodeTag::Atomic => 2,
             NodeTag::PrivateArray | NodeTag::ArrayStore => 4,
+            NodeTag::Tile | NodeTag::TileLoad | NodeTag::TileStore | NodeTag::TileMultiplyAdd => 5,
         }
     }
 }
@@ -227,7 +241,9 @@ pub(super) const SOME: u8 = 1;
 #[cfg(test)]
 mod tests {
     use super::{BuiltinTag, ExprTag, LiteralTag, NodeTag};
-    use crate::ir::{AtomicOp, Axis, BinOp, BufferAccess, DataType, SubgroupOp, UnOp};
+    use crate::ir::{
+        AtomicOp, Axis, BinOp, BufferAccess, DataType, SubgroupOp, TileLayout, TileRole, UnOp,
+    };
 
     /// Every tag in `0..=255` that decodes must encode back to itself, and the decodable tags must
     /// be exactly `0..count` (the tables are dense, so a gap is a typo).
@@ -257,7 +273,12 @@ mod tests {
         assert_eq!(dense(LiteralTag::from_wire_tag, LiteralTag::wire_tag), 7);
         assert_eq!(dense(BuiltinTag::from_wire_tag, BuiltinTag::wire_tag), 6);
         assert_eq!(dense(ExprTag::from_wire_tag, ExprTag::wire_tag), 15);
-        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 14);
+        assert_eq!(dense(NodeTag::from_wire_tag, NodeTag::wire_tag), 18);
+        assert_eq!(
+            dense(TileRole::from_wire_tag, TileRole::wire_tag),
+            TileRole::ALL.len()
+        );
+        assert_eq!(dense(TileLayout::from_wire_tag, TileLayout::wire_tag), 2);
         assert_eq!(
             dense(BinOp::from_wire_tag, BinOp::wire_tag),
             BinOp::ALL.len()

@@ -43,6 +43,10 @@ pub(super) fn statement(node: &Node, out: &mut Vec<Node>) -> bool {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::Block(_)

@@ -42,6 +42,10 @@ impl Checker<'_> {
                     self.error(K::ArrayAsValue { name: name.clone() });
                     None
                 }
+                Some(id) if self.vars[id].tile.is_some() => {
+                    self.error(K::TileAsValue { name: name.clone() });
+                    None
+                }
                 Some(id) => Some(Typed {
                     ty: self.vars[id].ty,
                     uniform: self.vars[id].uniform,
@@ -187,6 +191,12 @@ impl Checker<'_> {
             return None;
         };
         let info = self.vars[id];
+        if info.tile.is_some() {
+            self.error(K::TileAsValue {
+                name: name.to_owned(),
+            });
+            return None;
+        }
         if info.array.is_none() {
             self.error(K::NotAnArray {
                 name: name.to_owned(),

@@ -54,6 +54,7 @@ impl Checker<'_> {
             info.ty = ty;
             info.loop_var = loop_var;
             info.array = array;
+            info.tile = None;
             if info.uniform && !uniform {
                 info.uniform = false;
                 self.changed = true;
@@ -65,6 +66,7 @@ impl Checker<'_> {
                 loop_var,
                 assigned: false,
                 array,
+                tile: None,
             });
         }
         if let Some(scope) = self.scopes.last_mut() {

@@ -94,6 +94,12 @@ impl Checker<'_> {
                 index,
                 value,
             } => self.check_store(buffer, index, value),
+            Node::Tile { name, tile } => self.check_tile(name, *tile),
+            Node::TileLoad { .. } => self.check_tile_transfer(node, false),
+            Node::TileStore { .. } => self.check_tile_transfer(node, true),
+            Node::TileMultiplyAdd { target, a, b, c } => {
+                self.check_tile_multiply_add(target, a, b, c)
+            }
             Node::If {
                 cond,
                 then,
@@ -260,6 +266,12 @@ impl Checker<'_> {
         let info = self.vars[id];
         if info.array.is_some() {
             self.error(K::ArrayAsValue {
+                name: name.to_owned(),
+            });
+            return resolved;
+        }
+        if info.tile.is_some() {
+            self.error(K::TileAsValue {
                 name: name.to_owned(),
             });
             return resolved;
