@@ -215,6 +215,7 @@ macro_rules! backend_tests {
             multi_io
             subgroups
             private_arrays
+            tiles
         }
     };
     (@tests $($area:ident)*) => {

@@ -124,8 +124,14 @@ fn for_node_exprs(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             f(value);
         }
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            f(offset);
+            f(stride);
+        }
         Node::Block(_)
         | Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break

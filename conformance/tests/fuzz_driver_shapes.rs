@@ -322,9 +322,39 @@ fn map_node(node: &Node, f: &dyn Fn(&Expr, Expr) -> Expr) -> Node {
             expected: expected.as_ref().map(e),
             value: e(value),
         },
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
-            node.clone()
-        }
+        Node::TileLoad {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => Node::tile_load(
+            tile.as_str(),
+            buffer.as_str(),
+            e(offset),
+            e(stride),
+            *layout,
+        ),
+        Node::TileStore {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => Node::tile_store(
+            tile.as_str(),
+            buffer.as_str(),
+            e(offset),
+            e(stride),
+            *layout,
+        ),
+        Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => node.clone(),
     }
 }
 

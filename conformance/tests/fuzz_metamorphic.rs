@@ -246,8 +246,17 @@ fn each_expr_in(node: &mut Node, f: &mut dyn FnMut(&mut Expr)) {
             }
             expr(value, f);
         }
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            expr(offset, f);
+            expr(stride, f);
         }
+        Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => {}
     }
 }
 

@@ -128,8 +128,17 @@ fn rewrite_node(node: &mut Node, types: &VarTypes, program: &Program) {
         Node::Block(body) => body
             .iter_mut()
             .for_each(|n| rewrite_node(n, types, program)),
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            rewrite(offset, types, program);
+            rewrite(stride, types, program);
         }
+        Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => {}
     }
 }
 

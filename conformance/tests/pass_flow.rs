@@ -139,6 +139,10 @@ fn with_literal_bounds(body: &mut [Node]) {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -202,6 +206,10 @@ fn shorten_literal_loops(body: &mut [Node]) {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break

@@ -95,9 +95,27 @@ fn rewrite_node(v: &Validated<'_>, rule: Rule, node: &Node) -> Node {
             expected: expected.as_ref().map(e),
             value: e(value),
         },
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
-            node.clone()
-        }
+        Node::TileLoad {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => Node::tile_load(tile.clone(), buffer.clone(), e(offset), e(stride), *layout),
+        Node::TileStore {
+            tile,
+            buffer,
+            offset,
+            stride,
+            layout,
+        } => Node::tile_store(tile.clone(), buffer.clone(), e(offset), e(stride), *layout),
+        Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => node.clone(),
     }
 }
 

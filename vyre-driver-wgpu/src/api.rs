@@ -44,6 +44,7 @@ impl VyreBackend for WgpuBackend {
             caps.int64 = state.features.contains(Features::INT64);
             caps.int64_atomics = state.features.contains(Features::INT64_ATOMICS);
             caps.workarounds = state.workarounds.names();
+            caps.matrix_tiles = state.matrix_tiles.clone();
         }
         caps
     }

@@ -705,6 +705,16 @@ impl WgpuBackend {
             return Ok(hit);
         }
         vyre_driver::require_features(&state.info.name, state.features, known.features())?;
+        if known
+            .features()
+            .contains(vyre_foundation::ir::Features::TILES)
+        {
+            // What `check_tiles` reads of the capabilities: the shapes and subgroup sizes.
+            let mut caps = vyre_driver::Capabilities::unlimited(state.info.name.clone());
+            caps.matrix_tiles = state.matrix_tiles.clone();
+            caps.subgroup_sizes = [state.info.subgroup_min_size, state.info.subgroup_max_size];
+            vyre_driver::check_tiles(&caps, &known.validated()?)?;
+        }
         let compiled = Arc::new(pipeline::compile(
             state,
             known,

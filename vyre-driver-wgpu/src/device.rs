@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use vyre_driver::BackendError;
-use vyre_foundation::ir::Features;
+use vyre_foundation::ir::{DataType, Features, TILE_SIZES, TileShape};
 
 use crate::disk::{DiskCache, PipelineCacheDir};
 use crate::lifecycle::{TeardownTurn, Turn};
@@ -37,6 +37,9 @@ pub(crate) struct DeviceState {
     pub(crate) limits: wgpu::Limits,
     /// The optional vyre features the device was opened with.
     pub(crate) features: Features,
+    /// The matrix-tile shapes the device runs (`Capabilities::matrix_tiles`): what the adapter
+    /// reports and the IR can express; empty without cooperative matrices.
+    pub(crate) matrix_tiles: Vec<TileShape>,
     /// The driver workarounds its modules are lowered with (see `workarounds`).
     pub(crate) workarounds: Workarounds,
     /// Its modules are compiled without wgpu's bounds checks (see `trusted`).
@@ -493,7 +496,39 @@ pub(crate) fn shared_instance() -> wgpu::Instance {
 const OPTIONAL: wgpu::Features = wgpu::Features::SUBGROUP
     .union(wgpu::Features::SHADER_F16)
     .union(wgpu::Features::SHADER_INT64)
-    .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS)
+    .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+
+/// The matrix-tile shapes among `properties` (an adapter's cooperative matrix configurations)
+/// that vyre's IR expresses: sides of 8 or 16, `f16` inputs, `f16` or `f32` accumulators.
+pub(crate) fn tile_shapes(properties: &[wgpu::CooperativeMatrixProperties]) -> Vec<TileShape> {
+    let scalar = |t: wgpu::CooperativeScalarType| match t {
+        wgpu::CooperativeScalarType::F16 => Some(DataType::F16),
+        wgpu::CooperativeScalarType::F32 => Some(DataType::F32),
+        wgpu::CooperativeScalarType::I32 | wgpu::CooperativeScalarType::U32 => None,
+    };
+    let mut out: Vec<TileShape> = Vec::new();
+    for p in properties {
+        let (Some(input), Some(accumulator)) = (scalar(p.ab_type), scalar(p.cr_type)) else {
+            continue;
+        };
+        let shape = TileShape {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            input,
+            accumulator,
+        };
+        let sides = [shape.m, shape.n, shape.k];
+        if input == DataType::F16
+            && sides.iter().all(|s| TILE_SIZES.contains(s))
+            && !out.contains(&shape)
+        {
+            out.push(shape);
+        }
+    }
+    out
+}
 
 /// vyre's optional features among a device's wgpu features.
 pub(crate) fn vyre_features(device: wgpu::Features) -> Features {
@@ -529,11 +564,28 @@ pub(crate) fn open(
     let trusted_modules = crate::trusted::in_force(options.trusted_modules)?;
     let limits = adapter.limits();
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::PIPELINE_CACHE | OPTIONAL;
+    let required_features = adapter.features() & wanted;
+    let experimental_features =
+        if required_features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            #[allow(unsafe_code)]
+            // SAFETY: wgpu asks the caller to accept that an experimental feature's implementation
+            // may still have bugs. The one experimental feature vyre requests is cooperative
+            // matrices, and it uses them only in modules lowered from validated tile programs
+            // (`lower/tile.rs`): every tile load and store guarded in the generated code so that
+            // its whole footprint lies inside its buffer, in workgroup-uniform control flow with
+            // workgroup-uniform operands (the validator), in workgroups of whole subgroups
+            // (`vyre_driver::check_tiles`). No other module touches the feature.
+            unsafe {
+                wgpu::ExperimentalFeatures::enabled()
+            }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
     let desc = wgpu::DeviceDescriptor {
         label: Some("vyre"),
-        required_features: adapter.features() & wanted,
+        required_features,
         required_limits: limits.clone(),
-        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        experimental_features,
         memory_hints: wgpu::MemoryHints::Performance,
         trace: wgpu::Trace::Off,
     };
@@ -626,7 +678,19 @@ fn install(
         trusted_modules,
     );
     let limits = device.limits();
-    let features = vyre_features(device.features());
+    let mut features = vyre_features(device.features());
+    let matrix_tiles = if device
+        .features()
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        && features.contains(Features::F16 | Features::SUBGROUPS)
+    {
+        tile_shapes(&adapter.cooperative_matrix_properties())
+    } else {
+        Vec::new()
+    };
+    if !matrix_tiles.is_empty() {
+        features |= Features::TILES;
+    }
     let lost = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&lost);
     device.set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));
@@ -646,6 +710,7 @@ fn install(
         info,
         limits,
         features,
+        matrix_tiles,
         workarounds,
         trusted_modules,
         lost,

@@ -56,6 +56,11 @@
 //!    zero out of bounds), a store runs only in bounds, unless `lower::analysis::bounds` proves the
 //!    index below `n` (`Bounds::proven_below`) in every trip. The division loops of
 //!    `lower::soft_division` touch only scalar locals.
+//! 7. **Matrix tiles** (`lower::tile`): a cooperative load or store reads or writes the elements
+//!    `offset + position(r, c, stride)` of one storage or workgroup buffer, and runs only under a
+//!    guard that proves the largest of them below the buffer's length for this dispatch or item
+//!    (computed without wrapping); the pointer itself is formed inside the guarded block, plus the
+//!    item's offset as in 1. The tiles themselves are function-local values.
 //!
 //! The tests check it where it runs: `tests/trusted.rs` runs out-of-bounds loads, stores and
 //! atomics (huge and negative indices, workgroup and uniform arrays) with canary words around them

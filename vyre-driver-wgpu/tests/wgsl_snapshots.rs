@@ -212,6 +212,10 @@ fn capabilities(features: Features) -> naga::valid::Capabilities {
     for (feature, capability) in [
         (Features::SUBGROUPS, naga::valid::Capabilities::SUBGROUP),
         (Features::F16, naga::valid::Capabilities::SHADER_FLOAT16),
+        (
+            Features::TILES,
+            naga::valid::Capabilities::COOPERATIVE_MATRIX,
+        ),
         (Features::INT64, naga::valid::Capabilities::SHADER_INT64),
         (
             Features::INT64_ATOMICS,

@@ -1,6 +1,6 @@
 //! The `VyreBackend` trait and what a backend reports about itself.
 
-use vyre_foundation::ir::{Features, Program};
+use vyre_foundation::ir::{Features, Program, TileShape};
 use vyre_foundation::validate::Validated;
 
 use crate::{
@@ -68,6 +68,10 @@ pub struct Capabilities {
     /// that avoid known bugs of its driver's compiler without changing any result (the wgpu
     /// backend's `vyre_driver_wgpu::workarounds`).
     pub workarounds: Vec<String>,
+    /// The matrix-tile multiply-add shapes the backend runs (`SEMANTICS.md` section 9a), empty
+    /// when it has no tiles: the reference runs [`TileShape::all`], a GPU what its adapter reports
+    /// and the IR can express.
+    pub matrix_tiles: Vec<TileShape>,
 }
 
 impl Capabilities {
@@ -98,6 +102,7 @@ impl Capabilities {
             int64: false,
             int64_atomics: false,
             workarounds: Vec::new(),
+            matrix_tiles: Vec::new(),
         }
     }
 
@@ -119,6 +124,7 @@ impl Capabilities {
             (self.f16, Features::F16),
             (self.int64, Features::INT64),
             (self.int64_atomics, Features::INT64_ATOMICS),
+            (!self.matrix_tiles.is_empty(), Features::TILES),
         ] {
             if has {
                 features |= feature;
@@ -189,7 +195,8 @@ pub fn check_features<B: VyreBackend + ?Sized>(
         return Ok(());
     }
     let caps = backend.capabilities();
-    require_features(&caps.device_name, caps.features(), needed)
+    require_features(&caps.device_name, caps.features(), needed)?;
+    crate::check_tiles(&caps, program)
 }
 
 /// A backend: something that runs validated vyre programs.

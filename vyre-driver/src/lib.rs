@@ -11,6 +11,7 @@ mod config;
 mod error;
 mod plan;
 mod resident;
+mod tiles;
 
 pub use asynch::{BackendFuture, block_on};
 pub use backend::{
@@ -22,3 +23,4 @@ pub use plan::{DispatchPlan, ResolvedBuffer, derive_grid, plan_dispatch};
 pub use resident::{
     DeviceBuffer, InstanceId, PreparedStep, Step, plan_resident, prepare_resident, prepare_sequence,
 };
+pub use tiles::check_tiles;

@@ -29,9 +29,21 @@ fn sample() -> Program {
         Node::tile("tb", B16),
         Node::tile("acc", C16),
         Node::tile_load("ta", "a", Expr::u32(0), Expr::u32(16), TileLayout::RowMajor),
-        Node::tile_load("tb", "b", Expr::u32(0), Expr::u32(16), TileLayout::ColumnMajor),
+        Node::tile_load(
+            "tb",
+            "b",
+            Expr::u32(0),
+            Expr::u32(16),
+            TileLayout::ColumnMajor,
+        ),
         Node::tile_multiply_add("acc", "ta", "tb", "acc"),
-        Node::tile_store("acc", "c", Expr::u32(0), Expr::u32(16), TileLayout::RowMajor),
+        Node::tile_store(
+            "acc",
+            "c",
+            Expr::u32(0),
+            Expr::u32(16),
+            TileLayout::RowMajor,
+        ),
     ])
 }
 
@@ -64,27 +76,63 @@ fn bad_tile_types_roles_shapes_and_buffers_are_rejected_with_a_fix() {
         Node::tile("ta", A16),
         Node::tile("tb", B16),
         Node::tile("acc", C16),
-        Node::tile("half", TileType::new(TileRole::Accumulator, 16, 16, DataType::F16)),
-        Node::tile("small", TileType::new(TileRole::Accumulator, 8, 8, DataType::F32)),
+        Node::tile(
+            "half",
+            TileType::new(TileRole::Accumulator, 16, 16, DataType::F16),
+        ),
+        Node::tile(
+            "small",
+            TileType::new(TileRole::Accumulator, 8, 8, DataType::F32),
+        ),
         Node::let_bind("x", Expr::u32(0)),
         Node::tile_multiply_add("acc", "tb", "ta", "acc"),
         Node::tile_multiply_add("acc", "ta", "tb", "small"),
         Node::tile_multiply_add("half", "ta", "tb", "acc"),
         Node::tile_multiply_add("x", "ta", "tb", "acc"),
         Node::tile_load("ta", "c", Expr::u32(0), Expr::u32(16), TileLayout::RowMajor),
-        Node::tile_store("acc", "a", Expr::u32(0), Expr::u32(16), TileLayout::RowMajor),
+        Node::tile_store(
+            "acc",
+            "a",
+            Expr::u32(0),
+            Expr::u32(16),
+            TileLayout::RowMajor,
+        ),
         Node::tile_load("ta", "a", Expr::i32(0), Expr::u32(16), TileLayout::RowMajor),
         Node::store("c", Expr::u32(0), Expr::var("acc")),
     ]);
     let found = kinds(&bad);
     let count = |f: fn(&K) -> bool| found.iter().filter(|k| f(k)).count();
-    assert_eq!(count(|k| matches!(k, K::InvalidTileType { .. })), 2, "{found:?}");
-    assert_eq!(count(|k| matches!(k, K::TileMultiplyAddMismatch { .. })), 3, "{found:?}");
+    assert_eq!(
+        count(|k| matches!(k, K::InvalidTileType { .. })),
+        2,
+        "{found:?}"
+    );
+    assert_eq!(
+        count(|k| matches!(k, K::TileMultiplyAddMismatch { .. })),
+        3,
+        "{found:?}"
+    );
     assert_eq!(count(|k| matches!(k, K::NotATile { .. })), 1, "{found:?}");
-    assert_eq!(count(|k| matches!(k, K::TileBufferType { .. })), 2, "{found:?}");
-    assert_eq!(count(|k| matches!(k, K::StoreToReadOnly { .. })), 1, "{found:?}");
-    assert_eq!(count(|k| matches!(k, K::TileOperandType { .. })), 1, "{found:?}");
-    assert_eq!(count(|k| matches!(k, K::TileAsValue { .. })), 1, "{found:?}");
+    assert_eq!(
+        count(|k| matches!(k, K::TileBufferType { .. })),
+        2,
+        "{found:?}"
+    );
+    assert_eq!(
+        count(|k| matches!(k, K::StoreToReadOnly { .. })),
+        1,
+        "{found:?}"
+    );
+    assert_eq!(
+        count(|k| matches!(k, K::TileOperandType { .. })),
+        1,
+        "{found:?}"
+    );
+    assert_eq!(
+        count(|k| matches!(k, K::TileAsValue { .. })),
+        1,
+        "{found:?}"
+    );
     let err = vyre_foundation::validate(&bad).unwrap_err().to_string();
     assert!(err.matches("Fix:").count() >= found.len(), "{err}");
 }
@@ -103,11 +151,20 @@ fn tile_statements_need_uniform_control_flow_and_operands() {
                 TileLayout::RowMajor,
             )],
         ),
-        Node::tile_store("acc", "c", Expr::gid_x(), Expr::u32(16), TileLayout::RowMajor),
+        Node::tile_store(
+            "acc",
+            "c",
+            Expr::gid_x(),
+            Expr::u32(16),
+            TileLayout::RowMajor,
+        ),
     ]);
     let found = kinds(&divergent);
     assert_eq!(
-        found.iter().filter(|k| matches!(k, K::NonUniformTile { .. })).count(),
+        found
+            .iter()
+            .filter(|k| matches!(k, K::NonUniformTile { .. }))
+            .count(),
         2,
         "{found:?}"
     );
@@ -121,7 +178,10 @@ fn tile_statements_need_uniform_control_flow_and_operands() {
             vec![Node::tile_store(
                 "acc",
                 "c",
-                Expr::add(Expr::mul(Expr::var("k"), Expr::u32(256)), Expr::workgroup_x()),
+                Expr::add(
+                    Expr::mul(Expr::var("k"), Expr::u32(256)),
+                    Expr::workgroup_x(),
+                ),
                 Expr::u32(16),
                 TileLayout::ColumnMajor,
             )],

@@ -797,6 +797,11 @@ const UNSAFE_SITES: &[(&str, &str)] = &[
         "vyre-driver-wgpu/src/launch/readback.rs",
         "madvise(first as *mut",
     ),
+    // Cooperative matrices, wgpu's one experimental feature vyre asks for (matrix tiles).
+    (
+        "vyre-driver-wgpu/src/device.rs",
+        "wgpu::ExperimentalFeatures::enabled()",
+    ),
     // vyre's modules without wgpu's bounds checks: the proof is `src/trusted.rs`'s module doc.
     (
         "vyre-driver-wgpu/src/trusted.rs",

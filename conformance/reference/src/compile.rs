@@ -11,7 +11,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{BufferAccess, Builtin, DataType, Expr, Node, Program};
 use vyre_foundation::validate::{BufferId, Validated, VarId};
 
-use crate::inst::{ArrayRef, Block, BufRef, Inst, Prefill, Reg, Slot};
+use crate::inst::{ArrayRef, Block, BufRef, Inst, Prefill, Reg, Slot, TileRef};
 
 mod expr;
 
@@ -261,6 +261,23 @@ impl<'v, 'p> Compiler<'v, 'p> {
         Ok((buf, element))
     }
 
+    /// The registers of tile `id` (bound at its declaration).
+    fn tile_ref(&self, id: Option<VarId>) -> Result<TileRef, BackendError> {
+        let id = id.ok_or_else(|| compile_error("a tile statement names no tile".into()))?;
+        let (base, _) = self.var(id)?;
+        let tile = self
+            .evidence
+            .var(id)?
+            .tile
+            .ok_or_else(|| compile_error("a tile statement names a variable".into()))?;
+        Ok(TileRef {
+            base,
+            rows: tile.rows,
+            columns: tile.columns,
+            half: tile.element == DataType::F16,
+        })
+    }
+
     /// The registers of private array `id` (bound at its declaration), indexed by a `index_ty`
     /// value, and its element type.
     fn array_ref(
@@ -340,6 +357,64 @@ impl<'v, 'p> Compiler<'v, 'p> {
                     array,
                     index,
                     value,
+                });
+            }
+            Node::Tile { tile, .. } => {
+                let id = self.evidence.node_var(node)?;
+                let base = self.next_reg;
+                self.next_reg += tile.len();
+                self.max_reg = self.max_reg.max(self.next_reg);
+                out.insts.push(Inst::ArrayZero {
+                    base,
+                    len: tile.len(),
+                });
+                self.bind(id, base, tile.element);
+                // The tile's registers stay allocated for the rest of the scope.
+                return Ok(());
+            }
+            Node::TileLoad {
+                offset,
+                stride,
+                layout,
+                ..
+            }
+            | Node::TileStore {
+                offset,
+                stride,
+                layout,
+                ..
+            } => {
+                let [tile, ..] = self.evidence.node_tiles(node)?;
+                let tile = self.tile_ref(tile)?;
+                let (buf, _) = self.buf_ref(self.evidence.node_buffer(node)?, DataType::U32)?;
+                let (offset, _) = self.expr(offset, out)?;
+                let (stride, _) = self.expr(stride, out)?;
+                let layout = *layout;
+                out.insts.push(if matches!(node, Node::TileLoad { .. }) {
+                    Inst::TileLoad {
+                        tile,
+                        buf,
+                        offset,
+                        stride,
+                        layout,
+                    }
+                } else {
+                    Inst::TileStore {
+                        tile,
+                        buf,
+                        offset,
+                        stride,
+                        layout,
+                    }
+                });
+            }
+            Node::TileMultiplyAdd { .. } => {
+                let [d, a, b, c] = self.evidence.node_tiles(node)?;
+                out.insts.push(Inst::TileMultiplyAdd {
+                    d: self.tile_ref(d)?,
+                    a: self.tile_ref(a)?,
+                    b: self.tile_ref(b)?,
+                    c: self.tile_ref(c)?,
                 });
             }
             Node::If {

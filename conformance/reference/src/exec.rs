@@ -17,6 +17,7 @@ use crate::memory::Memory;
 
 mod ops;
 mod subgroup;
+mod tile;
 
 /// Runs blocks of one dispatch on one thread. `TRACE` turns on indeterminacy tracking; the untraced
 /// instantiation has no tracking code at all.

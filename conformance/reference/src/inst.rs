@@ -6,6 +6,8 @@
 //! exact for every `f16` operation the IR has (see `compile/expr.rs`). Instructions name their registers; typed operators are resolved
 //! at compile time into the `BinKind`/`UnKind` variants below, so the executor never looks at types.
 
+use vyre_foundation::ir::TileLayout;
+
 /// A register number: an index into the executor's register file.
 pub(crate) type Reg = u32;
 
@@ -153,6 +155,17 @@ pub(crate) struct ArrayRef {
     pub(crate) signed_index: bool,
 }
 
+/// A tile operand: its elements are the registers `base..base + rows * columns`, element `(r, c)`
+/// at `base + r * columns + c`, each holding every lane's own copy (the law makes them equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TileRef {
+    pub(crate) base: Reg,
+    pub(crate) rows: u32,
+    pub(crate) columns: u32,
+    /// True for `f16` elements (16-bit registers), false for `f32`.
+    pub(crate) half: bool,
+}
+
 /// An atomic read-modify-write with its element signedness resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AtomicKind {
@@ -230,6 +243,30 @@ pub(crate) enum Inst {
         array: ArrayRef,
         index: Reg,
         value: Reg,
+    },
+    /// Fills `tile` from `buf` at `offset` and `stride` (SEMANTICS.md section 9a); all zero when
+    /// any position is out of bounds.
+    TileLoad {
+        tile: TileRef,
+        buf: BufRef,
+        offset: Reg,
+        stride: Reg,
+        layout: TileLayout,
+    },
+    /// Writes `tile` to `buf`; nothing when any position is out of bounds or lines overlap.
+    TileStore {
+        tile: TileRef,
+        buf: BufRef,
+        offset: Reg,
+        stride: Reg,
+        layout: TileLayout,
+    },
+    /// `d = a x b + c`.
+    TileMultiplyAdd {
+        d: TileRef,
+        a: TileRef,
+        b: TileRef,
+        c: TileRef,
     },
     Atomic {
         op: AtomicKind,

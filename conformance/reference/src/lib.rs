@@ -184,6 +184,12 @@ impl ReferenceBackend {
             self.capabilities().features(),
             evidence.features(),
         )?;
+        if evidence
+            .features()
+            .contains(vyre_foundation::ir::Features::TILES)
+        {
+            vyre_driver::check_tiles(&self.capabilities(), evidence)?;
+        }
         let key = program.fingerprint();
         if let Some(code) = self.cache.get(key, program) {
             return Ok(code);
@@ -259,6 +265,7 @@ impl VyreBackend for ReferenceBackend {
         caps.int64_atomics = true;
         caps.subgroups = self.subgroup_size != 0;
         caps.subgroup_sizes = [self.subgroup_size; 2];
+        caps.matrix_tiles = vyre_foundation::ir::TileShape::all();
         caps
     }
 

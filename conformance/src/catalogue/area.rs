@@ -40,11 +40,14 @@ pub enum Area {
     /// Private arrays: every element type, in-bounds and out-of-bounds loads and stores, arrays
     /// declared in loops, invocations' arrays apart.
     PrivateArrays,
+    /// Matrix tiles (an optional device feature): multiply-adds of every shape the IR has, both
+    /// layouts, accumulation over a loop, workgroup buffers, and loads and stores out of bounds.
+    Tiles,
 }
 
 impl Area {
     /// Every area, in report order.
-    pub const ALL: [Area; 15] = [
+    pub const ALL: [Area; 16] = [
         Area::Integer,
         Area::Bits,
         Area::Compare,
@@ -60,6 +63,7 @@ impl Area {
         Area::MultiIo,
         Area::Subgroups,
         Area::PrivateArrays,
+        Area::Tiles,
     ];
 
     /// The short name used on the command line and in JSON, e.g. `out_of_bounds`.
@@ -81,6 +85,7 @@ impl Area {
             Area::MultiIo => "multi_io",
             Area::Subgroups => "subgroups",
             Area::PrivateArrays => "private_arrays",
+            Area::Tiles => "tiles",
         }
     }
 

@@ -25,6 +25,7 @@ pub mod oracle;
 mod private;
 mod shapes;
 mod subgroups;
+mod tiles;
 mod values;
 mod wide;
 mod wide_casts;
@@ -50,6 +51,7 @@ pub fn catalogue() -> Vec<Batch> {
     batches.extend(wide::batches());
     batches.extend(driver::batches());
     batches.extend(private::batches());
+    batches.extend(tiles::batches());
     batches.sort_by_key(|b| b.area);
     batches
 }

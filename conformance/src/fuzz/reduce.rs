@@ -68,6 +68,10 @@ fn whiles_bounded(body: &[Node]) -> bool {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::Block(_)
@@ -220,6 +224,10 @@ fn protected_node(node: &Node) -> bool {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::If { .. }
         | Node::Loop { .. }
         | Node::While { .. }
@@ -255,6 +263,10 @@ fn edit_node(body: &mut Vec<Node>, counter: &mut usize, k: usize, edit: NodeEdit
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break
@@ -314,6 +326,11 @@ fn visit_body(p: &Program, body: &mut [Node], f: &mut dyn FnMut(&mut Expr) -> bo
             Node::ArrayStore { index, value, .. } => {
                 visit_expr(p, index, f) || visit_expr(p, value, f)
             }
+            // A tile's offset and stride must stay workgroup-uniform: left as they are.
+            Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. } => false,
             Node::If {
                 cond,
                 then,

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::{IntoParallelRefIterator, ParallelIterator};
-use vyre_driver::VyreBackend;
+use vyre_driver::{Capabilities, VyreBackend};
 use vyre_foundation::ir::Features;
 
 use crate::catalogue::{Area, Batch, Case, catalogue, format_word};
@@ -93,11 +93,10 @@ pub fn check_with_reference(
     let dispatched = AtomicUsize::new(0);
     let total = batches.len();
     let caps = backend.capabilities();
-    let available = caps.features();
     let per_batch: Vec<Vec<CaseResult>> = batches
         .par_iter()
         .map(|batch| {
-            let results = match missing_features(batch, available) {
+            let results = match missing_features(batch, &caps) {
                 Some(missing) => unsupported(batch, &missing),
                 None => {
                     dispatched.fetch_add(1, Ordering::Relaxed);
@@ -126,12 +125,18 @@ pub fn check_with_reference(
     }
 }
 
-/// The names of the optional features `batch`'s program needs and `available` lacks, if any. An
+/// The names of the optional features `batch`'s program needs and `caps` lacks, if any, or the
+/// matrix-tile shape or workgroup size the device does not run (`vyre_driver::check_tiles`). An
 /// invalid program needs nothing: running it reports why it is invalid.
-fn missing_features(batch: &Batch, available: Features) -> Option<String> {
-    let needed = vyre_foundation::validate(&batch.program).ok()?.features();
-    let missing = needed.missing_from(available);
-    (!missing.is_empty()).then(|| missing.to_string())
+fn missing_features(batch: &Batch, caps: &Capabilities) -> Option<String> {
+    let validated = vyre_foundation::validate(&batch.program).ok()?;
+    let missing = validated.features().missing_from(caps.features());
+    if !missing.is_empty() {
+        return Some(missing.to_string());
+    }
+    vyre_driver::check_tiles(caps, &validated)
+        .err()
+        .map(|_| format!("{} of this shape", Features::TILES))
 }
 
 /// The batch's cases, each marked not supported on this device for lack of `missing`.

@@ -28,6 +28,7 @@ mod prologue;
 mod rows;
 mod soft_division;
 mod subgroup;
+mod tile;
 mod vector;
 mod workaround;
 
@@ -380,6 +381,24 @@ fn entry_point(
             binding: Some(Binding::BuiltIn(BuiltIn::SubgroupSize)),
         });
     }
+    if evidence.features().contains(Features::TILES) {
+        // Tile statements run in uniform control flow by the validator's proof, which naga's
+        // analysis cannot follow through function-local variables (see `tile`).
+        let filter = naga::diagnostic_filter::DiagnosticFilterNode {
+            inner: naga::diagnostic_filter::DiagnosticFilter {
+                new_severity: naga::diagnostic_filter::Severity::Off,
+                triggering_rule: naga::diagnostic_filter::FilterableTriggeringRule::Standard(
+                    naga::diagnostic_filter::StandardFilterableTriggeringRule::DerivativeUniformity,
+                ),
+            },
+            parent: None,
+        };
+        function.diagnostic_filter_leaf = Some(
+            module
+                .diagnostic_filters
+                .append(filter, naga::Span::UNDEFINED),
+        );
+    }
     let mut fb = func::FunctionBuilder::new(function);
     let mut body = naga::Block::new();
     let inputs = prologue::PrologueInputs {
@@ -469,6 +488,7 @@ fn drop_unused_names(module: &mut naga::Module, info: &ModuleInfo) {
 /// the device has them is checked before lowering (`vyre_driver::require_features`), so the
 /// module is validated as any device with the features would take it.
 const MODULE_CAPABILITIES: Capabilities = Capabilities::SUBGROUP
+    .union(Capabilities::COOPERATIVE_MATRIX)
     .union(Capabilities::SHADER_FLOAT16)
     .union(Capabilities::SHADER_INT64)
     .union(Capabilities::SHADER_INT64_ATOMIC_MIN_MAX)
@@ -500,10 +520,26 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
 /// naga's WGSL text of a lowered module.
 pub(crate) fn to_wgsl(lowered: &Lowered) -> Result<String, BackendError> {
     let info = validate_module(&lowered.module)?;
-    naga::back::wgsl::write_string(&lowered.module, &info, naga::back::wgsl::WriterFlags::empty())
-        .map_err(|e| {
-            BackendError::compile(format!(
-                "naga could not write WGSL: {e}. Fix: this is a vyre lowering bug; report it with the program text."
-            ))
-        })
+    let text = naga::back::wgsl::write_string(
+        &lowered.module,
+        &info,
+        naga::back::wgsl::WriterFlags::empty(),
+    )
+    .map_err(|e| {
+        BackendError::compile(format!(
+            "naga could not write WGSL: {e}. Fix: this is a vyre lowering bug; report it with the program text."
+        ))
+    })?;
+    // naga's writer leaves diagnostic filters out; the one vyre sets (tiles, see `tile`) goes in
+    // as a directive, so the text compiles as the module does.
+    let filtered = lowered
+        .module
+        .entry_points
+        .iter()
+        .any(|e| e.function.diagnostic_filter_leaf.is_some());
+    Ok(if filtered {
+        format!("diagnostic(off, derivative_uniformity);\n{text}")
+    } else {
+        text
+    })
 }

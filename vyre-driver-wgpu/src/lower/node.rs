@@ -86,6 +86,12 @@ impl Lowerer<'_, '_> {
                 let id = self.evidence.node_var(node)?;
                 self.array_store(block, id, index, value)?;
             }
+            Node::Tile { name, tile } => {
+                let id = self.evidence.node_var(node)?;
+                self.declare_tile(block, id, name, *tile)?;
+            }
+            Node::TileLoad { .. } | Node::TileStore { .. } => self.tile_transfer(block, node)?,
+            Node::TileMultiplyAdd { .. } => self.tile_multiply_add(block, node)?,
             Node::If {
                 cond,
                 then,

@@ -444,7 +444,19 @@ impl VyreBackend for Sharded {
                 }
             }
         }
-        if caps.subgroups {
+        // A tile shape only when every member runs it.
+        caps.matrix_tiles = all
+            .first()
+            .map(|first| {
+                first
+                    .matrix_tiles
+                    .iter()
+                    .filter(|s| all.iter().all(|c| c.matrix_tiles.contains(s)))
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if caps.subgroups || !caps.matrix_tiles.is_empty() {
             // Any size some member may use.
             caps.subgroup_sizes = [
                 all.iter().map(|c| c.subgroup_sizes[0]).min().unwrap_or(0),

@@ -152,6 +152,21 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
                 value,
             } => self.atomic(op, dst, buf, [index, expected, value], active),
             Inst::Subgroup { op, dst, a, lane } => self.subgroup(op, dst, [a, lane], active),
+            Inst::TileLoad {
+                tile,
+                buf,
+                offset,
+                stride,
+                layout,
+            } => self.tile_transfer(false, (tile, buf), [offset, stride], layout, active),
+            Inst::TileStore {
+                tile,
+                buf,
+                offset,
+                stride,
+                layout,
+            } => self.tile_transfer(true, (tile, buf), [offset, stride], layout, active),
+            Inst::TileMultiplyAdd { d, a, b, c } => self.tile_multiply_add([d, a, b, c], active),
             Inst::If { .. }
             | Inst::Loop { .. }
             | Inst::While { .. }

@@ -79,10 +79,14 @@ fn declares(body: &[Node], name: &str) -> bool {
         let own = match node {
             Node::Let { name: n, .. }
             | Node::Loop { var: n, .. }
-            | Node::PrivateArray { name: n, .. } => n == name,
+            | Node::PrivateArray { name: n, .. }
+            | Node::Tile { name: n, .. } => n == name,
             Node::Assign { .. }
             | Node::Store { .. }
             | Node::ArrayStore { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::While { .. }
             | Node::Block(_)

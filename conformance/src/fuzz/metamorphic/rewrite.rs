@@ -158,6 +158,10 @@ pub(super) fn escapes_loop(node: &Node) -> bool {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Atomic { .. } => false,

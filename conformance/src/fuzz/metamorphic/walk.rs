@@ -89,8 +89,13 @@ fn node_exprs_mut(node: &mut Node) -> Vec<&mut Expr> {
             out.push(value);
             out
         }
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            vec![offset, stride]
+        }
         Node::Block(_)
         | Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break
@@ -110,6 +115,10 @@ pub(super) fn node_bodies_mut(node: &mut Node) -> Vec<&mut Vec<Node>> {
         | Node::Store { .. }
         | Node::PrivateArray { .. }
         | Node::ArrayStore { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. }
         | Node::Barrier
         | Node::Return
         | Node::Break

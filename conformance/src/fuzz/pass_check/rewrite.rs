@@ -76,8 +76,17 @@ fn map_node(node: &mut Node, rule: &mut dyn FnMut(&Expr) -> Option<Expr>) {
             }
             map_expr(value, rule);
         }
-        Node::PrivateArray { .. } | Node::Barrier | Node::Return | Node::Break | Node::Continue => {
+        Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } => {
+            map_expr(offset, rule);
+            map_expr(stride, rule);
         }
+        Node::PrivateArray { .. }
+        | Node::Tile { .. }
+        | Node::TileMultiplyAdd { .. }
+        | Node::Barrier
+        | Node::Return
+        | Node::Break
+        | Node::Continue => {}
     }
 }
 

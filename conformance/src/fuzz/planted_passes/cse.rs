@@ -34,6 +34,10 @@ fn reuse_in(body: &mut [Node]) {
             | Node::Assign { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Atomic { .. }
             | Node::Barrier
             | Node::If { .. }

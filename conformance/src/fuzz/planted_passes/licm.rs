@@ -61,8 +61,14 @@ impl Effects {
                 Node::Let { name, .. }
                 | Node::Assign { name, .. }
                 | Node::PrivateArray { name, .. }
-                | Node::ArrayStore { array: name, .. } => {
+                | Node::ArrayStore { array: name, .. }
+                | Node::Tile { name, .. }
+                | Node::TileLoad { tile: name, .. }
+                | Node::TileMultiplyAdd { target: name, .. } => {
                     effects.vars.insert(name.clone());
+                }
+                Node::TileStore { buffer, offset, .. } => {
+                    effects.stores.push((buffer.clone(), offset.clone()));
                 }
                 Node::Loop { var, .. } => {
                     effects.vars.insert(var.clone());

@@ -59,6 +59,10 @@ fn each_body_mut(body: &mut Vec<Node>, f: &mut dyn FnMut(&mut Vec<Node>)) {
             | Node::Store { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Barrier
             | Node::Return
             | Node::Break

@@ -181,6 +181,17 @@ impl Walk<'_, '_> {
                 }
             }
             Node::Atomic { .. } => self.atomic(self.node_buffer(node)),
+            // A tile moves a block of its buffer at once.
+            Node::TileStore { .. } => {
+                if let Some(b) = self.node_buffer(node) {
+                    self.events.push(Event::Write(b));
+                }
+            }
+            Node::TileLoad { .. } => {
+                if let Some(b) = self.node_buffer(node) {
+                    self.events.push(Event::Read(b));
+                }
+            }
             Node::Barrier => {
                 let outer_loop = (self.loop_depth > 0).then_some((self.outer_loop_start, 0));
                 self.barriers.push(BarrierAt {
@@ -216,6 +227,8 @@ impl Walk<'_, '_> {
             | Node::Assign { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Return
             | Node::Break
             | Node::Continue => {}

@@ -509,6 +509,10 @@ mod tests {
                 | Node::Assign { .. }
                 | Node::PrivateArray { .. }
                 | Node::ArrayStore { .. }
+                | Node::Tile { .. }
+                | Node::TileLoad { .. }
+                | Node::TileStore { .. }
+                | Node::TileMultiplyAdd { .. }
                 | Node::Loop { .. }
                 | Node::While { .. }
                 | Node::Block(_)

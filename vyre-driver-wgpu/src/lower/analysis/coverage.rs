@@ -50,10 +50,15 @@ pub(crate) fn fully_written_outputs(evidence: &Validated<'_>) -> Vec<usize> {
             }
             // An atomic statement counts as a use (`u.atomic`), so it needs no case of its own; a
             // `break` or `continue` only ever stands inside a loop, never at the top level.
-            // A private array is the invocation's own: it writes no buffer.
+            // A private array is the invocation's own: it writes no buffer. A tile store writes
+            // a block, never counted as covering an output.
             Node::Assign { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::If { .. }
             | Node::Loop { .. }
             | Node::While { .. }

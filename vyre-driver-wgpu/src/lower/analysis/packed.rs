@@ -45,7 +45,13 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
     let mut ok = true;
     vyre_foundation::for_each_node(&program.body, |node| match node {
         // Atomics are refused above through the buffer uses; the arm keeps that explicit.
-        Node::Barrier | Node::Atomic { .. } => ok = false,
+        // Tiles move blocks of buffers shared by the workgroup: never packed.
+        Node::Barrier
+        | Node::Atomic { .. }
+        | Node::Tile { .. }
+        | Node::TileLoad { .. }
+        | Node::TileStore { .. }
+        | Node::TileMultiplyAdd { .. } => ok = false,
         Node::Let { .. } => aliases.note(evidence, node),
         Node::Store { index, .. } => {
             let at_gid = aliases.at_gid(evidence, index);

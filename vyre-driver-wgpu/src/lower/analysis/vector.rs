@@ -81,6 +81,11 @@ pub(crate) fn plan(evidence: &Validated<'_>) -> Option<VectorPlan> {
             // A private array would be one per lane in the four-lane loop; programs with one are
             // left to the scalar form rather than argued about here.
             Node::PrivateArray { .. } | Node::ArrayStore { .. } => ok = false,
+            // Tiles are the workgroup's, never a lane's.
+            Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. } => ok = false,
             Node::Let { .. } => aliases.note(evidence, node),
             Node::Store { index, .. } => match evidence.node_buffer(node) {
                 Ok(b) => {
@@ -173,6 +178,10 @@ fn top_level_stores(
             | Node::Let { .. }
             | Node::PrivateArray { .. }
             | Node::ArrayStore { .. }
+            | Node::Tile { .. }
+            | Node::TileLoad { .. }
+            | Node::TileStore { .. }
+            | Node::TileMultiplyAdd { .. }
             | Node::Assign { .. }
             | Node::If { .. }
             | Node::Loop { .. }
