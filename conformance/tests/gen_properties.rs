@@ -71,8 +71,21 @@ fn every_feature_is_used_by_some_generated_program() {
             .unwrap_or_else(|e| panic!("strategy failed: {e}"));
         let text = case.program.to_string();
         for needle in [
-            "if (", "for ", "barrier", "atomic_", "return", "wg", "acc", "select", "fma", "f16",
-            "u64", "i64", "h)", "var arr",
+            "if (",
+            "for ",
+            "barrier",
+            "atomic_",
+            "return",
+            "wg",
+            "acc",
+            "select",
+            "fma",
+            "f16",
+            "u64",
+            "i64",
+            "h)",
+            "var arr",
+            "tile_multiply_add",
         ] {
             if text.contains(needle) {
                 seen.insert(needle);
@@ -87,7 +100,7 @@ fn every_feature_is_used_by_some_generated_program() {
             seen.insert("64-bit atomics");
         }
     }
-    assert_eq!(seen.len(), 15, "constructs seen: {seen:?}");
+    assert_eq!(seen.len(), 16, "constructs seen: {seen:?}");
 }
 
 #[test]

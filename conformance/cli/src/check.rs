@@ -23,7 +23,8 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) backend: Option<String>,
     /// Run only this area (repeatable): integer, bits, compare, cast, float, control, loops,
-    /// workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io, subgroups, private_arrays.
+    /// workgroup, atomics, out_of_bounds, grids, runtime_sized, multi_io, subgroups, private_arrays,
+    /// tiles.
     #[arg(long = "area", value_name = "NAME", value_parser = parse_area)]
     pub(crate) areas: Vec<Area>,
     /// Write the reports (a JSON array, one per backend) to PATH; `-` writes them to stdout in

@@ -50,7 +50,7 @@ impl Ctx {
         match info.role {
             Role::ReadOnly | Role::OwnStorage | Role::OwnWorkgroup => true,
             Role::SharedWorkgroup(_) => self.phase == Phase::Read,
-            Role::Contended(_) => false,
+            Role::Contended(_) | Role::TileOutput => false,
         }
     }
 

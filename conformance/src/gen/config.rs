@@ -91,11 +91,15 @@ pub enum Feature {
     /// Per-invocation arrays (`gen/arrays.rs`): a `let` in six becomes an array, stores into it at
     /// literal, `tid % n` and arbitrary indices (in bounds and out), and a `let` of an element.
     PrivateArrays,
+    /// Matrix tiles (`gen/tiles.rs`): at the top level, 16x16 `f16` tiles loaded from `tsrc` in
+    /// and out of bounds, multiply-added, and stored into a region of `tdst` of their own (needs
+    /// the device features `matrix tiles` and `f16`; the workgroup becomes `[32, 1, 1]`).
+    Tiles,
 }
 
 impl Feature {
     /// Every feature, in the order of the bits of a [`Features`] mask.
-    pub const ALL: [Feature; 31] = [
+    pub const ALL: [Feature; 32] = [
         Feature::IntArith,
         Feature::Bitwise,
         Feature::Shifts,
@@ -127,6 +131,7 @@ impl Feature {
         Feature::F16RoundTrips,
         Feature::PassShapes,
         Feature::PrivateArrays,
+        Feature::Tiles,
     ];
 
     const fn bit(self) -> u32 {
@@ -143,6 +148,7 @@ impl Feature {
             Feature::F16 | Feature::F16RoundTrips => DeviceFeatures::F16,
             Feature::Int64 => DeviceFeatures::INT64,
             Feature::Int64Atomics => DeviceFeatures::INT64.union(DeviceFeatures::INT64_ATOMICS),
+            Feature::Tiles => DeviceFeatures::TILES.union(DeviceFeatures::F16),
             Feature::IntArith
             | Feature::Bitwise
             | Feature::Shifts
@@ -183,7 +189,7 @@ impl Features {
     /// Every feature.
     #[must_use]
     pub const fn all() -> Self {
-        Features((1 << Feature::ALL.len()) - 1)
+        Features(u32::MAX >> (32 - Feature::ALL.len()))
     }
 
     /// No feature: programs of literals, lets and output stores only.

@@ -9,7 +9,7 @@ use vyre_driver::DispatchConfig;
 use vyre_foundation::ir::{BinOp, Builtin, DataType, Expr, Node, Program};
 
 use crate::r#gen::layout::{BufInfo, Shape, decode_buffers};
-use crate::r#gen::{Feature, Features, GenConfig, Recipe, inputs, udf};
+use crate::r#gen::{Feature, Features, GenConfig, Recipe, inputs, tiles, udf};
 
 /// A decoded case: a program, one byte vector per input buffer, and the dispatch configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub(crate) struct Ctx {
     /// Above zero while generating an expression that must hold no subgroup operation (see
     /// `Ctx::subgroup_free_expr`).
     pub(crate) subgroup_free: std::cell::Cell<u32>,
+    /// Tile blocks emitted so far (`gen/tiles.rs`), each with its own region of `tdst`.
+    pub(crate) tile_blocks: u32,
     next_name: u32,
     frames: Vec<Frame>,
 }
@@ -97,6 +99,7 @@ impl Ctx {
             diverged: false,
             exact: std::cell::Cell::new(0),
             subgroup_free: std::cell::Cell::new(0),
+            tile_blocks: 0,
             next_name: 0,
             frames: vec![Frame {
                 kind: FrameKind::Root,
@@ -305,16 +308,37 @@ pub fn decode(recipe: &Recipe, config: &GenConfig) -> GeneratedCase {
                 .without(Feature::Returns);
         }
     }
-    let shape = Shape::decode(&recipe.shape, config, features);
+    let mut shape = Shape::decode(&recipe.shape, config, features);
+    // Tiles need f16, a one-dimensional workgroup of whole subgroups (`gen/tiles.rs`) and shapes
+    // that are not a function's.
+    if features.has(Feature::Tiles)
+        && (!features.has(Feature::F16) || shape.elementwise || config.udf_shape)
+    {
+        features = features.without(Feature::Tiles);
+    }
+    if features.has(Feature::Tiles) {
+        shape.workgroup = [tiles::TILE_WORKGROUP, 1, 1];
+    }
     if shape.workgroup[1] != 1 || shape.workgroup[2] != 1 {
         // Subgroup operations need a one-dimensional workgroup.
         features = features.without(Feature::Subgroups);
     }
-    let buffers = if config.udf_shape {
+    let mut buffers = if config.udf_shape {
         udf::decode_buffers(&recipe.buffers, &shape, features, config)
     } else {
         decode_buffers(&recipe.buffers, &shape, features, config)
     };
+    if features.has(Feature::Tiles) {
+        // Two more bound buffers, within the eight a program may bind.
+        if buffers.iter().filter(|b| b.decl.access.is_bound()).count() <= 6 {
+            buffers.extend(tiles::tile_buffers(
+                recipe.shape.get(7).copied().unwrap_or(0) >> 8,
+            ));
+            crate::r#gen::layout::number_bindings(&mut buffers);
+        } else {
+            features = features.without(Feature::Tiles);
+        }
+    }
     let mut ctx = Ctx::new(config, features, buffers);
     ctx.prelude(&shape);
     for stmt in recipe.stmts.iter().take(config.max_stmts) {

@@ -65,6 +65,8 @@ pub(crate) enum Role {
     /// A workgroup buffer touched only by atomics of one group while the phase is `Write`, and read at
     /// any index while it is `Read`.
     SharedWorkgroup(AtomicGroup),
+    /// The output tile blocks store into (`gen/tiles.rs`): nothing else touches it.
+    TileOutput,
 }
 
 /// One buffer of a generated program.

@@ -34,6 +34,7 @@ mod raw;
 mod recipe;
 mod round_trips;
 mod stmt;
+mod tiles;
 mod udf;
 mod widths;
 

@@ -158,6 +158,9 @@ impl Ctx {
         if self.features.has(Feature::PrivateArrays) && ch.one_in(6) {
             return self.private_array(ch);
         }
+        if self.features.has(Feature::Tiles) && self.tile_room() && ch.one_in(5) {
+            return self.tile_block(ch);
+        }
         let types = types(self.features);
         let ty = types[ch.below(types.len())];
         let value = self.expr(ch, ty, self.config.max_expr_depth);
