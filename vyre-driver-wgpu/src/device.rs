@@ -500,7 +500,9 @@ const OPTIONAL: wgpu::Features = wgpu::Features::SUBGROUP
     .union(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
 
 /// The matrix-tile shapes among `properties` (an adapter's cooperative matrix configurations)
-/// that vyre's IR expresses: sides of 8 or 16, `f16` inputs, `f16` or `f32` accumulators.
+/// that vyre lowers: square, sides of 8 or 16 (naga's `coop_mat8x8` and `coop_mat16x16`), `f16`
+/// inputs, `f16` or `f32` accumulators. An NVIDIA H200 also lists 16x8x16 and 16x8x8, which
+/// WGSL cannot write; they are left out.
 pub(crate) fn tile_shapes(properties: &[wgpu::CooperativeMatrixProperties]) -> Vec<TileShape> {
     let scalar = |t: wgpu::CooperativeScalarType| match t {
         wgpu::CooperativeScalarType::F16 => Some(DataType::F16),
@@ -521,7 +523,9 @@ pub(crate) fn tile_shapes(properties: &[wgpu::CooperativeMatrixProperties]) -> V
         };
         let sides = [shape.m, shape.n, shape.k];
         if input == DataType::F16
-            && sides.iter().all(|s| TILE_SIZES.contains(s))
+            && sides
+                .iter()
+                .all(|s| TILE_SIZES.contains(s) && *s == shape.m)
             && !out.contains(&shape)
         {
             out.push(shape);
@@ -862,5 +866,50 @@ pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLay
             min_binding_size: None,
         },
         count: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_foundation::ir::{DataType, TileShape};
+    use wgpu::{CooperativeMatrixProperties as P, CooperativeScalarType as S};
+
+    use super::tile_shapes;
+
+    fn p(m: u32, n: u32, k: u32, ab: S, cr: S) -> P {
+        P {
+            m_size: m,
+            n_size: n,
+            k_size: k,
+            ab_type: ab,
+            cr_type: cr,
+            saturating_accumulation: false,
+        }
+    }
+
+    #[test]
+    fn the_tile_shapes_are_the_square_f16_ones_the_adapter_lists() {
+        // What an NVIDIA H200 lists through wgpu 30 (issue 34), an f32 8x8 and an integer one.
+        let listed = [
+            p(16, 16, 16, S::F16, S::F16),
+            p(16, 16, 16, S::F16, S::F32),
+            p(16, 8, 16, S::F16, S::F32),
+            p(16, 8, 8, S::F16, S::F32),
+            p(8, 8, 8, S::F32, S::F32),
+            p(16, 16, 16, S::I32, S::I32),
+            p(16, 16, 16, S::F16, S::F32),
+        ];
+        let shape = |accumulator| TileShape {
+            m: 16,
+            n: 16,
+            k: 16,
+            input: DataType::F16,
+            accumulator,
+        };
+        assert_eq!(
+            tile_shapes(&listed),
+            [shape(DataType::F16), shape(DataType::F32)]
+        );
+        assert!(tile_shapes(&[]).is_empty());
     }
 }

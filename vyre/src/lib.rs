@@ -123,8 +123,9 @@ mod typed;
 pub mod ir {
     pub use vyre_foundation::ir::{
         AtomicOp, Axis, BinOp, BufferAccess, BufferDecl, Builtin, DataType, Expr, Features,
-        Fingerprint, Literal, Node, ParseError, ParseErrorKind, Program, SubgroupOp, UnOp,
-        WIRE_MAGIC, WIRE_VERSION, WireError, WireErrorKind,
+        Fingerprint, Literal, MAX_PRIVATE_ARRAY_LEN, Node, ParseError, ParseErrorKind, Program,
+        SubgroupOp, TILE_SIZES, TileLayout, TileRole, TileShape, TileType, UnOp, WIRE_MAGIC,
+        WIRE_VERSION, WireError, WireErrorKind, f16_bits_to_f32, f32_to_f16_bits,
     };
 }
 
@@ -142,7 +143,7 @@ pub use sharded::{DEFAULT_SPLIT_THRESHOLD, MemberStats, Sharded};
 pub use typed::VyreBackendExt;
 pub use vyre_driver::{
     BackendError, BackendFuture, Capabilities, DeviceBuffer, DispatchConfig, DispatchPlan,
-    PreparedStep, Step, VyreBackend, block_on, prepare_resident, prepare_sequence,
+    PreparedStep, Step, VyreBackend, block_on, check_tiles, prepare_resident, prepare_sequence,
 };
 pub use vyre_foundation::validate;
 pub use vyre_foundation::validate::{

@@ -52,11 +52,14 @@ pub enum Miscompile {
     /// The `SoftWideDivision` workaround's multiply-high drops the carry out of the middle
     /// products.
     WorkaroundSoftMultiplyHighNoCarry,
+    /// A tile's bounds guard takes the room after its offset to be one element more than it is,
+    /// so a tile whose last element lies just past the end still loads or stores.
+    TileGuardOffByOne,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 14] = [
+    pub const ALL: [Miscompile; 15] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -71,6 +74,7 @@ impl Miscompile {
         Miscompile::WorkaroundSoftRemainderSign,
         Miscompile::PrivateArrayBoundOffByOne,
         Miscompile::WorkaroundSoftMultiplyHighNoCarry,
+        Miscompile::TileGuardOffByOne,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -105,6 +109,7 @@ impl Miscompile {
             Miscompile::WorkaroundSoftRemainderSign => 12,
             Miscompile::PrivateArrayBoundOffByOne => 13,
             Miscompile::WorkaroundSoftMultiplyHighNoCarry => 14,
+            Miscompile::TileGuardOffByOne => 15,
         }
     }
 }

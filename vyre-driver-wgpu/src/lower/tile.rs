@@ -37,6 +37,7 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, Node, TileLayout, TileRole, TileType};
 use vyre_foundation::validate::VarId;
 
+use super::planted::{Miscompile, planted};
 use super::{Local, Lowerer};
 use crate::lower::globals::Layout;
 
@@ -154,7 +155,11 @@ impl Lowerer<'_, '_> {
         let inside = self.fb.binary(block, B::Less, offset, len);
         let left = self.fb.binary(block, B::Subtract, len, offset);
         let nothing = self.fb.u32(block, 0);
-        let room = self.fb.select(block, inside, left, nothing);
+        let mut room = self.fb.select(block, inside, left, nothing);
+        if planted(Miscompile::TileGuardOffByOne) {
+            let one = self.fb.u32(block, 1);
+            room = self.fb.binary(block, B::Add, room, one);
+        }
         let line_c = self.fb.u32(block, line);
         let fits_line = self.fb.binary(block, B::GreaterEqual, room, line_c);
         let spare = self.fb.binary(block, B::Subtract, room, line_c);
