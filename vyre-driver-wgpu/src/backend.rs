@@ -439,6 +439,25 @@ impl WgpuBackend {
         Ok(self.state()?.device.clone())
     }
 
+    /// The queue of the device vyre runs on (see [`WgpuBackend::wgpu_device`]): for submitting
+    /// work of your own next to vyre's.
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub fn wgpu_queue(&self) -> Result<wgpu::Queue, BackendError> {
+        Ok(self.state()?.queue.clone())
+    }
+
+    /// The adapter the device vyre runs on was opened on.
+    ///
+    /// # Errors
+    ///
+    /// Only when an internal lock was poisoned.
+    pub fn wgpu_adapter(&self) -> Result<wgpu::Adapter, BackendError> {
+        Ok(self.state()?.adapter.clone())
+    }
+
     /// The adapter's full information.
     ///
     /// # Errors

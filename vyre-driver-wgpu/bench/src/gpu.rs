@@ -116,6 +116,32 @@ impl Gpu {
         })
     }
 
+    /// The device a vyre backend runs on, shared: for kernels that need what vyre's devices
+    /// have and the bench's own does not ask for (cooperative matrices, an experimental wgpu
+    /// feature). vyre keeps its own uncaptured-error handler there, so [`Gpu::check_errors`]
+    /// reports nothing on such a `Gpu`: its kernels are checked by their results.
+    pub(crate) fn sharing(backend: &vyre_driver_wgpu::WgpuBackend) -> BenchResult<Self> {
+        let error = |e: vyre_driver::BackendError| format!("the vyre backend's device: {e}");
+        let adapter = backend.wgpu_adapter().map_err(error)?;
+        let device = backend.wgpu_device().map_err(error)?;
+        let queue = backend.wgpu_queue().map_err(error)?;
+        let features = device.features();
+        let timestamps = features.contains(wgpu::Features::TIMESTAMP_QUERY);
+        let timestamp_period_ns = timestamps.then(|| f64::from(queue.get_timestamp_period()));
+        Ok(Self {
+            info: adapter.get_info(),
+            adapter,
+            limits: device.limits(),
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            f16: features.contains(wgpu::Features::SHADER_F16),
+            int64: features.contains(wgpu::Features::SHADER_INT64),
+            device,
+            queue,
+            timestamp_period_ns,
+            errors: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
     /// The largest buffer one binding can take: the smaller of the binding and buffer limits.
     pub(crate) fn max_binding_bytes(&self) -> u64 {
         self.limits

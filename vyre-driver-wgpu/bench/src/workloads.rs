@@ -31,6 +31,9 @@ pub(crate) enum Workload {
     Chain,
     /// A tiled, register-blocked SGEMM against the same tiling in hand-written WGSL (issue 34).
     Gemm,
+    /// An f16 GEMM with f32 accumulation on tensor cores: vyre's matrix tiles against the same
+    /// blocking in hand-written WGSL cooperative matrices (issue 34); skipped without tiles.
+    Hgemm,
     /// The host link, raw wgpu: upload and read-back, each step timed apart.
     Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
@@ -47,7 +50,7 @@ pub(crate) enum Workload {
 
 impl Workload {
     /// Every workload, in the order they run and print.
-    pub(crate) const ALL: [Workload; 12] = [
+    pub(crate) const ALL: [Workload; 13] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -60,10 +63,11 @@ impl Workload {
         Workload::DiskCache,
         Workload::Workarounds,
         Workload::Gemm,
+        Workload::Hgemm,
     ];
 
     /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
-    pub(crate) const NAMED: [Workload; 13] = [
+    pub(crate) const NAMED: [Workload; 14] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -76,6 +80,7 @@ impl Workload {
         Workload::DiskCache,
         Workload::Workarounds,
         Workload::Gemm,
+        Workload::Hgemm,
         Workload::Sharded,
     ];
 
@@ -94,6 +99,7 @@ impl Workload {
             Workload::DiskCache => "diskcache",
             Workload::Workarounds => "workarounds",
             Workload::Gemm => "gemm",
+            Workload::Hgemm => "hgemm",
             Workload::Sharded => "sharded",
         }
     }

@@ -21,6 +21,7 @@ use crate::workloads::{self, MIB, Workload};
 mod chain;
 pub(crate) mod disk;
 pub(crate) mod gemm;
+mod hgemm;
 mod launches;
 mod link;
 mod sharded;
@@ -172,6 +173,7 @@ impl<'g> Suite<'g> {
             Workload::DiskCache => self.disk_cache(),
             Workload::Workarounds => self.workarounds(),
             Workload::Gemm => self.gemm(),
+            Workload::Hgemm => self.hgemm(),
             Workload::Sharded => self.sharded(),
         }
     }

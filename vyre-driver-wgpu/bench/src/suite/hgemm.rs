@@ -1,0 +1,371 @@
+//! `hgemm`: `C = A x B` with `A` and `B` in `f16` and `C` in `f32`, on tensor cores: vyre's matrix
+//! tiles (`SEMANTICS.md` section 9a) against the same blocking written by hand in WGSL
+//! cooperative matrices (issue 34), on the same buffers, in alternating batches of
+//! GPU-timestamped dispatches.
+//!
+//! The blocking: one subgroup-sized workgroup (32 invocations) per 64x64 block of `C`, held as
+//! 4x4 accumulator tiles of 16x16; for each step of 16 along `k` it loads four `A` tiles and four
+//! `B` tiles straight from storage (row-major) and makes the 16 multiply-adds; the accumulators are
+//! stored once at the end. Both sides run on the vyre backend's device (`Gpu::sharing`): the
+//! bench's own device does not ask for wgpu's experimental cooperative matrices. The raw kernel
+//! is compiled with wgpu's runtime checks (the "checked hand-written WGSL" of the issue's goal);
+//! vyre's module is the one `emit_launch` returns, compiled the same way.
+//!
+//! The inputs are multiples of 1/16 in `[-1, 1]`, so every product and sum is exact in `f32` in
+//! any order: both sides' `C` must equal the CPU's on 2048 sampled elements, exactly, before
+//! anything is timed.
+
+use vyre_foundation::ir::{
+    BufferDecl, DataType, Expr, Node, Program, TileLayout, TileRole, TileShape, TileType,
+    f16_bits_to_f32, f32_to_f16_bits,
+};
+
+use super::{RowBase, Suite};
+use crate::gpu::{BenchResult, Gpu, Kernel};
+use crate::measure;
+use crate::report::{Goal, Measure, Stat};
+use crate::vyre_wgpu::EmittedKernel;
+
+/// The side of a tile.
+const SIDE: u32 = 16;
+/// Tiles of `C` per workgroup along each axis.
+const BLOCK: u32 = 4;
+/// Elements of `C` per workgroup along each axis.
+const SPAN: u32 = SIDE * BLOCK;
+/// Invocations per workgroup: one subgroup on NVIDIA.
+const WORKGROUP: u32 = 32;
+/// The devices the absolute goal is for.
+const GOAL_DEVICES: &[&str] = &["H100", "H200"];
+
+/// The shapes `(m, n, k)` of a run.
+fn shapes(quick: bool) -> Vec<(u32, u32, u32)> {
+    if quick {
+        vec![(256, 256, 256), (512, 512, 512)]
+    } else {
+        vec![(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096)]
+    }
+}
+
+/// Input element `i` of a matrix salted with `salt`: a multiple of 1/16 in `[-1, 1]`.
+fn value(i: u64, salt: u64) -> f32 {
+    ((i.wrapping_mul(37).wrapping_add(salt * 101) % 33) as f32 - 16.0) / 16.0
+}
+
+/// The hand-written kernel.
+fn raw_wgsl(n: u32, k: u32) -> String {
+    let mut s = String::new();
+    s.push_str("enable f16;\nenable wgpu_cooperative_matrix;\n\n");
+    s.push_str("@group(0) @binding(0) var<storage, read> a: array<f16>;\n");
+    s.push_str("@group(0) @binding(1) var<storage, read> b: array<f16>;\n");
+    s.push_str("@group(0) @binding(2) var<storage, read_write> c: array<f32>;\n\n");
+    s.push_str(&format!("@compute @workgroup_size({WORKGROUP})\n"));
+    s.push_str("fn main(@builtin(workgroup_id) wid: vec3<u32>) {\n");
+    s.push_str(&format!(
+        "    let row0 = wid.y * {SPAN}u;\n    let col0 = wid.x * {SPAN}u;\n"
+    ));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
+        }
+    }
+    s.push_str(&format!(
+        "    for (var kk = 0u; kk < {k}u; kk += {SIDE}u) {{\n"
+    ));
+    for i in 0..BLOCK {
+        s.push_str(&format!(
+            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&a[(row0 + {}u) * {k}u + kk], {k}u);\n",
+            i * SIDE
+        ));
+    }
+    for j in 0..BLOCK {
+        s.push_str(&format!(
+            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&b[kk * {n}u + col0 + {}u], {n}u);\n",
+            j * SIDE
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
+            ));
+        }
+    }
+    s.push_str("    }\n");
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "    coopStoreT(acc{i}{j}, &c[(row0 + {}u) * {n}u + col0 + {}u], {n}u);\n",
+                i * SIDE,
+                j * SIDE
+            ));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The same blocking through vyre's IR.
+fn program(m: u32, n: u32, k: u32) -> Program {
+    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
+    let row0 = || Expr::mul(Expr::workgroup_y(), Expr::u32(SPAN));
+    let col0 = || Expr::mul(Expr::workgroup_x(), Expr::u32(SPAN));
+    let step = || Expr::mul(Expr::var("s"), Expr::u32(SIDE));
+    let mut body = Vec::new();
+    for i in 0..BLOCK {
+        body.push(Node::tile(
+            format!("ta{i}"),
+            tile(TileRole::A, DataType::F16),
+        ));
+        body.push(Node::tile(
+            format!("tb{i}"),
+            tile(TileRole::B, DataType::F16),
+        ));
+        for j in 0..BLOCK {
+            body.push(Node::tile(
+                format!("acc{i}{j}"),
+                tile(TileRole::Accumulator, DataType::F32),
+            ));
+        }
+    }
+    let mut inner = Vec::new();
+    for i in 0..BLOCK {
+        let row = Expr::add(row0(), Expr::u32(i * SIDE));
+        inner.push(Node::tile_load(
+            format!("ta{i}"),
+            "a",
+            Expr::add(Expr::mul(row, Expr::u32(k)), step()),
+            Expr::u32(k),
+            TileLayout::RowMajor,
+        ));
+    }
+    for j in 0..BLOCK {
+        inner.push(Node::tile_load(
+            format!("tb{j}"),
+            "b",
+            Expr::add(
+                Expr::mul(step(), Expr::u32(n)),
+                Expr::add(col0(), Expr::u32(j * SIDE)),
+            ),
+            Expr::u32(n),
+            TileLayout::RowMajor,
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let acc = format!("acc{i}{j}");
+            inner.push(Node::tile_multiply_add(
+                acc.as_str(),
+                format!("ta{i}"),
+                format!("tb{j}"),
+                acc.as_str(),
+            ));
+        }
+    }
+    body.push(Node::loop_for(
+        "s",
+        Expr::u32(0),
+        Expr::u32(k / SIDE),
+        inner,
+    ));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let at = Expr::add(
+                Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
+                Expr::add(col0(), Expr::u32(j * SIDE)),
+            );
+            body.push(Node::tile_store(
+                format!("acc{i}{j}"),
+                "c",
+                at,
+                Expr::u32(n),
+                TileLayout::RowMajor,
+            ));
+        }
+    }
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
+            BufferDecl::read("b", 1, DataType::F16).with_count(k * n),
+            BufferDecl::output("c", 2, DataType::F32).with_count(m * n),
+        ],
+        [WORKGROUP, 1, 1],
+        body,
+    )
+}
+
+/// One side of a shape.
+enum Side {
+    Raw {
+        kernel: Kernel,
+        group: wgpu::BindGroup,
+    },
+    Vyre(EmittedKernel),
+}
+
+impl Suite<'_> {
+    /// The `hgemm` workload (see the module docs).
+    pub(in crate::suite) fn hgemm(&mut self) -> BenchResult<()> {
+        let Some(wgpu) = self.wgpu else {
+            self.notes
+                .push("hgemm: skipped, no vyre wgpu backend".to_owned());
+            return Ok(());
+        };
+        let shape = TileShape {
+            m: SIDE,
+            n: SIDE,
+            k: SIDE,
+            input: DataType::F16,
+            accumulator: DataType::F32,
+        };
+        let caps = vyre_driver::VyreBackend::capabilities(wgpu);
+        if !caps.matrix_tiles.contains(&shape) || caps.subgroup_sizes[1] > WORKGROUP {
+            self.notes.push(format!(
+                "hgemm: skipped, {} has no {shape} matrix tiles in subgroups of at most {WORKGROUP} lanes",
+                caps.device_name
+            ));
+            return Ok(());
+        }
+        let gpu = Gpu::sharing(wgpu)?;
+        for (m, n, k) in shapes(self.options.quick) {
+            self.hgemm_case(&gpu, m, n, k)?;
+        }
+        Ok(())
+    }
+
+    fn hgemm_case(&mut self, gpu: &Gpu, m: u32, n: u32, k: u32) -> BenchResult<()> {
+        let (mk, kn, mn) = (
+            u64::from(m) * u64::from(k),
+            u64::from(k) * u64::from(n),
+            u64::from(m) * u64::from(n),
+        );
+        let a: Vec<u16> = (0..mk).map(|i| f32_to_f16_bits(value(i, 1))).collect();
+        let b: Vec<u16> = (0..kn).map(|i| f32_to_f16_bits(value(i, 2))).collect();
+        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+        let buffers = [
+            gpu.storage("hgemm a", mk * 2),
+            gpu.storage("hgemm b", kn * 2),
+            gpu.storage("hgemm c", mn * 4),
+        ];
+        gpu.queue.write_buffer(&buffers[0], 0, &halves(&a));
+        gpu.queue.write_buffer(&buffers[1], 0, &halves(&b));
+        let staging = gpu.staging("hgemm c read-back", mn * 4);
+        let grid = [n / SPAN, m / SPAN, 1];
+        let [ba, bb, bc] = &buffers;
+        let kernel = gpu.kernel("raw hgemm", &raw_wgsl(n, k))?;
+        let group = gpu.bind(&kernel, &[ba, bb, bc]);
+        let emitted = EmittedKernel::new(
+            gpu,
+            &program(m, n, k),
+            &[ba, bb, bc],
+            grid,
+            &[m * k, k * n, m * n],
+        )?;
+        let sides = [
+            ("raw", Side::Raw { kernel, group }),
+            ("vyre", Side::Vyre(emitted)),
+        ];
+        // Every side's `C`, checked exactly on a sample of elements.
+        for (name, side) in &sides {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(bc, 0, None);
+            match side {
+                Side::Raw { kernel, group } => Gpu::record(&mut encoder, kernel, group, grid),
+                Side::Vyre(emitted) => emitted.encode(&mut encoder),
+            }
+            encoder.copy_buffer_to_buffer(bc, 0, &staging, 0, mn * 4);
+            gpu.queue.submit([encoder.finish()]);
+            let mut got = Vec::new();
+            gpu.read_back(&staging, mn * 4, &mut got)?;
+            for t in 0..2048u64 {
+                let (i, j) = ((t * 7919) % u64::from(m), (t * 104_729) % u64::from(n));
+                let expected: f64 = (0..u64::from(k))
+                    .map(|l| {
+                        f64::from(f16_bits_to_f32(a[(i * u64::from(k) + l) as usize]))
+                            * f64::from(f16_bits_to_f32(b[(l * u64::from(n) + j) as usize]))
+                    })
+                    .sum();
+                let at = ((i * u64::from(n) + j) * 4) as usize;
+                let word = got
+                    .get(at..at + 4)
+                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                if word != Some(expected as f32) {
+                    return Err(format!(
+                        "hgemm {m}x{n}x{k}, {name}: C[{i}, {j}] is {word:?}, the CPU's is {expected}. Fix: this is a bug of that side's kernel (or of the driver); compare the two modules."
+                    ));
+                }
+            }
+        }
+        let reps = if mn * u64::from(k) > 1 << 34 {
+            (self.options.reps / 3).max(5)
+        } else {
+            self.options.reps
+        };
+        let spin = self.options.spin.min(0.1);
+        let mut batches: Vec<_> = sides
+            .iter()
+            .map(|(_, side)| {
+                move |count: usize| match side {
+                    Side::Raw { kernel, group } => {
+                        gpu.spin_up(kernel, group, grid, spin)?;
+                        gpu.device_times(kernel, group, grid, count)
+                    }
+                    Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
+                }
+            })
+            .collect();
+        let mut refs: Vec<measure::Batch<'_>> = batches
+            .iter_mut()
+            .map(|b| b as measure::Batch<'_>)
+            .collect();
+        let samples = measure::interleave_batches(reps, 2, &mut refs)?;
+        let measure = Measure::Flops {
+            flops: 2 * mn * u64::from(k),
+        };
+        let base = RowBase {
+            workload: "hgemm",
+            case: format!("{m}x{n}x{k} f16 -> f32, 16x16 tiles, 64x64 per workgroup"),
+            baseline_name: "raw",
+        };
+        let mut goals = Vec::new();
+        if m >= 1024 && n >= 1024 {
+            goals.push(Some(Goal::RatioAtLeast(1.0)));
+        }
+        if (m, n, k) == (4096, 4096, 4096) {
+            goals.push(Some(Goal::TflopsAtLeast(250.0, GOAL_DEVICES)));
+        }
+        if goals.is_empty() {
+            goals.push(None);
+        }
+        let pair = (samples[1].as_deref(), samples[0].as_deref());
+        for goal in goals {
+            self.rows
+                .push(base.row("device time", measure, Stat::P50, pair, goal));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{program, raw_wgsl};
+    use wgpu::naga;
+
+    /// The hand-written kernel is WGSL naga accepts with every check, as wgpu validates it; vyre's
+    /// program validates and lowers.
+    #[test]
+    fn both_sides_are_valid() {
+        let text = raw_wgsl(128, 64);
+        let module = naga::front::wgsl::parse_str(&text)
+            .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::COOPERATIVE_MATRIX
+                | naga::valid::Capabilities::SHADER_FLOAT16,
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let wgsl =
+            vyre_driver_wgpu::emit_wgsl(&program(64, 128, 64)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(wgsl.contains("coopMultiplyAdd"), "{wgsl}");
+    }
+}
