@@ -144,22 +144,27 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
     pub(super) fn tile_multiply_add(&mut self, [d, a, b, c]: [TileRef; 4], active: &[u32]) {
         let (m, n, k) = (a.rows, b.columns, a.columns);
         let half = c.half;
-        let mut previous: Option<(usize, Vec<u64>)> = None;
+        // The previous lane's operands (a, b and c, read before its result was written, which
+        // may be over c) and its result.
+        let mut previous: Option<(Vec<u64>, Vec<u64>)> = None;
+        let operands = |regs: &[Vec<u64>], lane: usize| -> Vec<u64> {
+            [a, b, c]
+                .iter()
+                .flat_map(|t| (t.base..t.base + t.rows * t.columns).map(|r| regs[r as usize][lane]))
+                .collect()
+        };
         for &lane in active {
             let lane = lane as usize;
             // Lanes whose operands are the previous lane's get its result (the law makes them
             // all equal; this only saves the work).
-            if let Some((p, result)) = &previous {
-                let same = |t: TileRef| {
-                    (t.base..t.base + t.rows * t.columns)
-                        .all(|r| self.regs[r as usize][lane] == self.regs[r as usize][*p])
-                };
-                if same(a) && same(b) && same(c) {
-                    for (i, bits) in result.iter().enumerate() {
-                        self.regs[d.base as usize + i][lane] = *bits;
-                    }
-                    continue;
+            let inputs = operands(&self.regs, lane);
+            if let Some((seen, result)) = &previous
+                && *seen == inputs
+            {
+                for (i, bits) in result.iter().enumerate() {
+                    self.regs[d.base as usize + i][lane] = *bits;
                 }
+                continue;
             }
             let mut result = Vec::with_capacity((m * n) as usize);
             let mut terms = Vec::with_capacity(k as usize + 1);
@@ -198,7 +203,7 @@ impl<const TRACE: bool> Executor<'_, TRACE> {
             for (i, bits) in result.iter().enumerate() {
                 self.regs[d.base as usize + i][lane] = *bits;
             }
-            previous = Some((lane, result));
+            previous = Some((inputs, result));
             self.pending += u64::from(m * n * k);
         }
     }
