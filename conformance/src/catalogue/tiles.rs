@@ -218,22 +218,8 @@ fn accumulated() -> Batch {
         words_to_bytes([k / 16, 0, 0, 0]),
     ];
     let config = DispatchConfig::new().with_grid([n / 16, 1, 1]);
-    let mut batch = Batch::manual(Area::Tiles, "tiles.accumulated", program, inputs, config);
-    for r in 0..m {
-        for col in 0..n {
-            let sum: f64 = (0..k)
-                .map(|l| a[(r * k + l) as usize] * b[(l * n + col) as usize])
-                .sum();
-            batch = batch.expect_word(
-                format!("tiles.accumulated[{r},{col}]"),
-                format!("row {r}, column {col} of a 16x64 by 64x32 product"),
-                (0, (r * n + col) as usize),
-                DataType::F32,
-                Expectation::exact(word(DataType::F32, sum)),
-            );
-        }
-    }
-    batch
+    let batch = Batch::manual(Area::Tiles, "tiles.accumulated", program, inputs, config);
+    expect_product(batch, (&a, &b), (m, n, k), "of a 16x64 by 64x32 product")
 }
 
 /// Operands staged through workgroup buffers: the invocations copy `a` and `b` element by element
@@ -295,15 +281,27 @@ fn staged() -> Batch {
     let program = Program::wrapped(buffers, [WORKGROUP, 1, 1], body);
     let inputs = vec![bytes(DataType::F16, &a), bytes(DataType::F16, &b)];
     let config = DispatchConfig::new().with_grid([1, 1, 1]);
-    let mut batch = Batch::manual(Area::Tiles, "tiles.staged", program, inputs, config);
-    for r in 0..n {
+    let batch = Batch::manual(Area::Tiles, "tiles.staged", program, inputs, config);
+    expect_product(batch, (&a, &b), (n, n, n), "through workgroup memory")
+}
+
+/// One exact case per element of the `f32` product `a x b` (`m x k` by `k x n`, row-major) in
+/// output 0, named after the batch.
+fn expect_product(
+    mut batch: Batch,
+    (a, b): (&[f64], &[f64]),
+    (m, n, k): (u32, u32, u32),
+    how: &str,
+) -> Batch {
+    let name = batch.name.clone();
+    for r in 0..m {
         for col in 0..n {
-            let sum: f64 = (0..n)
-                .map(|l| a[(r * n + l) as usize] * b[(l * n + col) as usize])
+            let sum: f64 = (0..k)
+                .map(|l| a[(r * k + l) as usize] * b[(l * n + col) as usize])
                 .sum();
             batch = batch.expect_word(
-                format!("tiles.staged[{r},{col}]"),
-                format!("row {r}, column {col} through workgroup memory"),
+                format!("{name}[{r},{col}]"),
+                format!("row {r}, column {col} {how}"),
                 (0, (r * n + col) as usize),
                 DataType::F32,
                 Expectation::exact(word(DataType::F32, sum)),
