@@ -57,6 +57,20 @@ impl Lowerer<'_, '_> {
             },
             Span::UNDEFINED,
         );
+        self.zeroed_local(block, id, name, ty);
+        Ok(())
+    }
+
+    /// A function-local variable `name` of type `ty`, bound to `id` and set to the type's zero
+    /// value where it stands (so again on every trip of a loop it is declared in: a naga local's
+    /// own initialiser would run only once, at function entry). Private arrays and tiles.
+    pub(crate) fn zeroed_local(
+        &mut self,
+        block: &mut Block,
+        id: VarId,
+        name: &str,
+        ty: Handle<Type>,
+    ) {
         let pointer = self.fb.local(block, Some(name.to_owned()), ty);
         let zero = self.fb.expr(block, Expression::ZeroValue(ty));
         self.fb.stmt(
@@ -67,7 +81,6 @@ impl Lowerer<'_, '_> {
             },
         );
         self.bind(id, Local::Pointer(pointer));
-        Ok(())
     }
 
     /// The array `id` indexed by `index`: a pointer to the element, and `i < len` where the index

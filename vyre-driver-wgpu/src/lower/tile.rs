@@ -38,7 +38,7 @@ use vyre_foundation::ir::{DataType, Expr, Node, TileLayout, TileRole, TileType};
 use vyre_foundation::validate::VarId;
 
 use super::planted::{Miscompile, planted};
-use super::{Local, Lowerer};
+use super::Lowerer;
 use crate::lower::globals::Layout;
 
 fn lowering_bug(what: &str) -> BackendError {
@@ -98,16 +98,7 @@ impl Lowerer<'_, '_> {
         tile: TileType,
     ) -> Result<(), BackendError> {
         let ty = self.tile_type(tile)?;
-        let pointer = self.fb.local(block, Some(name.to_owned()), ty);
-        let zero = self.fb.expr(block, Expression::ZeroValue(ty));
-        self.fb.stmt(
-            block,
-            Statement::Store {
-                pointer,
-                value: zero,
-            },
-        );
-        self.bind(id, Local::Pointer(pointer));
+        self.zeroed_local(block, id, name, ty);
         Ok(())
     }
 
