@@ -346,6 +346,29 @@ pub fn emit_spirv_with(
     })
 }
 
+/// [`emit_launch_with`], and its module compiled on `device` as the backend compiles it with
+/// trusted modules on (`AdapterOptions::with_trusted_modules`): without wgpu's runtime bounds
+/// checks, vyre's own guards standing (`src/trusted.rs` has the proof). The module is compiled
+/// here before anything else can touch it, so only what vyre's lowering made reaches wgpu
+/// unchecked. For harnesses that time vyre's trusted kernels (`vyre-bench`); with a miscompile
+/// planted the module is compiled with every check, as the backend does.
+///
+/// # Errors
+///
+/// As [`emit_launch`].
+#[doc(hidden)]
+pub fn emit_launch_trusted(
+    program: &Program,
+    grid: [u32; 3],
+    counts: &[u64],
+    max_groups: u32,
+    device: &wgpu::Device,
+) -> Result<(EmittedLaunch, wgpu::ShaderModule), BackendError> {
+    let launch = emit_launch_with(program, grid, counts, max_groups, Workarounds::NONE)?;
+    let module = trusted::create_module(device, launch.module.clone(), trusted::applies(true));
+    Ok((launch, module))
+}
+
 /// What a plain dispatch runs, as [`emit_launch`] writes it.
 #[doc(hidden)]
 #[derive(Clone, Debug)]

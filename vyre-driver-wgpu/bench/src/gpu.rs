@@ -216,12 +216,22 @@ impl Gpu {
                 label: Some(label),
                 source,
             });
+        self.kernel_of(label, &module, entry)
+    }
+
+    /// [`Gpu::kernel_at`] of a shader module already made (vyre's trusted modules).
+    pub(crate) fn kernel_of(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entry: Option<&str>,
+    ) -> BenchResult<Kernel> {
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: None,
-                module: &module,
+                module,
                 entry_point: entry,
                 compilation_options: wgpu::PipelineCompilationOptions::default(),
                 cache: None,

@@ -70,6 +70,38 @@ impl EmittedKernel {
             workarounds,
         )
         .map_err(|e| backend_error("emit_launch", &e))?;
+        Self::from_launch(gpu, &launch, None, (buffers, grid, counts))
+    }
+
+    /// [`EmittedKernel::new`] with the module compiled as the backend compiles it with trusted
+    /// modules on (no wgpu runtime bounds checks; `emit_launch_trusted`).
+    pub(crate) fn trusted(
+        gpu: &Gpu,
+        program: &Program,
+        buffers: &[&wgpu::Buffer],
+        grid: [u32; 3],
+        counts: &[u32],
+    ) -> BenchResult<Self> {
+        let lengths: Vec<u64> = counts.iter().map(|&c| u64::from(c)).collect();
+        let (launch, module) = vyre_driver_wgpu::emit_launch_trusted(
+            program,
+            grid,
+            &lengths,
+            gpu.max_groups_per_dim(),
+            &gpu.device,
+        )
+        .map_err(|e| backend_error("emit_launch_trusted", &e))?;
+        Self::from_launch(gpu, &launch, Some(&module), (buffers, grid, counts))
+    }
+
+    /// Pipelines of `launch`'s entry points (from `module` when given, else from the launch's own
+    /// module, checked) with `buffers` and vyre's params bound.
+    fn from_launch(
+        gpu: &Gpu,
+        launch: &vyre_driver_wgpu::EmittedLaunch,
+        module: Option<&wgpu::ShaderModule>,
+        (buffers, grid, counts): (&[&wgpu::Buffer], [u32; 3], &[u32]),
+    ) -> BenchResult<Self> {
         let mut words = vec![0u32; PARAM_LENGTHS];
         words[..3].copy_from_slice(&grid);
         words[3] = 1;
@@ -81,8 +113,14 @@ impl EmittedKernel {
         for &(entry, physical) in &launch.dispatches {
             // The module itself, not its text: the text is naga's rendering, which may place an
             // expression differently from the module the backend runs.
-            let source = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(launch.module.clone()));
-            let kernel = gpu.kernel_from("vyre emitted", source, Some(entry))?;
+            let kernel = match module {
+                Some(module) => gpu.kernel_of("vyre emitted, trusted", module, Some(entry))?,
+                None => {
+                    let source =
+                        wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(launch.module.clone()));
+                    gpu.kernel_from("vyre emitted", source, Some(entry))?
+                }
+            };
             let user = gpu.bind(&kernel, buffers);
             // A module that reads nothing of `params` has no group 1 (as the backend binds it).
             let internal = launch.params.then(|| {

@@ -37,8 +37,8 @@ use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, Node, TileLayout, TileRole, TileType};
 use vyre_foundation::validate::VarId;
 
-use super::planted::{Miscompile, planted};
 use super::Lowerer;
+use super::planted::{Miscompile, planted};
 use crate::lower::globals::Layout;
 
 fn lowering_bug(what: &str) -> BackendError {

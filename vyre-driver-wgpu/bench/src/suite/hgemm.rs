@@ -9,7 +9,8 @@
 //! stored once at the end. Both sides run on the vyre backend's device (`Gpu::sharing`): the
 //! bench's own device does not ask for wgpu's experimental cooperative matrices. The raw kernel
 //! is compiled with wgpu's runtime checks (the "checked hand-written WGSL" of the goal);
-//! vyre's module is the one `emit_launch` returns, compiled the same way.
+//! vyre's module is the one `emit_launch` returns, compiled the same way, and once more as the
+//! backend compiles it with trusted modules on (no runtime bounds checks, vyre's guards standing).
 //!
 //! The inputs are multiples of 1/16 in `[-1, 1]`, so every product and sum is exact in `f32` in
 //! any order: both sides' `C` must equal the CPU's on 2048 sampled elements, exactly, before
@@ -260,9 +261,17 @@ impl Suite<'_> {
             grid,
             &[m * k, k * n, m * n],
         )?;
+        let trusted = EmittedKernel::trusted(
+            gpu,
+            &program(m, n, k),
+            &[ba, bb, bc],
+            grid,
+            &[m * k, k * n, m * n],
+        )?;
         let sides = [
             ("raw", Side::Raw { kernel, group }),
             ("vyre", Side::Vyre(emitted)),
+            ("vyre, trusted module", Side::Vyre(trusted)),
         ];
         // Every side's `C`, checked exactly on a sample of elements.
         for (name, side) in &sides {
@@ -341,6 +350,14 @@ impl Suite<'_> {
             self.rows
                 .push(base.row("device time", measure, Stat::P50, pair, goal));
         }
+        let trusted = (samples[2].as_deref(), samples[0].as_deref());
+        self.rows.push(base.row(
+            "device time, vyre with a trusted module (first column)",
+            measure,
+            Stat::P50,
+            trusted,
+            None,
+        ));
         Ok(())
     }
 }

@@ -70,6 +70,9 @@ const LADDER: [(&str, Variant); 3] = [
 /// statements.
 const LANES: &str = "device time, raw vec4 tiles read one element at a time";
 
+/// vyre's module compiled without wgpu's runtime bounds checks (trusted modules), against raw.
+const TRUSTED: &str = "device time, vyre with a trusted module (first column)";
+
 /// The devices issue 34's absolute goal is for.
 const GOAL_DEVICES: &[&str] = &["H100", "H200"];
 
@@ -170,6 +173,16 @@ impl Case {
         let counts: Vec<u32> = program.buffers.iter().map(|b| b.count).collect();
         let [a, b, c] = &self.buffers;
         let emitted = EmittedKernel::new(gpu, &program, &[a, b, c], self.grid(t), &counts)?;
+        Ok(Bound::Vyre(emitted))
+    }
+
+    /// vyre's emitted kernel compiled as the backend compiles it with trusted modules on (no wgpu
+    /// runtime bounds checks), bound.
+    fn vyre_trusted(&self, gpu: &Gpu, t: Tiling) -> BenchResult<Bound> {
+        let program = gemm_program(self.shape, t, Indexing::Plain);
+        let counts: Vec<u32> = program.buffers.iter().map(|b| b.count).collect();
+        let [a, b, c] = &self.buffers;
+        let emitted = EmittedKernel::trusted(gpu, &program, &[a, b, c], self.grid(t), &counts)?;
         Ok(Bound::Vyre(emitted))
     }
 
@@ -275,6 +288,10 @@ impl Suite<'_> {
                 name: "vyre, masked tile indices",
                 kernel: case.vyre(gpu, t, Indexing::Masked)?,
             });
+            sides.push(Side {
+                name: TRUSTED,
+                kernel: case.vyre_trusted(gpu, t)?,
+            });
         }
         for side in &sides {
             let what = format!("gemm {} {}, {}", case.shape.name(), t.name(), side.name);
@@ -357,6 +374,7 @@ impl Suite<'_> {
             "vyre, masked tile indices",
             "vyre",
         );
+        push(TRUSTED, TRUSTED, "raw");
     }
 }
 
