@@ -1,6 +1,6 @@
 //! The generator's UDF shape (`GenConfig::udf`, `gen/udf.rs`): every program is an elementwise
 //! function of its `read` buffers with one `output`, one row per invocation, and nothing in it sees
-//! the launch's size. (`vyre-datafusion/tests/fuzz_udf.rs` checks that `VyreUdf` accepts each.)
+//! the launch's size. (`vyre-datafusion/tests/suite/fuzz_udf.rs` checks that `VyreUdf` accepts each.)
 
 use vyre_conformance::fuzz::generate;
 use vyre_conformance::r#gen::{GenConfig, keeps_float_rules};

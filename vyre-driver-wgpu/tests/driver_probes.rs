@@ -659,50 +659,53 @@ fn low_bit_of_a_64_bit_quotient() {
 /// `-abs` and a quotient, and the two that were right (a remainder by 16, no second store).
 #[test]
 fn abs_beside_a_64_bit_division() {
-    let two = |body: &str| {
+    // `out0`'s element type: what the second store writes (`i64` where there is none).
+    let two = |out0: &str, body: &str| {
         format!(
-            "program @workgroup_size(1, 1, 1) {{\n  buffer out0: output {}[2] @binding(0);\n  buffer out1: output i64[2] @binding(1);\n  {body}\n}}",
-            if body.contains("out0[1u] = f32(") {
-                "f32"
-            } else {
-                "i64"
-            }
+            "program @workgroup_size(1, 1, 1) {{\n  buffer out0: output {out0}[2] @binding(0);\n  buffer out1: output i64[2] @binding(1);\n  {body}\n}}"
         )
     };
     let atomic = "let a1 = atomic_add(out1[0u], 0i64);";
     let probes = [
         (
             "a load for the atomic",
+            "f32",
             "let a1 = out1[0u];\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = f32((a1 % 17i64));".to_string(),
         ),
         (
             "the remainder stored as an i64",
+            "i64",
             format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = (a1 % 17i64);"),
         ),
         (
             "the two stores swapped",
+            "f32",
             format!("{atomic}\n  out0[1u] = f32((a1 % 17i64));\n  out1[1u] = max((abs(a1) * -1i64), -1i64);"),
         ),
         (
             "max as an explicit select",
+            "f32",
             format!("{atomic}\n  let v = (abs(a1) * -1i64);\n  out1[1u] = select((v > -1i64), v, -1i64);\n  out0[1u] = f32((a1 % 17i64));"),
         ),
         (
             "-abs and a quotient",
+            "f32",
             format!("{atomic}\n  out1[1u] = max(-abs(a1), -1i64);\n  out0[1u] = f32((a1 / 17i64));"),
         ),
         (
             "a remainder by 16 (right without the workaround)",
+            "f32",
             format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);\n  out0[1u] = f32((a1 % 16i64));"),
         ),
         (
             "no second store (right without the workaround)",
+            "i64",
             format!("{atomic}\n  out1[1u] = max((abs(a1) * -1i64), -1i64);"),
         ),
     ];
     let probes: Vec<Probe> = probes
         .iter()
-        .map(|(name, body)| Probe::text(name, &two(body)))
+        .map(|(name, out0, body)| Probe::text(name, &two(out0, body)))
         .collect();
     check(
         "abs_beside_a_64_bit_division",

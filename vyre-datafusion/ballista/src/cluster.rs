@@ -138,3 +138,22 @@ pub fn free_port() -> Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(BallistaError::from)?;
     Ok(listener.local_addr()?.port())
 }
+
+/// The task scheduling policy the command line names, for the scheduler's and the executor's
+/// `--*-policy` flags: `pull-staged` or `push-staged`.
+///
+/// # Errors
+///
+/// A message with a `Fix:` for any other text.
+pub fn parse_policy(
+    text: &str,
+) -> std::result::Result<ballista_core::config::TaskSchedulingPolicy, String> {
+    use ballista_core::config::TaskSchedulingPolicy;
+    match text {
+        "pull-staged" => Ok(TaskSchedulingPolicy::PullStaged),
+        "push-staged" => Ok(TaskSchedulingPolicy::PushStaged),
+        other => Err(format!(
+            "`{other}` is not a scheduling policy. Fix: write `pull-staged` or `push-staged`."
+        )),
+    }
+}

@@ -37,6 +37,8 @@ mod codec;
 mod logging;
 
 pub use client::ClientBuilder;
-pub use cluster::{LocalCluster, executor_config, free_port, run_scheduler, scheduler_config};
+pub use cluster::{
+    LocalCluster, executor_config, free_port, parse_policy, run_scheduler, scheduler_config,
+};
 pub use codec::{VyreLogicalCodec, VyrePhysicalCodec};
 pub use logging::{log_to_stderr, parse_level};

@@ -44,7 +44,7 @@ struct Args {
     work_dir: Option<String>,
     /// `pull-staged` (the executor polls) or `push-staged` (the scheduler pushes); must match
     /// the scheduler's.
-    #[arg(long, default_value = "push-staged", value_parser = policy)]
+    #[arg(long, default_value = "push-staged", value_parser = vyre_ballista::parse_policy)]
     task_scheduling_policy: TaskSchedulingPolicy,
     /// Seconds between heartbeats to the scheduler.
     #[arg(long, default_value_t = 60)]
@@ -56,16 +56,6 @@ struct Args {
     /// The least severe log level written to standard error.
     #[arg(long, default_value = "info", value_parser = vyre_ballista::parse_level)]
     log_level: LevelFilter,
-}
-
-fn policy(text: &str) -> Result<TaskSchedulingPolicy, String> {
-    match text {
-        "pull-staged" => Ok(TaskSchedulingPolicy::PullStaged),
-        "push-staged" => Ok(TaskSchedulingPolicy::PushStaged),
-        other => Err(format!(
-            "`{other}` is not a scheduling policy. Fix: write `pull-staged` or `push-staged`."
-        )),
-    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

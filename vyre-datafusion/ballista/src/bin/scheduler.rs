@@ -22,7 +22,7 @@ struct Args {
     bind_port: u16,
     /// `pull-staged` (executors poll) or `push-staged` (the scheduler pushes); executors must use
     /// the same.
-    #[arg(long, default_value = "push-staged", value_parser = policy)]
+    #[arg(long, default_value = "push-staged", value_parser = vyre_ballista::parse_policy)]
     scheduler_policy: TaskSchedulingPolicy,
     /// Seconds without a heartbeat after which an executor counts as lost and its tasks run
     /// elsewhere.
@@ -37,16 +37,6 @@ struct Args {
     /// The least severe log level written to standard error.
     #[arg(long, default_value = "info", value_parser = vyre_ballista::parse_level)]
     log_level: LevelFilter,
-}
-
-fn policy(text: &str) -> Result<TaskSchedulingPolicy, String> {
-    match text {
-        "pull-staged" => Ok(TaskSchedulingPolicy::PullStaged),
-        "push-staged" => Ok(TaskSchedulingPolicy::PushStaged),
-        other => Err(format!(
-            "`{other}` is not a scheduling policy. Fix: write `pull-staged` or `push-staged`."
-        )),
-    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,13 +3,10 @@
 //! same query with Rust UDFs of the same names on DataFusion's CPU path. On the reference backend
 //! and on wgpu.
 
-#[macro_use]
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Counting, Values, assert_same, program, register, rust_udf};
+use crate::common::{Counting, Values, assert_same, program, register, rust_udf};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::DataType as ArrowType;
 use datafusion::common::ScalarValue;

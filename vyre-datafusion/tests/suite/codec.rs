@@ -2,12 +2,9 @@
 //! plan runs and gives the original's rows), and malformed or invalid function bytes are errors
 //! with a `Fix:`, never a panic. On the reference backend and on wgpu.
 
-#[macro_use]
-mod common;
-
 use std::sync::Arc;
 
-use common::{Values, assert_same, program, register};
+use crate::common::{Values, assert_same, program, register};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::logical_expr::ScalarUDF;

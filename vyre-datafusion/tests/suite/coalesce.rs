@@ -3,12 +3,9 @@
 //! alone gives and what DataFusion's CPU path gives, in a tenth of the dispatches or fewer
 //! (counted). On the reference backend and on wgpu.
 
-#[macro_use]
-mod common;
-
 use std::sync::Arc;
 
-use common::{Counting, Values, assert_same, program, register, rust_udf};
+use crate::common::{Counting, Values, assert_same, program, register, rust_udf};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::DataType as ArrowType;
 use datafusion::common::ScalarValue;

@@ -5,8 +5,6 @@
 //! caught and shrunk, and a dispatch that is not one row per invocation is refused, not run.
 //! The 10 000-program run on wgpu is `.ci/run`'s (`vyre-conform fuzz --datafusion`).
 
-mod common;
-
 use std::sync::Arc;
 
 use vyre::ir::{BinOp, BufferDecl, DataType, Expr, Node, Program};
@@ -75,7 +73,8 @@ fn generated_functions_agree_with_the_reference_behind_datafusion() {
 
 #[test]
 fn generated_functions_on_wgpu_agree_with_the_reference() {
-    let Some(wgpu) = common::wgpu("generated_functions_on_wgpu_agree_with_the_reference") else {
+    let Some(wgpu) = crate::common::wgpu("generated_functions_on_wgpu_agree_with_the_reference")
+    else {
         return;
     };
     let started = std::time::Instant::now();

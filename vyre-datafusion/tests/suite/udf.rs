@@ -2,12 +2,11 @@
 //! DataFusion on the CPU: each type, nulls, scalars, filters, many partitions and batches, and each
 //! error. One suite, instantiated for the reference backend and for wgpu (lavapipe in CI).
 
-#[macro_use]
-mod common;
-
 use std::sync::Arc;
 
-use common::{Values, assert_same, bools, check_same, program, query, register, rust_udf, session};
+use crate::common::{
+    Values, assert_same, bools, check_same, program, query, register, rust_udf, session,
+};
 use datafusion::arrow::array::{
     ArrayRef, Float16Array, Float32Array, Int32Array, Int64Array, UInt32Array, UInt64Array,
 };

@@ -3,12 +3,12 @@
 //! meaning: in projections and filters, with an executor killed mid-query, and with a function
 //! whose bytes are corrupt or whose program is invalid.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Cluster, affine, cpu_functions, gpu_backend, madd, one_at_a_time, query, scratch};
+use crate::common::{
+    Cluster, affine, cpu_functions, gpu_backend, madd, one_at_a_time, query, scratch,
+};
 use datafusion::error::Result;
 use datafusion::logical_expr::{Extension, LogicalPlan, ScalarUDF};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
@@ -65,14 +65,14 @@ async fn vyre_functions_in_projections_and_filters_match_the_cpu() {
         return;
     };
     let dir = scratch("match");
-    common::write_table(&dir, 8, 500);
+    crate::common::write_table(&dir, 8, 500);
     let cluster = Cluster::start("match", 2, backend);
     let ctx = client(&cluster, &dir).await;
     for sql in QUERIES {
         let got = query(&ctx, sql)
             .await
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
+        crate::common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
     }
     // Both executors ran tasks, so the functions really travelled to two processes.
     for executor in &cluster.executors {
@@ -88,7 +88,7 @@ async fn a_query_survives_an_executor_killed_mid_query() {
         return;
     };
     let dir = scratch("kill");
-    common::write_table(&dir, 16, 400);
+    crate::common::write_table(&dir, 16, 400);
     let mut cluster = Cluster::start("kill", 2, backend);
     let ctx = client(&cluster, &dir).await;
     let sql = QUERIES[1];
@@ -104,7 +104,7 @@ async fn a_query_survives_an_executor_killed_mid_query() {
         .await
         .expect("the query task")
         .unwrap_or_else(|e| panic!("{sql} after an executor was killed: {e}"));
-    common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
+    crate::common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
     // The kill landed mid-task: the victim's first task compiles its pipeline (far longer than
     // the 50 ms the test takes to notice the task and kill), and the scheduler gave it to the
     // other executor.
@@ -206,7 +206,7 @@ async fn corrupt_or_invalid_functions_fail_with_a_fix() {
         return;
     };
     let dir = scratch("errors");
-    common::write_table(&dir, 2, 100);
+    crate::common::write_table(&dir, 2, 100);
     let cluster = Cluster::start("errors", 2, backend);
 
     // Wire bytes cut short: the program cannot be read.

@@ -1,12 +1,9 @@
 //! Every way a vyre function refuses bad input: a DataFusion error naming the function and ending
 //! with `Fix: ...`, never a panic. Instantiated for the reference backend and for wgpu.
 
-#[macro_use]
-mod common;
-
 use std::sync::Arc;
 
-use common::{program, query, register, session};
+use crate::common::{program, query, register, session};
 use datafusion::arrow::array::{ArrayRef, Float32Array, Int32Array, StringArray};
 use datafusion::arrow::datatypes::{DataType as ArrowType, Field};
 use datafusion::config::ConfigOptions;

@@ -23,7 +23,7 @@ macro_rules! on_every_backend {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let Some(backend) = super::common::reference() else {
+                    let Some(backend) = crate::common::reference() else {
                         return;
                     };
                     super::$name(backend).await;
@@ -35,7 +35,7 @@ macro_rules! on_every_backend {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let Some(backend) = super::common::wgpu(stringify!($name)) else {
+                    let Some(backend) = crate::common::wgpu(stringify!($name)) else {
                         return;
                     };
                     super::$name(backend).await;
