@@ -105,6 +105,184 @@ fn raw_wgsl(n: u32, k: u32) -> String {
     s
 }
 
+/// Elements of one staged operand block: 64x16 of `A`, 16x64 of `B`.
+const STAGED: u32 = SPAN * SIDE;
+
+/// The hand-written kernel staging each step's `A` and `B` blocks through workgroup memory: the
+/// 32 invocations copy them element by element (each 32 of each), a barrier, the tiles load from
+/// workgroup memory, a barrier before the next step overwrites it.
+fn raw_wgsl_staged(n: u32, k: u32) -> String {
+    let mut s = String::new();
+    s.push_str("enable f16;\nenable wgpu_cooperative_matrix;\n\n");
+    s.push_str("@group(0) @binding(0) var<storage, read> a: array<f16>;\n");
+    s.push_str("@group(0) @binding(1) var<storage, read> b: array<f16>;\n");
+    s.push_str("@group(0) @binding(2) var<storage, read_write> c: array<f32>;\n");
+    s.push_str(&format!(
+        "var<workgroup> sa: array<f16, {STAGED}>;\nvar<workgroup> sb: array<f16, {STAGED}>;\n\n"
+    ));
+    s.push_str(&format!("@compute @workgroup_size({WORKGROUP})\n"));
+    s.push_str("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n");
+    s.push_str(&format!(
+        "    let row0 = wid.y * {SPAN}u;\n    let col0 = wid.x * {SPAN}u;\n"
+    ));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
+        }
+    }
+    s.push_str(&format!(
+        "    for (var kk = 0u; kk < {k}u; kk += {SIDE}u) {{\n"
+    ));
+    s.push_str(&format!(
+        "        for (var i = 0u; i < {}u; i++) {{\n            let e = lid + i * {WORKGROUP}u;\n",
+        STAGED / WORKGROUP
+    ));
+    s.push_str(&format!(
+        "            sa[e] = a[(row0 + e / {SIDE}u) * {k}u + kk + e % {SIDE}u];\n"
+    ));
+    s.push_str(&format!(
+        "            sb[e] = b[(kk + e / {SPAN}u) * {n}u + col0 + e % {SPAN}u];\n        }}\n"
+    ));
+    s.push_str("        workgroupBarrier();\n");
+    for i in 0..BLOCK {
+        s.push_str(&format!(
+            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&sa[{}u], {SIDE}u);\n",
+            i * SIDE * SIDE
+        ));
+    }
+    for j in 0..BLOCK {
+        s.push_str(&format!(
+            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&sb[{}u], {SPAN}u);\n",
+            j * SIDE
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
+            ));
+        }
+    }
+    s.push_str("        workgroupBarrier();\n    }\n");
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "    coopStoreT(acc{i}{j}, &c[(row0 + {}u) * {n}u + col0 + {}u], {n}u);\n",
+                i * SIDE,
+                j * SIDE
+            ));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// [`raw_wgsl_staged`] through vyre's IR (the copies unrolled: 32 statements of each operand).
+fn program_staged(m: u32, n: u32, k: u32) -> Program {
+    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
+    let row0 = || Expr::mul(Expr::workgroup_y(), Expr::u32(SPAN));
+    let col0 = || Expr::mul(Expr::workgroup_x(), Expr::u32(SPAN));
+    let kk = || Expr::mul(Expr::var("s"), Expr::u32(SIDE));
+    let mut body = vec![Node::let_bind("lid", Expr::local_x())];
+    for i in 0..BLOCK {
+        body.push(Node::tile(
+            format!("ta{i}"),
+            tile(TileRole::A, DataType::F16),
+        ));
+        body.push(Node::tile(
+            format!("tb{i}"),
+            tile(TileRole::B, DataType::F16),
+        ));
+        for j in 0..BLOCK {
+            body.push(Node::tile(
+                format!("acc{i}{j}"),
+                tile(TileRole::Accumulator, DataType::F32),
+            ));
+        }
+    }
+    let mut inner = Vec::new();
+    for i in 0..STAGED / WORKGROUP {
+        let e = || Expr::add(Expr::var("lid"), Expr::u32(i * WORKGROUP));
+        let from_a = Expr::add(
+            Expr::mul(
+                Expr::add(row0(), Expr::div(e(), Expr::u32(SIDE))),
+                Expr::u32(k),
+            ),
+            Expr::add(kk(), Expr::rem(e(), Expr::u32(SIDE))),
+        );
+        let from_b = Expr::add(
+            Expr::mul(
+                Expr::add(kk(), Expr::div(e(), Expr::u32(SPAN))),
+                Expr::u32(n),
+            ),
+            Expr::add(col0(), Expr::rem(e(), Expr::u32(SPAN))),
+        );
+        inner.push(Node::store("sa", e(), Expr::load("a", from_a)));
+        inner.push(Node::store("sb", e(), Expr::load("b", from_b)));
+    }
+    inner.push(Node::Barrier);
+    for i in 0..BLOCK {
+        inner.push(Node::tile_load(
+            format!("ta{i}"),
+            "sa",
+            Expr::u32(i * SIDE * SIDE),
+            Expr::u32(SIDE),
+            TileLayout::RowMajor,
+        ));
+        inner.push(Node::tile_load(
+            format!("tb{i}"),
+            "sb",
+            Expr::u32(i * SIDE),
+            Expr::u32(SPAN),
+            TileLayout::RowMajor,
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let acc = format!("acc{i}{j}");
+            inner.push(Node::tile_multiply_add(
+                acc.as_str(),
+                format!("ta{i}"),
+                format!("tb{j}"),
+                acc.as_str(),
+            ));
+        }
+    }
+    inner.push(Node::Barrier);
+    body.push(Node::loop_for(
+        "s",
+        Expr::u32(0),
+        Expr::u32(k / SIDE),
+        inner,
+    ));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let at = Expr::add(
+                Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
+                Expr::add(col0(), Expr::u32(j * SIDE)),
+            );
+            body.push(Node::tile_store(
+                format!("acc{i}{j}"),
+                "c",
+                at,
+                Expr::u32(n),
+                TileLayout::RowMajor,
+            ));
+        }
+    }
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
+            BufferDecl::read("b", 1, DataType::F16).with_count(k * n),
+            BufferDecl::output("c", 2, DataType::F32).with_count(m * n),
+            BufferDecl::workgroup("sa", STAGED, DataType::F16),
+            BufferDecl::workgroup("sb", STAGED, DataType::F16),
+        ],
+        [WORKGROUP, 1, 1],
+        body,
+    )
+}
+
 /// The same blocking through vyre's IR.
 fn program(m: u32, n: u32, k: u32) -> Program {
     let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
@@ -252,26 +430,28 @@ impl Suite<'_> {
         let staging = gpu.staging("hgemm c read-back", mn * 4);
         let grid = [n / SPAN, m / SPAN, 1];
         let [ba, bb, bc] = &buffers;
-        let kernel = gpu.kernel("raw hgemm", &raw_wgsl(n, k))?;
-        let group = gpu.bind(&kernel, &[ba, bb, bc]);
-        let emitted = EmittedKernel::new(
-            gpu,
-            &program(m, n, k),
-            &[ba, bb, bc],
-            grid,
-            &[m * k, k * n, m * n],
-        )?;
-        let trusted = EmittedKernel::trusted(
-            gpu,
-            &program(m, n, k),
-            &[ba, bb, bc],
-            grid,
-            &[m * k, k * n, m * n],
-        )?;
+        let counts = [m * k, k * n, m * n];
+        let raw = |label: &str, text: &str| -> BenchResult<Side> {
+            let kernel = gpu.kernel(label, text)?;
+            let group = gpu.bind(&kernel, &[ba, bb, bc]);
+            Ok(Side::Raw { kernel, group })
+        };
+        let checked = |p: &Program| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts);
+        let trusted = |p: &Program| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts);
+        let (direct, staged) = (program(m, n, k), program_staged(m, n, k));
         let sides = [
-            ("raw", Side::Raw { kernel, group }),
-            ("vyre", Side::Vyre(emitted)),
-            ("vyre, trusted module", Side::Vyre(trusted)),
+            ("raw", raw("raw hgemm", &raw_wgsl(n, k))?),
+            ("vyre", Side::Vyre(checked(&direct)?)),
+            ("vyre, trusted module", Side::Vyre(trusted(&direct)?)),
+            (
+                "raw, staged",
+                raw("raw hgemm, staged", &raw_wgsl_staged(n, k))?,
+            ),
+            ("vyre, staged", Side::Vyre(checked(&staged)?)),
+            (
+                "vyre, staged, trusted module",
+                Side::Vyre(trusted(&staged)?),
+            ),
         ];
         // Every side's `C`, checked exactly on a sample of elements.
         for (name, side) in &sides {
@@ -350,39 +530,69 @@ impl Suite<'_> {
             self.rows
                 .push(base.row("device time", measure, Stat::P50, pair, goal));
         }
-        let trusted = (samples[2].as_deref(), samples[0].as_deref());
-        self.rows.push(base.row(
-            "device time, vyre with a trusted module (first column)",
-            measure,
-            Stat::P50,
-            trusted,
-            None,
-        ));
+        let of = |name: &str| {
+            sides
+                .iter()
+                .position(|(n, _)| *n == name)
+                .and_then(|i| samples[i].as_deref())
+        };
+        for (figure, first, baseline) in [
+            (
+                "device time, vyre with a trusted module (first column)",
+                "vyre, trusted module",
+                "raw",
+            ),
+            (
+                "device time, staged through workgroup memory: vyre",
+                "vyre, staged",
+                "raw, staged",
+            ),
+            (
+                "device time, staged: vyre with a trusted module (first column)",
+                "vyre, staged, trusted module",
+                "raw, staged",
+            ),
+            (
+                "device time, raw staged (first column)",
+                "raw, staged",
+                "raw",
+            ),
+        ] {
+            let base = RowBase {
+                workload: "hgemm",
+                case: base.case.clone(),
+                baseline_name: baseline,
+            };
+            self.rows
+                .push(base.row(figure, measure, Stat::P50, (of(first), of(baseline)), None));
+        }
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{program, raw_wgsl};
+    use super::{program, program_staged, raw_wgsl, raw_wgsl_staged};
     use wgpu::naga;
 
     /// The hand-written kernel is WGSL naga accepts with every check, as wgpu validates it; vyre's
     /// program validates and lowers.
     #[test]
     fn both_sides_are_valid() {
-        let text = raw_wgsl(128, 64);
-        let module = naga::front::wgsl::parse_str(&text)
-            .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::COOPERATIVE_MATRIX
-                | naga::valid::Capabilities::SHADER_FLOAT16,
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-        let wgsl =
-            vyre_driver_wgpu::emit_wgsl(&program(64, 128, 64)).unwrap_or_else(|e| panic!("{e}"));
-        assert!(wgsl.contains("coopMultiplyAdd"), "{wgsl}");
+        for text in [raw_wgsl(128, 64), raw_wgsl_staged(128, 64)] {
+            let module = naga::front::wgsl::parse_str(&text)
+                .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::COOPERATIVE_MATRIX
+                    | naga::valid::Capabilities::SHADER_FLOAT16,
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        }
+        for p in [program(64, 128, 64), program_staged(64, 128, 64)] {
+            let wgsl = vyre_driver_wgpu::emit_wgsl(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(wgsl.contains("coopMultiplyAdd"), "{wgsl}");
+        }
     }
 }
