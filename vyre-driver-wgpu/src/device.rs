@@ -593,7 +593,21 @@ pub(crate) fn open(
         memory_hints: wgpu::MemoryHints::Performance,
         trace: wgpu::Trace::Off,
     };
-    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+    // Cooperative matrices are experimental in wgpu: a device refused with them is asked for
+    // again without them (no matrix tiles then), so the feature can never cost a user the device.
+    let opened = match pollster::block_on(adapter.request_device(&desc)) {
+        Err(_) if desc.experimental_features.is_enabled() => {
+            let plain = wgpu::DeviceDescriptor {
+                required_features: desc.required_features
+                    - wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                ..desc
+            };
+            pollster::block_on(adapter.request_device(&plain))
+        }
+        other => other,
+    };
+    let (device, queue) = opened.map_err(|e| {
         BackendError::no_device(format!(
             "adapter {} refused a device: {e}. Fix: check the GPU driver, or pick another adapter with {ADAPTER_ENV}.",
             describe(&info)
