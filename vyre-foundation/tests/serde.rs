@@ -34,3 +34,23 @@ fn floats_travel_as_their_bits_and_names_as_strings() {
         .unwrap_or(Fingerprint(0));
     assert_eq!(back, fp);
 }
+
+#[test]
+fn tiles_and_private_arrays_round_trip_through_serde_json() {
+    let program: Program = "program @workgroup_size(32, 1, 1) {
+      buffer a: read f16[300] @binding(0);
+      buffer c: output f32[300] @binding(1);
+      var acc: f32[4];
+      acc.[1u] = 2.5f;
+      tile ta: a<f16, 16, 16>;
+      tile tb: b<f16, 16, 16>;
+      tile tc: accumulator<f32, 16, 16>;
+      tile_load(ta, a, 4u, 16u, row_major);
+      tile_load(tb, a, 0u, 17u, column_major);
+      tile_multiply_add(tc, ta, tb, tc);
+      tile_store(tc, c, 5u, 16u, row_major);
+    }"
+    .parse()
+    .unwrap_or_else(|e| panic!("{e}"));
+    round_trip(&program);
+}
