@@ -2,8 +2,9 @@
 //! the body (where control flow is uniform, as for barriers) becomes a tile block: `a` and `b`
 //! tiles of 16x16 `f16` loaded from the read buffer `tsrc` at literal offsets and strides in either
 //! layout (in bounds, one element past the end, lines that overlap), one or two multiply-adds into
-//! an accumulator, and a store into the block's own region of the output `tdst` (in bounds, with
-//! overlapping lines, or past the end of the last region: nothing written).
+//! an accumulator, in half the blocks inside a counted loop of one to three trips whose counter
+//! steps the offsets, and a store into the block's own region of the output `tdst` (in bounds,
+//! with overlapping lines, or past the end of the last region: nothing written).
 //!
 //! Every invocation of every workgroup stores the same tile, and each block stores into a region
 //! no other block touches, so the outputs do not depend on the order workgroups run in. `tsrc`
@@ -100,6 +101,18 @@ impl Ctx {
             c.as_str(),
             TileType::new(TileRole::Accumulator, SIDE, SIDE, accumulator),
         ));
+        // Half the blocks load and multiply-add in a counted loop with literal bounds, the offsets
+        // stepping with its counter: uniform by vyre's analysis, and a function-local variable to
+        // naga's (the lowering's diagnostic filter and guards on loop-dependent offsets).
+        let trips = if ch.one_in(2) {
+            1 + ch.below(3) as u32
+        } else {
+            0
+        };
+        let counter = (trips > 0).then(|| self.fresh("kt"));
+        if let Some(kt) = &counter {
+            self.open_loop(kt.clone(), DataType::U32, Expr::u32(0), Expr::u32(trips));
+        }
         for tile in [&a, &b] {
             // Overlapping lines (15) are fine to read.
             let stride = [SIDE, SIDE + 1, SIDE + 4, SIDE - 1][ch.below(4)];
@@ -109,11 +122,23 @@ impl Ctx {
                 1 => last,
                 _ => ch.below(last as usize + 1) as u32,
             };
+            let offset = match &counter {
+                // The last trip ends at `offset`: every earlier one reads in bounds too.
+                Some(kt) => {
+                    let step = ch.below(40) as u32;
+                    let first = offset.saturating_sub((trips - 1) * step);
+                    Expr::add(
+                        Expr::u32(first),
+                        Expr::mul(Expr::var(kt.as_str()), Expr::u32(step)),
+                    )
+                }
+                None => Expr::u32(offset),
+            };
             let l = layout(ch);
             self.emit(Node::tile_load(
                 tile.as_str(),
                 "tsrc",
-                Expr::u32(offset),
+                offset,
                 Expr::u32(stride),
                 l,
             ));
@@ -125,6 +150,9 @@ impl Ctx {
                 b.as_str(),
                 c.as_str(),
             ));
+        }
+        if counter.is_some() {
+            self.close();
         }
         // Within the block's region, unless the lines overlap (nothing written) or, in the last
         // region, the footprint passes the end of `tdst` (nothing written either).
