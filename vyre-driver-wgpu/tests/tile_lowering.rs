@@ -8,9 +8,8 @@ use vyre_conformance::r#gen::{Feature, GenConfig};
 use vyre_foundation::ir::Node;
 
 fn has_tiles(body: &[Node]) -> bool {
-    body.iter().any(|n| {
-        matches!(n, Node::TileMultiplyAdd { .. }) || n.bodies().any(|b| has_tiles(b))
-    })
+    body.iter()
+        .any(|n| matches!(n, Node::TileMultiplyAdd { .. }) || n.bodies().any(|b| has_tiles(b)))
 }
 
 #[test]
