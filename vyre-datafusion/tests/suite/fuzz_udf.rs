@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::common;
 use vyre::ir::{BinOp, BufferDecl, DataType, Expr, Node, Program};
 use vyre::{BackendError, Capabilities, DeviceBuffer, DispatchConfig, Step, VyreBackend};
 use vyre_conformance::ReferenceBackend;
@@ -73,8 +74,7 @@ fn generated_functions_agree_with_the_reference_behind_datafusion() {
 
 #[test]
 fn generated_functions_on_wgpu_agree_with_the_reference() {
-    let Some(wgpu) = crate::common::wgpu("generated_functions_on_wgpu_agree_with_the_reference")
-    else {
+    let Some(wgpu) = common::wgpu("generated_functions_on_wgpu_agree_with_the_reference") else {
         return;
     };
     let started = std::time::Instant::now();

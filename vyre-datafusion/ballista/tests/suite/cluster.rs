@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common;
 use crate::common::{
     Cluster, affine, cpu_functions, gpu_backend, madd, one_at_a_time, query, scratch,
 };
@@ -65,14 +66,14 @@ async fn vyre_functions_in_projections_and_filters_match_the_cpu() {
         return;
     };
     let dir = scratch("match");
-    crate::common::write_table(&dir, 8, 500);
+    common::write_table(&dir, 8, 500);
     let cluster = Cluster::start("match", 2, backend);
     let ctx = client(&cluster, &dir).await;
     for sql in QUERIES {
         let got = query(&ctx, sql)
             .await
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        crate::common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
+        common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
     }
     // Both executors ran tasks, so the functions really travelled to two processes.
     for executor in &cluster.executors {
@@ -88,7 +89,7 @@ async fn a_query_survives_an_executor_killed_mid_query() {
         return;
     };
     let dir = scratch("kill");
-    crate::common::write_table(&dir, 16, 400);
+    common::write_table(&dir, 16, 400);
     let mut cluster = Cluster::start("kill", 2, backend);
     let ctx = client(&cluster, &dir).await;
     let sql = QUERIES[1];
@@ -104,7 +105,7 @@ async fn a_query_survives_an_executor_killed_mid_query() {
         .await
         .expect("the query task")
         .unwrap_or_else(|e| panic!("{sql} after an executor was killed: {e}"));
-    crate::common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
+    common::assert_same(sql, &got, &on_cpu(&dir, sql).await);
     // The kill landed mid-task: the victim's first task compiles its pipeline (far longer than
     // the 50 ms the test takes to notice the task and kill), and the scheduler gave it to the
     // other executor.
@@ -206,7 +207,7 @@ async fn corrupt_or_invalid_functions_fail_with_a_fix() {
         return;
     };
     let dir = scratch("errors");
-    crate::common::write_table(&dir, 2, 100);
+    common::write_table(&dir, 2, 100);
     let cluster = Cluster::start("errors", 2, backend);
 
     // Wire bytes cut short: the program cannot be read.
