@@ -410,9 +410,13 @@ pub struct AdapterEntry {
     pub chosen: bool,
     /// A sentence saying why it is chosen, passed over, or excluded.
     pub reason: String,
-    /// The optional vyre features (subgroups, f16, 64-bit integers) the adapter offers; a device
-    /// vyre opens on it has exactly these.
+    /// The optional vyre features (subgroups, f16, 64-bit integers, matrix tiles) the adapter
+    /// offers; a device vyre opens on it has exactly these, unless the driver refuses wgpu's
+    /// experimental cooperative matrices (then it has no tiles).
     pub features: Features,
+    /// The tile shapes a device vyre opens on it runs (`Capabilities::matrix_tiles`), as
+    /// `features` says.
+    pub matrix_tiles: Vec<TileShape>,
     /// The driver workarounds a device vyre opens on it lowers its modules with (the options'
     /// set, else `VYRE_WORKAROUNDS`, else the table's for this adapter), or why they cannot be
     /// chosen (a `VYRE_WORKAROUNDS` naming no workaround).
@@ -458,6 +462,7 @@ pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
                 (None, false) => "a candidate, ranked below the chosen one".to_string(),
             };
             let info = adapter.get_info();
+            let (features, matrix_tiles) = offered(adapter.features(), &adapter);
             let workarounds = workarounds::in_force(&info, options.workarounds)
                 .map(|(set, _)| set)
                 .map_err(|e| e.to_string());
@@ -466,7 +471,8 @@ pub fn list_adapters(options: &AdapterOptions) -> Vec<AdapterEntry> {
                 excluded,
                 chosen,
                 reason,
-                features: vyre_features(adapter.features()),
+                features,
+                matrix_tiles,
                 workarounds,
             }
         })
@@ -532,6 +538,24 @@ pub(crate) fn tile_shapes(properties: &[wgpu::CooperativeMatrixProperties]) -> V
         }
     }
     out
+}
+
+/// vyre's optional features and tile shapes on a device with the wgpu features `wgpu_features`
+/// opened on `adapter` (or offered by it): tiles need wgpu's cooperative matrices, f16 and
+/// subgroups, and at least one shape WGSL can write.
+fn offered(wgpu_features: wgpu::Features, adapter: &wgpu::Adapter) -> (Features, Vec<TileShape>) {
+    let mut features = vyre_features(wgpu_features);
+    let matrix_tiles = if wgpu_features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        && features.contains(Features::F16 | Features::SUBGROUPS)
+    {
+        tile_shapes(&adapter.cooperative_matrix_properties())
+    } else {
+        Vec::new()
+    };
+    if !matrix_tiles.is_empty() {
+        features |= Features::TILES;
+    }
+    (features, matrix_tiles)
 }
 
 /// vyre's optional features among a device's wgpu features.
@@ -696,19 +720,7 @@ fn install(
         trusted_modules,
     );
     let limits = device.limits();
-    let mut features = vyre_features(device.features());
-    let matrix_tiles = if device
-        .features()
-        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
-        && features.contains(Features::F16 | Features::SUBGROUPS)
-    {
-        tile_shapes(&adapter.cooperative_matrix_properties())
-    } else {
-        Vec::new()
-    };
-    if !matrix_tiles.is_empty() {
-        features |= Features::TILES;
-    }
+    let (features, matrix_tiles) = offered(device.features(), &adapter);
     let lost = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&lost);
     device.set_device_lost_callback(move |_reason, _message| flag.store(true, Ordering::SeqCst));

@@ -41,7 +41,7 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
     for entry in entries {
         let info = &entry.info;
         say!(
-            "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}\n    driver workarounds: {}",
+            "{} {} ({:?}, {:?}; driver {} {})\n    {}\n    optional features: {}{}{}\n    driver workarounds: {}",
             if entry.chosen { "*" } else { "-" },
             info.name,
             info.backend,
@@ -51,6 +51,7 @@ fn print_text(entries: &[AdapterEntry], auto: &Result<(String, String), String>)
             entry.reason,
             entry.features,
             subgroup_sizes(entry),
+            tile_shapes(entry),
             workarounds(entry)
         );
     }
@@ -88,6 +89,15 @@ fn subgroup_sizes(entry: &AdapterEntry) -> String {
     }
 }
 
+/// The tile shapes, when the adapter has matrix tiles.
+fn tile_shapes(entry: &AdapterEntry) -> String {
+    if entry.matrix_tiles.is_empty() {
+        return String::new();
+    }
+    let shapes: Vec<String> = entry.matrix_tiles.iter().map(ToString::to_string).collect();
+    format!(" (tiles {})", shapes.join(", "))
+}
+
 fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> serde_json::Value {
     let adapters: Vec<serde_json::Value> = entries
         .iter()
@@ -103,6 +113,7 @@ fn json(entries: &[AdapterEntry], auto: &Result<(String, String), String>) -> se
                 "reason": e.reason,
                 "features": e.features.names().collect::<Vec<_>>(),
                 "subgroup_sizes": [e.info.subgroup_min_size, e.info.subgroup_max_size],
+                "matrix_tiles": e.matrix_tiles.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "workarounds": match &e.workarounds {
                     Ok(set) => serde_json::json!(set.names()),
                     Err(error) => serde_json::json!({ "error": error }),

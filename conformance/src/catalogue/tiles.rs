@@ -45,7 +45,9 @@ pub(super) fn batches() -> Vec<Batch> {
     }
     out.push(accumulated());
     out.push(staged());
-    out.push(out_of_bounds());
+    for size in [8u32, 16] {
+        out.push(out_of_bounds(size));
+    }
     out
 }
 
@@ -311,11 +313,12 @@ fn expect_product(
     batch
 }
 
-/// Out of bounds: a load whose last element is one past the end gives zeros (so the product is
-/// the accumulator's value), one that ends exactly at the end is whole; a store one past the end
-/// or with overlapping rows writes nothing, one that ends at the end writes everything.
-fn out_of_bounds() -> Batch {
-    let n = 8u32;
+/// Out of bounds, with `n x n` tiles: a load whose last element is one past the end gives zeros
+/// (so the product is the accumulator's value), one that ends exactly at the end is whole; a store
+/// one past the end or with overlapping rows writes nothing, one that ends at the end writes
+/// everything. One batch per side, so that a device with tiles of one side only (NVIDIA's: 16)
+/// still checks the guards at the edge.
+fn out_of_bounds(n: u32) -> Batch {
     let len = n * n;
     let tile = |role, element| TileType::new(role, n, n, element);
     let ones = vec![1.0; len as usize];
@@ -353,7 +356,13 @@ fn out_of_bounds() -> Batch {
     let program = Program::wrapped(buffers, [WORKGROUP, 1, 1], body);
     let inputs = vec![bytes(DataType::F16, &ones)];
     let config = DispatchConfig::new().with_grid([1, 1, 1]);
-    let mut batch = Batch::manual(Area::Tiles, "tiles.out_of_bounds", program, inputs, config);
+    let mut batch = Batch::manual(
+        Area::Tiles,
+        format!("tiles.out_of_bounds.{n}"),
+        program,
+        inputs,
+        config,
+    );
     for (output, name, value) in [
         (0, "past", 0.0),
         (1, "overlap", 0.0),
@@ -362,7 +371,7 @@ fn out_of_bounds() -> Batch {
     ] {
         for k in 0..len as usize {
             batch = batch.expect_word(
-                format!("tiles.out_of_bounds.{name}[{k}]"),
+                format!("tiles.out_of_bounds.{n}.{name}[{k}]"),
                 format!("element {k} of `{name}`"),
                 (output, k),
                 DataType::F32,

@@ -284,6 +284,12 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
 }
 
 /// The same blocking through vyre's IR.
+/// One element count per buffer of `program`, workgroup buffers included, as `emit_launch` takes
+/// them: the declared counts (every buffer here is bound with exactly its declared count).
+fn counts(program: &Program) -> Vec<u32> {
+    program.buffers.iter().map(|b| b.count).collect()
+}
+
 fn program(m: u32, n: u32, k: u32) -> Program {
     let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
     let row0 = || Expr::mul(Expr::workgroup_y(), Expr::u32(SPAN));
@@ -430,14 +436,13 @@ impl Suite<'_> {
         let staging = gpu.staging("hgemm c read-back", mn * 4);
         let grid = [n / SPAN, m / SPAN, 1];
         let [ba, bb, bc] = &buffers;
-        let counts = [m * k, k * n, m * n];
         let raw = |label: &str, text: &str| -> BenchResult<Side> {
             let kernel = gpu.kernel(label, text)?;
             let group = gpu.bind(&kernel, &[ba, bb, bc]);
             Ok(Side::Raw { kernel, group })
         };
-        let checked = |p: &Program| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts);
-        let trusted = |p: &Program| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts);
+        let checked = |p: &Program| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts(p));
+        let trusted = |p: &Program| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts(p));
         let (direct, staged) = (program(m, n, k), program_staged(m, n, k));
         let sides = [
             ("raw", raw("raw hgemm", &raw_wgsl(n, k))?),
@@ -572,7 +577,7 @@ impl Suite<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{program, program_staged, raw_wgsl, raw_wgsl_staged};
+    use super::{SPAN, counts, program, program_staged, raw_wgsl, raw_wgsl_staged};
     use wgpu::naga;
 
     /// The hand-written kernel is WGSL naga accepts with every check, as wgpu validates it; vyre's
@@ -590,9 +595,14 @@ mod tests {
             .validate(&module)
             .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         }
-        for p in [program(64, 128, 64), program_staged(64, 128, 64)] {
-            let wgsl = vyre_driver_wgpu::emit_wgsl(&p).unwrap_or_else(|e| panic!("{e}"));
-            assert!(wgsl.contains("coopMultiplyAdd"), "{wgsl}");
+        // As the bench emits them: the launch over the bench's grid with the counts it passes.
+        let (m, n, k) = (64, 128, 64);
+        for p in [program(m, n, k), program_staged(m, n, k)] {
+            let lengths: Vec<u64> = counts(&p).into_iter().map(u64::from).collect();
+            let launch =
+                vyre_driver_wgpu::emit_launch(&p, [n / SPAN, m / SPAN, 1], &lengths, 65_535)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
         }
     }
 }
