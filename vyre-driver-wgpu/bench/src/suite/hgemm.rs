@@ -12,6 +12,11 @@
 //! vyre's module is the one `emit_launch` returns, compiled the same way, and once more as the
 //! backend compiles it with trusted modules on (no runtime bounds checks, vyre's guards standing).
 //!
+//! Beside them, on devices whose subgroups are exactly 32 lanes, a raw kernel written as fast
+//! kernels are ([`raw_wgsl_wide`]: four subgroups per workgroup, operands staged in 8-byte words,
+//! two stages), in a row of its own against raw: what vyre's workgroup-uniform tiles cannot express
+//! yet, measured so that the gap is known.
+//!
 //! The inputs are multiples of 1/16 in `[-1, 1]`, so every product and sum is exact in `f32` in
 //! any order: both sides' `C` must equal the CPU's on 2048 sampled elements, exactly, before
 //! anything is timed.
@@ -168,6 +173,131 @@ fn raw_wgsl_staged(n: u32, k: u32) -> String {
         for j in 0..BLOCK {
             s.push_str(&format!(
                 "    coopStoreT(acc{i}{j}, &c[(row0 + {}u) * {n}u + col0 + {}u], {n}u);\n",
+                i * SIDE,
+                j * SIDE
+            ));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The name of [`raw_wgsl_wide`]'s side.
+const WIDE: &str = "raw, four subgroups";
+/// Invocations per workgroup of [`raw_wgsl_wide`]: four subgroups of 32.
+const WIDE_WORKGROUP: u32 = 128;
+/// Elements of `C` per workgroup of [`raw_wgsl_wide`] along each axis: 2x2 subgroup blocks.
+const WIDE_SPAN: u32 = 2 * SPAN;
+/// Elements of one stage of one operand in [`raw_wgsl_wide`]: 128x16 of `A`, 16x128 of `B`.
+const WIDE_STAGE: u32 = WIDE_SPAN * SIDE;
+
+/// The hand-written kernel as fast kernels are written, which vyre's workgroup-uniform tiles
+/// cannot express yet: four subgroups per workgroup, each with its own 64x64 block of a 128x128
+/// block of `C` (the same 4x4 accumulators as the other kernels); `A` and `B` read as 8-byte
+/// words (`array<vec4<f16>>` views of the same buffers: naga 30 has no `bitcast<vec2<f16>>`, and
+/// `unpack2x16float` needs a capability wgpu does not always grant) into workgroup memory in two
+/// stages: step `t + 1`'s words are loaded into registers before step `t`'s multiply-adds and
+/// stored into the other stage after them, one barrier a step. Needs subgroups of exactly 32
+/// lanes, `m` and `n` multiples of 128 and `k` of 16.
+fn raw_wgsl_wide(n: u32, k: u32) -> String {
+    let steps = k / SIDE;
+    // 8-byte words per row of `A` and of `B`, and per row of a `B` stage.
+    let (ka, nb, sb_row) = (k / 4, n / 4, WIDE_SPAN / 4);
+    let mut s = String::new();
+    s.push_str("enable f16;\nenable wgpu_cooperative_matrix;\n\n");
+    s.push_str("@group(0) @binding(0) var<storage, read> a: array<vec4<f16>>;\n");
+    s.push_str("@group(0) @binding(1) var<storage, read> b: array<vec4<f16>>;\n");
+    s.push_str("@group(0) @binding(2) var<storage, read_write> c: array<f32>;\n");
+    s.push_str(&format!(
+        "var<workgroup> sa: array<f16, {}>;\nvar<workgroup> sb: array<f16, {}>;\n\n",
+        2 * WIDE_STAGE,
+        2 * WIDE_STAGE
+    ));
+    s.push_str(&format!("@compute @workgroup_size({WIDE_WORKGROUP})\n"));
+    s.push_str("fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n");
+    s.push_str(&format!(
+        "    let row0 = wid.y * {WIDE_SPAN}u;\n    let col0 = wid.x * {WIDE_SPAN}u;\n"
+    ));
+    // The subgroup's block inside the workgroup's.
+    s.push_str(&format!(
+        "    let sg = lid / 32u;\n    let rs = (sg / 2u) * {SPAN}u;\n    let cs = (sg % 2u) * {SPAN}u;\n"
+    ));
+    // Each invocation copies one row of the `A` stage (four words) and four consecutive words
+    // of the `B` stage (`sb_row` words a row).
+    s.push_str(&format!(
+        "    let ra = (row0 + lid) * {ka}u;\n    let q = lid * 4u;\n    let rb = (q / {sb_row}u) * {nb}u + col0 / 4u + q % {sb_row}u;\n    let sbq = (q / {sb_row}u) * {WIDE_SPAN}u + (q % {sb_row}u) * 4u;\n"
+    ));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
+        }
+    }
+    for w in 0..4 {
+        s.push_str(&format!(
+            "    var wa{w}: vec4<f16>;\n    var wb{w}: vec4<f16>;\n"
+        ));
+    }
+    // Loads of step `t` (an expression) into the registers.
+    let load = |t: &str| {
+        let mut out = String::new();
+        for w in 0..4 {
+            out.push_str(&format!(
+                "        wa{w} = a[ra + {t} * 4u + {w}u];\n        wb{w} = b[rb + {t} * {} + {w}u];\n",
+                format_args!("{}u", SIDE * nb)
+            ));
+        }
+        out
+    };
+    // Stores of the registers into the stage starting at element `base` (an expression).
+    let store = |base: &str| {
+        let mut out = String::new();
+        for w in 0..4 {
+            for lane in 0..4 {
+                out.push_str(&format!(
+                    "        sa[{base} + lid * 16u + {}u] = wa{w}[{lane}];\n        sb[{base} + sbq + {}u] = wb{w}[{lane}];\n",
+                    4 * w + lane,
+                    4 * w + lane
+                ));
+            }
+        }
+        out
+    };
+    s.push_str(&load("0u"));
+    s.push_str(&store("0u"));
+    s.push_str("    workgroupBarrier();\n");
+    s.push_str(&format!("    for (var t = 0u; t < {steps}u; t++) {{\n"));
+    s.push_str(&format!(
+        "        let cur = (t % 2u) * {WIDE_STAGE}u;\n        let nxt = {WIDE_STAGE}u - cur;\n        let more = t + 1u < {steps}u;\n"
+    ));
+    s.push_str("        if (more) {\n");
+    s.push_str(&load("(t + 1u)"));
+    s.push_str("        }\n");
+    for i in 0..BLOCK {
+        s.push_str(&format!(
+            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&sa[cur + (rs + {}u) * {SIDE}u], {SIDE}u);\n",
+            i * SIDE
+        ));
+    }
+    for j in 0..BLOCK {
+        s.push_str(&format!(
+            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&sb[cur + cs + {}u], {WIDE_SPAN}u);\n",
+            j * SIDE
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
+            ));
+        }
+    }
+    s.push_str("        if (more) {\n");
+    s.push_str(&store("nxt"));
+    s.push_str("        }\n        workgroupBarrier();\n    }\n");
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "    coopStoreT(acc{i}{j}, &c[(row0 + rs + {}u) * {n}u + col0 + cs + {}u], {n}u);\n",
                 i * SIDE,
                 j * SIDE
             ));
@@ -383,6 +513,7 @@ enum Side {
     Raw {
         kernel: Kernel,
         group: wgpu::BindGroup,
+        grid: [u32; 3],
     },
     Vyre(EmittedKernel),
 }
@@ -412,12 +543,19 @@ impl Suite<'_> {
         }
         let gpu = Gpu::sharing(wgpu)?;
         for (m, n, k) in shapes(self.options.quick) {
-            self.hgemm_case(&gpu, m, n, k)?;
+            self.hgemm_case(&gpu, caps.subgroup_sizes, m, n, k)?;
         }
         Ok(())
     }
 
-    fn hgemm_case(&mut self, gpu: &Gpu, m: u32, n: u32, k: u32) -> BenchResult<()> {
+    fn hgemm_case(
+        &mut self,
+        gpu: &Gpu,
+        caps_subgroups: [u32; 2],
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> BenchResult<()> {
         let (mk, kn, mn) = (
             u64::from(m) * u64::from(k),
             u64::from(k) * u64::from(n),
@@ -436,11 +574,16 @@ impl Suite<'_> {
         let staging = gpu.staging("hgemm c read-back", mn * 4);
         let grid = [n / SPAN, m / SPAN, 1];
         let [ba, bb, bc] = &buffers;
-        let raw = |label: &str, text: &str| -> BenchResult<Side> {
+        let raw_over = |label: &str, text: &str, grid: [u32; 3]| -> BenchResult<Side> {
             let kernel = gpu.kernel(label, text)?;
             let group = gpu.bind(&kernel, &[ba, bb, bc]);
-            Ok(Side::Raw { kernel, group })
+            Ok(Side::Raw {
+                kernel,
+                group,
+                grid,
+            })
         };
+        let raw = |label: &str, text: &str| raw_over(label, text, grid);
         let checked = |p: &Program| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts(p));
         let trusted = |p: &Program| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts(p));
         let (direct, staged) = (program(m, n, k), program_staged(m, n, k));
@@ -458,12 +601,32 @@ impl Suite<'_> {
                 Side::Vyre(trusted(&staged)?),
             ),
         ];
+        // The four-subgroup kernel where the device's subgroups are exactly 32 lanes.
+        let wide = (caps_subgroups == [32, 32]
+            && m.is_multiple_of(WIDE_SPAN)
+            && n.is_multiple_of(WIDE_SPAN))
+        .then(|| {
+            raw_over(
+                "raw hgemm, four subgroups",
+                &raw_wgsl_wide(n, k),
+                [n / WIDE_SPAN, m / WIDE_SPAN, 1],
+            )
+        })
+        .transpose()?;
+        let sides: Vec<(&str, Side)> = sides
+            .into_iter()
+            .chain(wide.map(|side| (WIDE, side)))
+            .collect();
         // Every side's `C`, checked exactly on a sample of elements.
         for (name, side) in &sides {
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
             encoder.clear_buffer(bc, 0, None);
             match side {
-                Side::Raw { kernel, group } => Gpu::record(&mut encoder, kernel, group, grid),
+                Side::Raw {
+                    kernel,
+                    group,
+                    grid,
+                } => Gpu::record(&mut encoder, kernel, group, *grid),
                 Side::Vyre(emitted) => emitted.encode(&mut encoder),
             }
             encoder.copy_buffer_to_buffer(bc, 0, &staging, 0, mn * 4);
@@ -499,9 +662,13 @@ impl Suite<'_> {
             .iter()
             .map(|(_, side)| {
                 move |count: usize| match side {
-                    Side::Raw { kernel, group } => {
-                        gpu.spin_up(kernel, group, grid, spin)?;
-                        gpu.device_times(kernel, group, grid, count)
+                    Side::Raw {
+                        kernel,
+                        group,
+                        grid,
+                    } => {
+                        gpu.spin_up(kernel, group, *grid, spin)?;
+                        gpu.device_times(kernel, group, *grid, count)
                     }
                     Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
                 }
@@ -562,7 +729,15 @@ impl Suite<'_> {
                 "raw, staged",
                 "raw",
             ),
+            (
+                "device time, raw with four subgroups a workgroup, 128x128 per workgroup, staged in 16-byte words, two stages (first column)",
+                WIDE,
+                "raw",
+            ),
         ] {
+            if of(first).is_none() {
+                continue;
+            }
             let base = RowBase {
                 workload: "hgemm",
                 case: base.case.clone(),
@@ -577,14 +752,18 @@ impl Suite<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SPAN, counts, program, program_staged, raw_wgsl, raw_wgsl_staged};
+    use super::{SPAN, counts, program, program_staged, raw_wgsl, raw_wgsl_staged, raw_wgsl_wide};
     use wgpu::naga;
 
     /// The hand-written kernel is WGSL naga accepts with every check, as wgpu validates it; vyre's
     /// program validates and lowers.
     #[test]
     fn both_sides_are_valid() {
-        for text in [raw_wgsl(128, 64), raw_wgsl_staged(128, 64)] {
+        for text in [
+            raw_wgsl(128, 64),
+            raw_wgsl_staged(128, 64),
+            raw_wgsl_wide(256, 64),
+        ] {
             let module = naga::front::wgsl::parse_str(&text)
                 .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
             naga::valid::Validator::new(
