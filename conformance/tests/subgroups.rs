@@ -238,3 +238,30 @@ fn an_f32_subgroup_sum_whose_order_matters_is_indeterminate_on_the_reference() {
     let inexact = run([16_777_216.0, 1.0, -16_777_216.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     assert!(inexact.indeterminate);
 }
+
+/// The tiles area, whose per-subgroup cases give every subgroup its own blocks, passes at every
+/// subgroup size a device may have (each is a whole number of subgroups in the 128-invocation
+/// workgroup), so what they expect does not depend on the size.
+#[test]
+fn the_tiles_area_passes_at_every_subgroup_size() {
+    for size in [8, 16, 32, 64, 128] {
+        let backend = ReferenceBackend::new().with_subgroup_size(size);
+        let options = CheckOptions {
+            areas: &[Area::Tiles],
+            progress: None,
+        };
+        let report = check_backend_with(&backend, &options);
+        assert!(
+            report
+                .cases
+                .iter()
+                .any(|c| c.name.starts_with("tiles.per_subgroup.16")),
+            "no per-subgroup case"
+        );
+        assert!(
+            report.all_passed() && report.unsupported() == 0,
+            "subgroups of {size}: {}",
+            render_table(std::slice::from_ref(&report))
+        );
+    }
+}

@@ -196,6 +196,87 @@ fn tile_statements_need_uniform_control_flow_and_operands() {
     );
 }
 
+/// A tile store at `offset` (a `let` named `o` bound first to `value`).
+fn store_at(value: Expr) -> Program {
+    program(vec![
+        Node::let_bind("o", value),
+        Node::tile("acc", C16),
+        Node::tile_store(
+            "acc",
+            "c",
+            Expr::var("o"),
+            Expr::u32(16),
+            TileLayout::RowMajor,
+        ),
+    ])
+}
+
+#[test]
+fn tile_operands_may_differ_between_subgroups_and_never_inside_one() {
+    let non_uniform = |p: &Program| {
+        kinds(p)
+            .iter()
+            .filter(|k| matches!(k, K::NonUniformTile { .. }))
+            .count()
+    };
+    let subgroup = || Expr::div(Expr::local_x(), Expr::subgroup_size());
+    // The invocation's subgroup, and values made of it, workgroup-uniform values and subgroup
+    // reductions, are the same in every lane of a subgroup.
+    for ok in [
+        subgroup(),
+        Expr::mul(subgroup(), Expr::u32(256)),
+        Expr::add(Expr::mul(subgroup(), Expr::u32(16)), Expr::workgroup_x()),
+        Expr::subgroup(
+            vyre_foundation::ir::SubgroupOp::BroadcastFirst,
+            Expr::gid_x(),
+        ),
+        Expr::subgroup(vyre_foundation::ir::SubgroupOp::Max, Expr::local_x()),
+    ] {
+        let p = store_at(ok.clone());
+        assert_eq!(non_uniform(&p), 0, "{ok:?}: {:?}", kinds(&p));
+    }
+    // A literal divisor is not the subgroup size (a lane of a 64-lane subgroup sees two values
+    // of `lid.x / 32`), and a lane's own ids differ inside a subgroup; so does a ballot's word on
+    // subgroups of more than 32 lanes.
+    for bad in [
+        Expr::div(Expr::local_x(), Expr::u32(32)),
+        Expr::local_x(),
+        Expr::subgroup_invocation_id(),
+        Expr::div(Expr::gid_x(), Expr::subgroup_size()),
+        Expr::subgroup(
+            vyre_foundation::ir::SubgroupOp::Ballot,
+            Expr::lt(Expr::local_x(), Expr::u32(3)),
+        ),
+    ] {
+        let p = store_at(bad.clone());
+        assert_eq!(non_uniform(&p), 1, "{bad:?}: {:?}", kinds(&p));
+    }
+    // A variable stays subgroup-uniform only while every assignment keeps it so.
+    let reassigned = program(vec![
+        Node::let_bind("o", subgroup()),
+        Node::assign("o", Expr::local_x()),
+        Node::tile("acc", C16),
+        Node::tile_store(
+            "acc",
+            "c",
+            Expr::var("o"),
+            Expr::u32(16),
+            TileLayout::RowMajor,
+        ),
+    ]);
+    assert_eq!(non_uniform(&reassigned), 1, "{:?}", kinds(&reassigned));
+    // The evidence says which values are subgroup-uniform.
+    let by_subgroup = store_at(subgroup());
+    let evidence = vyre_foundation::validate(&by_subgroup).expect("valid");
+    let var = evidence.program().body.first().expect("the let");
+    let facts = evidence.node(var).expect("facts");
+    let vyre_foundation::validate::Resolved::Var(id) = facts.resolved else {
+        panic!("the let declares a variable");
+    };
+    let v = evidence.var(id).expect("facts");
+    assert!(v.subgroup_uniform && !v.uniform, "{v:?}");
+}
+
 #[test]
 fn the_text_form_round_trips_tiles() {
     let p = sample();

@@ -47,6 +47,7 @@ pub(super) fn batches() -> Vec<Batch> {
     out.push(staged());
     for size in [8u32, 16] {
         out.push(out_of_bounds(size));
+        out.push(per_subgroup(size));
     }
     out
 }
@@ -308,6 +309,82 @@ fn expect_product(
                 DataType::F32,
                 Expectation::exact(word(DataType::F32, sum)),
             );
+        }
+    }
+    batch
+}
+
+/// Blocks of `n x n` tiles computed by the workgroup's subgroups, each its own: `d_q = a_q x b`
+/// for four blocks `q`. Subgroup `sg = lid.x / subgroup_size()` of the `nsg = 128 /
+/// subgroup_size()` takes blocks `sg + t * nsg` for `t` in `0..4`: the offsets differ between
+/// subgroups and are the same in every lane of one (SEMANTICS.md 9a), and the blocks past the
+/// fourth are out of bounds (zero loads, no stores), so the result is the same at every
+/// subgroup size.
+fn per_subgroup(n: u32) -> Batch {
+    let blocks = 4u32;
+    let size = n * n;
+    let len = blocks * size;
+    let tile = |role, element| TileType::new(role, n, n, element);
+    let a_block = |q: u32, r: u32, c: u32| a_value(r + q, c);
+    let mut a = vec![0.0; len as usize];
+    for q in 0..blocks {
+        for r in 0..n {
+            for c in 0..n {
+                a[(q * size + r * n + c) as usize] = a_block(q, r, c);
+            }
+        }
+    }
+    let b = lay_out((n, n), TileLayout::RowMajor, (0, n, size), b_value, 0.0);
+    let buffers = vec![
+        BufferDecl::read("a", 0, DataType::F16).with_count(len),
+        BufferDecl::read("b", 1, DataType::F16).with_count(size),
+        BufferDecl::output("d", 2, DataType::F32).with_count(len),
+    ];
+    let row = TileLayout::RowMajor;
+    let at = || Expr::mul(Expr::var("q"), Expr::u32(size));
+    let body = vec![
+        Node::let_bind("sg", Expr::div(Expr::local_x(), Expr::subgroup_size())),
+        Node::let_bind(
+            "nsg",
+            Expr::div(Expr::u32(WORKGROUP), Expr::subgroup_size()),
+        ),
+        Node::loop_for(
+            "t",
+            Expr::u32(0),
+            Expr::u32(blocks),
+            vec![
+                Node::let_bind(
+                    "q",
+                    Expr::add(Expr::var("sg"), Expr::mul(Expr::var("t"), Expr::var("nsg"))),
+                ),
+                Node::tile("ta", tile(TileRole::A, DataType::F16)),
+                Node::tile("tb", tile(TileRole::B, DataType::F16)),
+                Node::tile("acc", tile(TileRole::Accumulator, DataType::F32)),
+                Node::tile_load("ta", "a", at(), Expr::u32(n), row),
+                Node::tile_load("tb", "b", Expr::u32(0), Expr::u32(n), row),
+                Node::tile_multiply_add("acc", "ta", "tb", "acc"),
+                Node::tile_store("acc", "d", at(), Expr::u32(n), row),
+            ],
+        ),
+    ];
+    let program = Program::wrapped(buffers, [WORKGROUP, 1, 1], body);
+    let name = format!("tiles.per_subgroup.{n}");
+    let inputs = vec![bytes(DataType::F16, &a), bytes(DataType::F16, &b)];
+    let config = DispatchConfig::new().with_grid([1, 1, 1]);
+    let mut batch = Batch::manual(Area::Tiles, name.clone(), program, inputs, config);
+    for q in 0..blocks {
+        for r in 0..n {
+            for col in 0..n {
+                let sum: f64 = (0..n).map(|l| a_block(q, r, l) * b_value(l, col)).sum();
+                let k = (q * size + r * n + col) as usize;
+                batch = batch.expect_word(
+                    format!("{name}[{k}]"),
+                    format!("block {q}, row {r}, column {col} of d"),
+                    (0, k),
+                    DataType::F32,
+                    Expectation::exact(word(DataType::F32, sum)),
+                );
+            }
         }
     }
     batch

@@ -6,13 +6,18 @@
 //! steps the offsets, and a store into the block's own region of the output `tdst` (in bounds,
 //! with overlapping lines, or past the end of the last region: nothing written).
 //!
-//! Every invocation of every workgroup stores the same tile, and each block stores into a region
-//! no other block touches, so the outputs do not depend on the order workgroups run in. `tsrc`
-//! holds the small exact values comparable programs' floats have, so most sums are exact in any
-//! order; the reference reports the others indeterminate. Tiles are 16x16x16 only, the shape every
-//! device with cooperative matrices lists; the workgroup is `[32, 1, 1]` (`decode`), whole
-//! subgroups on every device whose subgroups have at most 32 lanes (others refuse the program as
-//! unsupported, which the fuzzer skips).
+//! Half the blocks are *per subgroup*: they bind `sg = lid.x / subgroup_size()`, may add `sg`
+//! times a literal to their load offsets (each subgroup its own tiles, SEMANTICS.md 9a), and
+//! store into the `sg`-th copy of their region (`SUBGROUP_SLOTS` copies; a subgroup past them
+//! stores out of bounds: nothing). The other blocks load and store the same tile in every
+//! subgroup. So every invocation of every workgroup that stores to an element stores the same
+//! value, and each block stores into a region no other block touches: the outputs do not depend
+//! on the order workgroups or subgroups run in. `tsrc` holds the small exact values comparable
+//! programs' floats have, so most sums are exact in any order; the reference reports the others
+//! indeterminate. Tiles are 16x16x16 only, the shape every device with cooperative matrices
+//! lists; the workgroup is `[64, 1, 1]` (`decode`), whole subgroups on every device whose
+//! subgroups have at most 64 lanes (others refuse the program as unsupported, which the fuzzer
+//! skips), two subgroups on NVIDIA's 32.
 
 use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, TileLayout, TileRole, TileType};
 
@@ -23,7 +28,10 @@ use crate::r#gen::recipe::Choices;
 /// The side of every generated tile.
 pub(crate) const SIDE: u32 = 16;
 /// The workgroup size of a case with tiles.
-pub(crate) const TILE_WORKGROUP: u32 = 32;
+pub(crate) const TILE_WORKGROUP: u32 = 64;
+/// Copies of each region of `tdst`, one per subgroup of a per-subgroup block (two subgroups of 32
+/// lanes fill a workgroup).
+const SUBGROUP_SLOTS: u32 = 2;
 /// Elements of `tsrc`.
 const SOURCE: u32 = SIDE * SIDE * 2 + 64;
 /// Elements of one block's region of `tdst`: the largest footprint (stride 20) fits.
@@ -48,7 +56,8 @@ pub(crate) fn tile_buffers(word: u32) -> [BufInfo; 2] {
             rows: false,
         },
         BufInfo {
-            decl: BufferDecl::output("tdst", 0, accumulator).with_count(REGION * REGIONS),
+            decl: BufferDecl::output("tdst", 0, accumulator)
+                .with_count(REGION * REGIONS * SUBGROUP_SLOTS),
             role: Role::TileOutput,
             slots: 0,
             input_elements: 0,
@@ -89,6 +98,13 @@ impl Ctx {
             }
         };
         let (a, b, c) = (self.fresh("ta"), self.fresh("tb"), self.fresh("tc"));
+        let subgroup = ch.one_in(2).then(|| self.fresh("sg"));
+        if let Some(sg) = &subgroup {
+            self.emit(Node::let_bind(
+                sg.as_str(),
+                Expr::div(Expr::local_x(), Expr::subgroup_size()),
+            ));
+        }
         self.emit(Node::tile(
             a.as_str(),
             TileType::new(TileRole::A, SIDE, SIDE, DataType::F16),
@@ -134,6 +150,14 @@ impl Ctx {
                 }
                 None => Expr::u32(offset),
             };
+            // Each subgroup its own tile, maybe.
+            let offset = match &subgroup {
+                Some(sg) if ch.one_in(2) => Expr::add(
+                    offset,
+                    Expr::mul(Expr::var(sg.as_str()), Expr::u32(ch.below(48) as u32)),
+                ),
+                _ => offset,
+            };
             let l = layout(ch);
             self.emit(Node::tile_load(
                 tile.as_str(),
@@ -154,22 +178,31 @@ impl Ctx {
         if counter.is_some() {
             self.close();
         }
-        // Within the block's region, unless the lines overlap (nothing written) or, in the last
-        // region, the footprint passes the end of `tdst` (nothing written either).
+        // Within the block's region, unless the lines overlap (nothing written) or, for a block
+        // of the last region that is not per subgroup, the footprint passes the end of `tdst`
+        // (nothing written either: a store is all or nothing, so it races with no other).
         let stride = [SIDE, SIDE + 1, SIDE + 4, SIDE - 1][ch.below(4)];
         let base = region * REGION;
         let offset = if stride < SIDE {
             base
-        } else if region + 1 == REGIONS && ch.one_in(6) {
-            REGION * REGIONS - footprint(stride) + 1
+        } else if region + 1 == REGIONS && subgroup.is_none() && ch.one_in(6) {
+            REGION * REGIONS * SUBGROUP_SLOTS - footprint(stride) + 1
         } else {
             base + ch.below((REGION - footprint(stride)) as usize + 1) as u32
+        };
+        // A per-subgroup block stores into its subgroup's copy of the regions.
+        let offset = match &subgroup {
+            Some(sg) => Expr::add(
+                Expr::u32(offset),
+                Expr::mul(Expr::var(sg.as_str()), Expr::u32(REGION * REGIONS)),
+            ),
+            None => Expr::u32(offset),
         };
         let l = layout(ch);
         self.emit(Node::tile_store(
             c.as_str(),
             "tdst",
-            Expr::u32(offset),
+            offset,
             Expr::u32(stride),
             l,
         ));

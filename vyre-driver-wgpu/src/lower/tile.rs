@@ -4,15 +4,15 @@
 //!
 //! Why it is exact:
 //!
-//! - **The same tile everywhere.** The validator admits tile statements only in workgroup-uniform
-//!   control flow with workgroup-uniform offsets and strides, and `vyre_driver::check_tiles` only
+//! - **One tile per subgroup.** The validator admits tile statements only in workgroup-uniform
+//!   control flow with subgroup-uniform offsets and strides, and `vyre_driver::check_tiles` only
 //!   workgroups of whole subgroups, so every subgroup of the workgroup runs each statement with
-//!   every lane and the same operands: what the cooperative-matrix operations require of their
-//!   scope (the subgroup), and what makes every subgroup hold the same tile, the law's one value.
+//!   every lane and operands the same in all its lanes: what the cooperative-matrix operations
+//!   require of their scope (the subgroup), and what makes each subgroup hold the law's tile.
 //!   naga's own uniformity check cannot see this (it holds every function-local variable, so
-//!   every loop counter, non-uniform), so the entry point turns its `derivative_uniformity`
-//!   diagnostic off, as the module's uniformity analysis is off in vyre's own validation
-//!   (`lower/mod.rs`).
+//!   every loop counter, non-uniform, and `local_invocation_id` non-uniform), so the entry point
+//!   turns its `derivative_uniformity` diagnostic off, as the module's uniformity analysis is off
+//!   in vyre's own validation (`lower/mod.rs`).
 //! - **Zeroed at the declaration.** The declaration stores the type's zero value where it stands,
 //!   so one in a loop body starts every iteration from zeros.
 //! - **Bounds.** A load or store touches `offset + position(r, c, stride)` for every element; the
@@ -292,10 +292,27 @@ mod tests {
       tile_store(acc, c, 0u, 16u, row_major);
     }";
 
+    /// Each subgroup its own tiles: offsets from the invocation's subgroup, `lid.x /
+    /// subgroup_size()`, the shape of a GEMM with several subgroups a workgroup.
+    const PER_SUBGROUP: &str = "program @workgroup_size(64, 1, 1) {
+      buffer a: read f16[1024] @binding(0);
+      buffer c: output f32[1024] @binding(1);
+      let sg = (lid.x / subgroup_size());
+      tile ta: a<f16, 16, 16>;
+      tile tb: b<f16, 16, 16>;
+      tile acc: accumulator<f32, 16, 16>;
+      tile_load(ta, a, (sg * 256u), 16u, row_major);
+      tile_load(tb, a, (sg * 256u), 16u, column_major);
+      tile_multiply_add(acc, ta, tb, acc);
+      tile_store(acc, c, (sg * 256u), 16u, row_major);
+    }";
+
     fn validate(module: &naga::Module) -> Result<(), String> {
         Validator::new(
             ValidationFlags::all(),
-            Capabilities::COOPERATIVE_MATRIX | Capabilities::SHADER_FLOAT16,
+            Capabilities::COOPERATIVE_MATRIX
+                | Capabilities::SHADER_FLOAT16
+                | Capabilities::SUBGROUP,
         )
         .validate(module)
         .map(|_| ())
@@ -318,5 +335,15 @@ mod tests {
         }
         let error = validate(&unfiltered).expect_err("naga's uniformity analysis without it");
         assert!(error.contains("NonUniformControlFlow"), "{error}");
+    }
+
+    #[test]
+    fn tiles_at_offsets_from_the_subgroup_lower_and_pass_naga() {
+        let program: Program = PER_SUBGROUP.parse().expect("parses");
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        let facts = ProgramFacts::of(&evidence);
+        let lowered =
+            lower(&evidence, &facts, &Form::default(), Workarounds::NONE).expect("lowers");
+        validate(&lowered.module).expect("valid with the filter");
     }
 }

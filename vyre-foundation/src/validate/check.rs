@@ -18,21 +18,30 @@ use crate::validate::evidence::{
 pub(crate) use scope::is_identifier;
 pub use types::expr_type;
 
-/// A typed expression: its type, whether it is the same for every invocation of a workgroup, and
-/// what it names.
+/// A typed expression: its type, whether it is the same for every invocation of a workgroup
+/// (`uniform`) or for every lane of each subgroup (`subgroup`, implied by `uniform`), and what it
+/// names.
 #[derive(Clone, Copy, Debug)]
 struct Typed {
     ty: DataType,
     uniform: bool,
+    subgroup: bool,
     resolved: Resolved,
 }
 
 impl Typed {
-    /// A value that names no variable or buffer.
+    /// A value that names no variable or buffer, subgroup-uniform exactly when it is uniform.
     fn value(ty: DataType, uniform: bool) -> Self {
+        Self::value_in(ty, uniform, uniform)
+    }
+
+    /// A value that names no variable or buffer, `uniform` across the workgroup and `subgroup`
+    /// across each subgroup.
+    fn value_in(ty: DataType, uniform: bool, subgroup: bool) -> Self {
         Self {
             ty,
             uniform,
+            subgroup: subgroup || uniform,
             resolved: Resolved::Nothing,
         }
     }
@@ -149,6 +158,7 @@ impl<'p> Checker<'p> {
         let facts = ExprFacts {
             ty: typed.ty,
             uniform: typed.uniform,
+            subgroup_uniform: typed.subgroup,
             resolved: typed.resolved,
         };
         self.expr_facts.push(address(expr), facts);

@@ -585,7 +585,7 @@ impl ValidationErrorKind {
                 "use a one-dimensional workgroup, `[{}, 1, 1]`: tiles are spread over whole subgroups.",
                 u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2])
             ),
-            K::NonUniformTile { .. } => "run tile statements where every invocation of the workgroup goes (outside branches and loops whose conditions differ between invocations), with offsets and strides computed from literals, workgroup ids, buffer lengths and uniform variables.".into(),
+            K::NonUniformTile { .. } => "run tile statements where every invocation of the workgroup goes (outside branches and loops whose conditions differ between invocations), with offsets and strides computed from literals, workgroup ids, buffer lengths, uniform variables and the invocation's subgroup `lid.x / subgroup_size()`.".into(),
         }
     }
 }

@@ -88,6 +88,9 @@ pub struct ExprFacts {
     pub ty: DataType,
     /// True when the value is the same for every invocation of a workgroup.
     pub uniform: bool,
+    /// True when the value is the same for every lane of each subgroup (`uniform`, or made of
+    /// `local_id(x) / subgroup_size()`, subgroup reductions and such values; SEMANTICS.md 9a).
+    pub subgroup_uniform: bool,
     /// The variable or buffer the expression names.
     pub resolved: Resolved,
 }
@@ -115,6 +118,9 @@ pub struct VarFacts {
     pub ty: DataType,
     /// True when the variable holds the same value for every invocation of a workgroup throughout.
     pub uniform: bool,
+    /// True when the variable holds the same value for every lane of each subgroup throughout
+    /// (implied by `uniform`).
+    pub subgroup_uniform: bool,
     /// True for a loop variable (it cannot be assigned).
     pub loop_var: bool,
     /// True when some `assign` writes the variable after its declaration.

@@ -1,9 +1,10 @@
 //! Matrix tiles (SEMANTICS.md section 9a): loads, stores and multiply-adds over tiles held in
 //! registers, each lane its own copy.
 //!
-//! The law makes every operand workgroup-uniform, so every lane computes the same tile; a
-//! multiply-add is computed once per distinct set of operand registers and copied to the lanes
-//! that share it. Sums are taken in index order (`c`, then `l = 0..k`), each addition rounded to
+//! The law makes every operand subgroup-uniform, so the lanes of a subgroup compute the same tile
+//! (different subgroups may compute different ones: each lane loads and stores at its own
+//! operands); a multiply-add is computed once per run of lanes with the same operand registers and
+//! copied to them. Sums are taken in index order (`c`, then `l = 0..k`), each addition rounded to
 //! the accumulator type; the result is reported indeterminate when some other order could round
 //! differently, or a term is not a plain number, as for `f32` subgroup sums.
 

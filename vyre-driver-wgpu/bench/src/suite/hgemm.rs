@@ -184,6 +184,9 @@ fn raw_wgsl_staged(n: u32, k: u32) -> String {
 
 /// The name of [`raw_wgsl_wide`]'s side.
 const WIDE: &str = "raw, four subgroups";
+/// The names of [`program_wide`]'s sides, checked and trusted.
+const WIDE_VYRE: &str = "vyre, four subgroups";
+const WIDE_VYRE_TRUSTED: &str = "vyre, four subgroups, trusted module";
 /// Invocations per workgroup of [`raw_wgsl_wide`]: four subgroups of 32.
 const WIDE_WORKGROUP: u32 = 128;
 /// Elements of `C` per workgroup of [`raw_wgsl_wide`] along each axis: 2x2 subgroup blocks.
@@ -414,6 +417,152 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
 }
 
 /// The same blocking through vyre's IR.
+/// [`raw_wgsl_wide`] through vyre's IR: each subgroup `sg = lid.x / subgroup_size()` its own
+/// 64x64 block (its tiles' offsets subgroup-uniform, SEMANTICS.md 9a), the stages copied an
+/// element at a time (vyre has no vector type; 16 loads of each operand per invocation and step),
+/// two stages: step `t + 1`'s elements are loaded into `let`s before step `t`'s multiply-adds and
+/// stored into the other stage after them. The last step's loads read past its operands (zeros
+/// out of bounds, by the law) into a stage no step reads.
+fn program_wide(m: u32, n: u32, k: u32) -> Program {
+    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
+    let u = Expr::u32;
+    let v = |name: &str| Expr::var(name);
+    let mut body = vec![
+        Node::let_bind("lid", Expr::local_x()),
+        Node::let_bind("row0", Expr::mul(Expr::workgroup_y(), u(WIDE_SPAN))),
+        Node::let_bind("col0", Expr::mul(Expr::workgroup_x(), u(WIDE_SPAN))),
+        Node::let_bind("sg", Expr::div(Expr::local_x(), Expr::subgroup_size())),
+        Node::let_bind("rs", Expr::mul(Expr::div(v("sg"), u(2)), u(SPAN))),
+        Node::let_bind("cs", Expr::mul(Expr::rem(v("sg"), u(2)), u(SPAN))),
+        // The invocation's row of the `A` stage and its 16 consecutive elements of the `B` stage.
+        Node::let_bind("ra", Expr::mul(Expr::add(v("row0"), v("lid")), u(k))),
+        Node::let_bind(
+            "rb",
+            Expr::add(
+                Expr::mul(Expr::div(v("lid"), u(8)), u(n)),
+                Expr::add(v("col0"), Expr::mul(Expr::rem(v("lid"), u(8)), u(16))),
+            ),
+        ),
+        Node::let_bind("own", Expr::mul(v("lid"), u(16))),
+    ];
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            body.push(Node::tile(
+                format!("acc{i}{j}"),
+                tile(TileRole::Accumulator, DataType::F32),
+            ));
+        }
+    }
+    // Step `t`'s elements into `let`s `xa{e}`, `xb{e}` (`suffix` keeps the names apart).
+    let load = |t: Expr, suffix: &str| -> Vec<Node> {
+        let mut out = Vec::new();
+        for e in 0..16u32 {
+            out.push(Node::let_bind(
+                format!("xa{e}{suffix}"),
+                Expr::load(
+                    "a",
+                    Expr::add(v("ra"), Expr::add(Expr::mul(t.clone(), u(SIDE)), u(e))),
+                ),
+            ));
+            out.push(Node::let_bind(
+                format!("xb{e}{suffix}"),
+                Expr::load(
+                    "b",
+                    Expr::add(v("rb"), Expr::add(Expr::mul(t.clone(), u(SIDE * n)), u(e))),
+                ),
+            ));
+        }
+        out
+    };
+    // The `let`s into the stage starting at `base`.
+    let store = |base: Expr, suffix: &str| -> Vec<Node> {
+        let mut out = Vec::new();
+        for e in 0..16u32 {
+            let at = Expr::add(base.clone(), Expr::add(v("own"), u(e)));
+            out.push(Node::store("sa", at.clone(), v(&format!("xa{e}{suffix}"))));
+            out.push(Node::store("sb", at, v(&format!("xb{e}{suffix}"))));
+        }
+        out
+    };
+    body.extend(load(u(0), "p"));
+    body.extend(store(u(0), "p"));
+    body.push(Node::Barrier);
+    let mut inner = vec![
+        Node::let_bind("cur", Expr::mul(Expr::rem(v("t"), u(2)), u(WIDE_STAGE))),
+        Node::let_bind("nxt", Expr::sub(u(WIDE_STAGE), v("cur"))),
+    ];
+    inner.extend(load(Expr::add(v("t"), u(1)), ""));
+    for i in 0..BLOCK {
+        inner.push(Node::tile(
+            format!("ta{i}"),
+            tile(TileRole::A, DataType::F16),
+        ));
+        inner.push(Node::tile(
+            format!("tb{i}"),
+            tile(TileRole::B, DataType::F16),
+        ));
+    }
+    for i in 0..BLOCK {
+        inner.push(Node::tile_load(
+            format!("ta{i}"),
+            "sa",
+            Expr::add(
+                v("cur"),
+                Expr::mul(Expr::add(v("rs"), u(i * SIDE)), u(SIDE)),
+            ),
+            u(SIDE),
+            TileLayout::RowMajor,
+        ));
+        inner.push(Node::tile_load(
+            format!("tb{i}"),
+            "sb",
+            Expr::add(v("cur"), Expr::add(v("cs"), u(i * SIDE))),
+            u(WIDE_SPAN),
+            TileLayout::RowMajor,
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let acc = format!("acc{i}{j}");
+            inner.push(Node::tile_multiply_add(
+                acc.as_str(),
+                format!("ta{i}"),
+                format!("tb{j}"),
+                acc.as_str(),
+            ));
+        }
+    }
+    inner.extend(store(v("nxt"), ""));
+    inner.push(Node::Barrier);
+    body.push(Node::loop_for("t", u(0), u(k / SIDE), inner));
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let at = Expr::add(
+                Expr::mul(Expr::add(v("row0"), Expr::add(v("rs"), u(i * SIDE))), u(n)),
+                Expr::add(v("col0"), Expr::add(v("cs"), u(j * SIDE))),
+            );
+            body.push(Node::tile_store(
+                format!("acc{i}{j}"),
+                "c",
+                at,
+                u(n),
+                TileLayout::RowMajor,
+            ));
+        }
+    }
+    Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
+            BufferDecl::read("b", 1, DataType::F16).with_count(k * n),
+            BufferDecl::output("c", 2, DataType::F32).with_count(m * n),
+            BufferDecl::workgroup("sa", 2 * WIDE_STAGE, DataType::F16),
+            BufferDecl::workgroup("sb", 2 * WIDE_STAGE, DataType::F16),
+        ],
+        [WIDE_WORKGROUP, 1, 1],
+        body,
+    )
+}
+
 /// One element count per buffer of `program`, workgroup buffers included, as `emit_launch` takes
 /// them: the declared counts (every buffer here is bound with exactly its declared count).
 fn counts(program: &Program) -> Vec<u32> {
@@ -601,22 +750,38 @@ impl Suite<'_> {
                 Side::Vyre(trusted(&staged)?),
             ),
         ];
-        // The four-subgroup kernel where the device's subgroups are exactly 32 lanes.
-        let wide = (caps_subgroups == [32, 32]
-            && m.is_multiple_of(WIDE_SPAN)
-            && n.is_multiple_of(WIDE_SPAN))
-        .then(|| {
-            raw_over(
-                "raw hgemm, four subgroups",
-                &raw_wgsl_wide(n, k),
-                [n / WIDE_SPAN, m / WIDE_SPAN, 1],
-            )
-        })
-        .transpose()?;
-        let sides: Vec<(&str, Side)> = sides
-            .into_iter()
-            .chain(wide.map(|side| (WIDE, side)))
-            .collect();
+        // The four-subgroup kernels where the device's subgroups are exactly 32 lanes.
+        let mut sides: Vec<(&str, Side)> = sides.into_iter().collect();
+        if caps_subgroups == [32, 32] && m.is_multiple_of(WIDE_SPAN) && n.is_multiple_of(WIDE_SPAN)
+        {
+            let wide_grid = [n / WIDE_SPAN, m / WIDE_SPAN, 1];
+            let wide = program_wide(m, n, k);
+            let counts = counts(&wide);
+            sides.push((
+                WIDE,
+                raw_over("raw hgemm, four subgroups", &raw_wgsl_wide(n, k), wide_grid)?,
+            ));
+            sides.push((
+                WIDE_VYRE,
+                Side::Vyre(EmittedKernel::new(
+                    gpu,
+                    &wide,
+                    &[ba, bb, bc],
+                    wide_grid,
+                    &counts,
+                )?),
+            ));
+            sides.push((
+                WIDE_VYRE_TRUSTED,
+                Side::Vyre(EmittedKernel::trusted(
+                    gpu,
+                    &wide,
+                    &[ba, bb, bc],
+                    wide_grid,
+                    &counts,
+                )?),
+            ));
+        }
         // Every side's `C`, checked exactly on a sample of elements.
         for (name, side) in &sides {
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -730,9 +895,19 @@ impl Suite<'_> {
                 "raw",
             ),
             (
-                "device time, raw with four subgroups a workgroup, 128x128 per workgroup, staged in 16-byte words, two stages (first column)",
+                "device time, raw with four subgroups a workgroup, 128x128 per workgroup, staged in 8-byte words, two stages (first column)",
                 WIDE,
                 "raw",
+            ),
+            (
+                "device time, four subgroups a workgroup: vyre",
+                WIDE_VYRE,
+                WIDE,
+            ),
+            (
+                "device time, four subgroups a workgroup: vyre with a trusted module (first column)",
+                WIDE_VYRE_TRUSTED,
+                WIDE,
             ),
         ] {
             if of(first).is_none() {
@@ -752,8 +927,56 @@ impl Suite<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SPAN, counts, program, program_staged, raw_wgsl, raw_wgsl_staged, raw_wgsl_wide};
+    use super::{
+        SPAN, WIDE_SPAN, counts, program, program_staged, program_wide, raw_wgsl, raw_wgsl_staged,
+        raw_wgsl_wide, value,
+    };
+    use vyre_driver::{DispatchConfig, VyreBackend};
+    use vyre_foundation::ir::{f16_bits_to_f32, f32_to_f16_bits};
     use wgpu::naga;
+
+    /// vyre's programs compute `C` exactly on the reference at 32-lane subgroups (the wide one's
+    /// four subgroups each their own block), as the bench checks every side on the GPU.
+    #[test]
+    fn the_programs_compute_c_on_the_reference() {
+        let (m, n, k) = (128u32, 128u32, 32u32);
+        let a: Vec<u16> = (0..u64::from(m * k))
+            .map(|i| f32_to_f16_bits(value(i, 1)))
+            .collect();
+        let b: Vec<u16> = (0..u64::from(k * n))
+            .map(|i| f32_to_f16_bits(value(i, 2)))
+            .collect();
+        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+        let reference = vyre::ReferenceBackend::new();
+        for (p, span) in [
+            (program(m, n, k), SPAN),
+            (program_staged(m, n, k), SPAN),
+            (program_wide(m, n, k), WIDE_SPAN),
+        ] {
+            let config = DispatchConfig::new().with_grid([n / span, m / span, 1]);
+            let out = reference
+                .dispatch(&p, &[halves(&a), halves(&b)], &config)
+                .unwrap_or_else(|e| panic!("{e}"));
+            for i in 0..m as usize {
+                for j in 0..n as usize {
+                    let expected: f64 = (0..k as usize)
+                        .map(|l| {
+                            f64::from(f16_bits_to_f32(a[i * k as usize + l]))
+                                * f64::from(f16_bits_to_f32(b[l * n as usize + j]))
+                        })
+                        .sum();
+                    let at = (i * n as usize + j) * 4;
+                    let got = f32::from_le_bytes([
+                        out[0][at],
+                        out[0][at + 1],
+                        out[0][at + 2],
+                        out[0][at + 3],
+                    ]);
+                    assert_eq!(got, expected as f32, "C[{i}, {j}] of a {span}-wide block");
+                }
+            }
+        }
+    }
 
     /// The hand-written kernel is WGSL naga accepts with every check, as wgpu validates it; vyre's
     /// program validates and lowers.
@@ -775,11 +998,15 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         }
         // As the bench emits them: the launch over the bench's grid with the counts it passes.
-        let (m, n, k) = (64, 128, 64);
-        for p in [program(m, n, k), program_staged(m, n, k)] {
+        let (m, n, k) = (128, 256, 64);
+        for (p, span) in [
+            (program(m, n, k), SPAN),
+            (program_staged(m, n, k), SPAN),
+            (program_wide(m, n, k), WIDE_SPAN),
+        ] {
             let lengths: Vec<u64> = counts(&p).into_iter().map(u64::from).collect();
             let launch =
-                vyre_driver_wgpu::emit_launch(&p, [n / SPAN, m / SPAN, 1], &lengths, 65_535)
+                vyre_driver_wgpu::emit_launch(&p, [n / span, m / span, 1], &lengths, 65_535)
                     .unwrap_or_else(|e| panic!("{e}"));
             assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
         }

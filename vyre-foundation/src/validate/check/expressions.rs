@@ -1,6 +1,6 @@
 //! Expressions: the type of each, the buffer it names, and whether it is workgroup-uniform.
 
-use crate::ir::{AtomicOp, BufferAccess, DataType, Expr};
+use crate::ir::{AtomicOp, Axis, BinOp, BufferAccess, Builtin, DataType, Expr};
 use crate::validate::MAX_EXPR_DEPTH;
 use crate::validate::errors::ValidationErrorKind as K;
 
@@ -49,6 +49,7 @@ impl Checker<'_> {
                 Some(id) => Some(Typed {
                     ty: self.vars[id].ty,
                     uniform: self.vars[id].uniform,
+                    subgroup: self.vars[id].subgroup_uniform,
                     resolved: Resolved::Var(VarId::new(id)),
                 }),
                 None => {
@@ -65,6 +66,7 @@ impl Checker<'_> {
                 Some(Typed {
                     ty,
                     uniform: false,
+                    subgroup: false,
                     resolved: Resolved::Var(id),
                 })
             }
@@ -79,6 +81,7 @@ impl Checker<'_> {
                 Some(Typed {
                     ty: DataType::U32,
                     uniform: true,
+                    subgroup: true,
                     resolved: Resolved::Buffer(BufferId::new(index)),
                 })
             }
@@ -86,7 +89,13 @@ impl Checker<'_> {
                 if b.is_subgroup() {
                     self.subgroup_use();
                 }
-                Some(Typed::value(DataType::U32, b.is_workgroup_uniform()))
+                // The subgroup size is the same in every lane (the validator claims no more for
+                // it: uniformity of control flow does not lean on it).
+                Some(Typed::value_in(
+                    DataType::U32,
+                    b.is_workgroup_uniform(),
+                    *b == Builtin::SubgroupSize,
+                ))
             }
             Expr::Binary { op, lhs, rhs } => {
                 let l = self.with_field("lhs", |c| c.check_expr(lhs, d));
@@ -100,7 +109,16 @@ impl Checker<'_> {
                     });
                     return None;
                 };
-                Some(Typed::value(ty, l.uniform && r.uniform))
+                // `local_id(x) / subgroup_size()` is the invocation's subgroup (SEMANTICS.md,
+                // "Membership"): the same in every lane of a subgroup.
+                let subgroup_index = *op == BinOp::Div
+                    && matches!(**lhs, Expr::Builtin(Builtin::LocalId(Axis::X)))
+                    && matches!(**rhs, Expr::Builtin(Builtin::SubgroupSize));
+                Some(Typed::value_in(
+                    ty,
+                    l.uniform && r.uniform,
+                    subgroup_index || (l.subgroup && r.subgroup),
+                ))
             }
             Expr::Unary { op, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
@@ -108,7 +126,7 @@ impl Checker<'_> {
                     self.error(K::UnaryOperandType { op: *op, arg: a.ty });
                     return None;
                 };
-                Some(Typed::value(ty, a.uniform))
+                Some(Typed::value_in(ty, a.uniform, a.subgroup))
             }
             Expr::Select {
                 cond,
@@ -117,7 +135,7 @@ impl Checker<'_> {
             } => self.check_select(cond, on_true, on_false, d),
             Expr::Cast { to, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
-                Some(Typed::value(*to, a.uniform))
+                Some(Typed::value_in(*to, a.uniform, a.subgroup))
             }
             Expr::Bitcast { to, arg } => {
                 let a = self.with_field("arg", |c| c.check_expr(arg, d))?;
@@ -130,7 +148,7 @@ impl Checker<'_> {
                     });
                     return None;
                 }
-                Some(Typed::value(*to, a.uniform))
+                Some(Typed::value_in(*to, a.uniform, a.subgroup))
             }
             Expr::Fma { a, b, c } => self.check_fma(a, b, c, d),
             Expr::Atomic {
@@ -172,6 +190,7 @@ impl Checker<'_> {
         Some(Typed {
             ty: decl.element,
             uniform: readonly && index.uniform,
+            subgroup: readonly && index.subgroup,
             resolved: Resolved::Buffer(BufferId::new(b)),
         })
     }
@@ -238,16 +257,23 @@ impl Checker<'_> {
             });
             return None;
         }
-        Some(Typed::value(t.ty, c.uniform && t.uniform && f.uniform))
+        Some(Typed::value_in(
+            t.ty,
+            c.uniform && t.uniform && f.uniform,
+            c.subgroup && t.subgroup && f.subgroup,
+        ))
     }
 
     pub(super) fn check_fma(&mut self, a: &Expr, b: &Expr, c: &Expr, d: usize) -> Option<Typed> {
         let operands = [("a", a), ("b", b), ("c", c)];
-        let mut uniform = true;
+        let (mut uniform, mut subgroup) = (true, true);
         let mut ok = true;
         for (field, operand) in operands {
             match self.with_field(field, |s| s.check_expr(operand, d)) {
-                Some(t) if t.ty == DataType::F32 => uniform &= t.uniform,
+                Some(t) if t.ty == DataType::F32 => {
+                    uniform &= t.uniform;
+                    subgroup &= t.subgroup;
+                }
                 Some(t) => {
                     self.with_field(field, |s| s.error(K::FmaOperandType { found: t.ty }));
                     ok = false;
@@ -255,7 +281,7 @@ impl Checker<'_> {
                 None => ok = false,
             }
         }
-        ok.then_some(Typed::value(DataType::F32, uniform))
+        ok.then_some(Typed::value_in(DataType::F32, uniform, subgroup))
     }
 
     pub(super) fn check_atomic(
@@ -330,6 +356,7 @@ impl Checker<'_> {
         (ok && index.is_some() && value.is_some()).then_some(Typed {
             ty: element,
             uniform: false,
+            subgroup: false,
             resolved: Resolved::Buffer(BufferId::new(b)),
         })
     }

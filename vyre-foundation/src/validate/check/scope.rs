@@ -16,15 +16,16 @@ impl Checker<'_> {
             .map(|&(_, id)| id)
     }
 
-    /// Declares `name` in the innermost scope and returns its id.
+    /// Declares `name` in the innermost scope and returns its id; `uniform` and `subgroup` say
+    /// whether its value is the same across the workgroup and across each subgroup.
     pub(super) fn declare(
         &mut self,
         name: &str,
         ty: DataType,
-        uniform: bool,
+        (uniform, subgroup): (bool, bool),
         loop_var: bool,
     ) -> VarId {
-        self.declare_with(name, ty, uniform, loop_var, None)
+        self.declare_with(name, ty, (uniform, subgroup), loop_var, None)
     }
 
     /// Declares `name` as [`Checker::declare`] does; `array` is the element count of a private
@@ -33,10 +34,11 @@ impl Checker<'_> {
         &mut self,
         name: &str,
         ty: DataType,
-        uniform: bool,
+        (uniform, subgroup): (bool, bool),
         loop_var: bool,
         array: Option<u32>,
     ) -> VarId {
+        let subgroup = subgroup || uniform;
         if !is_identifier(name) {
             self.error(K::InvalidName {
                 name: name.to_owned(),
@@ -59,10 +61,15 @@ impl Checker<'_> {
                 info.uniform = false;
                 self.changed = true;
             }
+            if info.subgroup_uniform && !subgroup {
+                info.subgroup_uniform = false;
+                self.changed = true;
+            }
         } else {
             self.vars.push(VarFacts {
                 ty,
                 uniform,
+                subgroup_uniform: subgroup,
                 loop_var,
                 assigned: false,
                 array,

@@ -69,7 +69,9 @@ impl Checker<'_> {
         let resolved = match node {
             Node::Let { name, value } => {
                 match self.with_field("value", |c| c.check_expr(value, 0)) {
-                    Some(t) => Resolved::Var(self.declare(name, t.ty, t.uniform, false)),
+                    Some(t) => {
+                        Resolved::Var(self.declare(name, t.ty, (t.uniform, t.subgroup), false))
+                    }
                     None => Resolved::Nothing,
                 }
             }
@@ -82,7 +84,7 @@ impl Checker<'_> {
                     });
                 }
                 self.needs(crate::ir::Features::of_type(*element));
-                Resolved::Var(self.declare_with(name, *element, false, false, Some(*len)))
+                Resolved::Var(self.declare_with(name, *element, (false, false), false, Some(*len)))
             }
             Node::ArrayStore {
                 array,
@@ -296,6 +298,10 @@ impl Checker<'_> {
             self.vars[id].uniform = false;
             self.changed = true;
         }
+        if info.subgroup_uniform && (!value.subgroup || control.is_some()) {
+            self.vars[id].subgroup_uniform = false;
+            self.changed = true;
+        }
         resolved
     }
 
@@ -407,7 +413,8 @@ impl Checker<'_> {
         depth: usize,
     ) -> VarId {
         self.scopes.push(Vec::new());
-        let id = self.declare(var, ty, uniform && nonuniform.is_none(), true);
+        let uniform = uniform && nonuniform.is_none();
+        let id = self.declare(var, ty, (uniform, uniform), true);
         self.with_field("body", |c| c.check_body(body, nonuniform, depth + 1));
         self.scopes.pop();
         id

@@ -39,8 +39,9 @@ impl Checker<'_> {
             self.error(K::SubgroupOperandType { op, arg: a.ty });
             return None;
         };
-        // The result is the same across a subgroup, not across a workgroup.
-        Some(Typed::value(ty, false))
+        // A reduction or broadcast is the same in every lane of a subgroup, not across a
+        // workgroup; a ballot's word differs between the 32-lane quarters of a larger subgroup.
+        Some(Typed::value_in(ty, false, op != SubgroupOp::Ballot))
     }
 
     /// Types `subgroup_shuffle(value, lane)`, whose operands are at depth `d`.

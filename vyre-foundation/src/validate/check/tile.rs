@@ -1,6 +1,6 @@
 //! Tile statements (`SEMANTICS.md` section 9a): the tile types, the buffers they move through,
-//! the multiply-add's roles and shapes, and the workgroup-uniform control flow and operands they
-//! need.
+//! the multiply-add's roles and shapes, the workgroup-uniform control flow and the
+//! subgroup-uniform operands they need.
 
 use crate::ir::{BufferAccess, DataType, Expr, Features, Node, TILE_SIZES, TileRole, TileType};
 use crate::validate::errors::ValidationErrorKind as K;
@@ -66,14 +66,14 @@ impl Checker<'_> {
             });
         }
         self.needs(Features::of_type(tile.element));
-        let id = self.declare_with(name, tile.element, true, false, None);
+        let id = self.declare_with(name, tile.element, (true, true), false, None);
         self.vars[id.index()].tile = Some(tile);
         self.node_tiles = [Some(id), None, None, None];
         Resolved::Var(id)
     }
 
     /// Checks a tile load (`store` false) or store: the tile, the buffer, and the `u32`,
-    /// workgroup-uniform offset and stride.
+    /// subgroup-uniform offset and stride.
     pub(super) fn check_tile_transfer(&mut self, node: &Node, store: bool) -> Resolved {
         let (Node::TileLoad {
             tile,
@@ -138,7 +138,7 @@ impl Checker<'_> {
         Resolved::Buffer(BufferId::new(b))
     }
 
-    /// Checks a tile load or store's `offset` or `stride`: a workgroup-uniform `u32`.
+    /// Checks a tile load or store's `offset` or `stride`: a subgroup-uniform `u32`.
     fn tile_operand(&mut self, field: &'static str, expr: &Expr) {
         let Some(t) = self.with_field(field, |c| c.check_expr(expr, 0)) else {
             return;
@@ -150,10 +150,10 @@ impl Checker<'_> {
                     found: t.ty,
                 })
             });
-        } else if !t.uniform {
+        } else if !t.subgroup {
             self.with_field(field, |c| {
                 c.error(K::NonUniformTile {
-                    reason: "a tile's offset and stride must be the same for every invocation of a workgroup",
+                    reason: "a tile's offset and stride must be the same for every lane of a subgroup",
                 })
             });
         }
