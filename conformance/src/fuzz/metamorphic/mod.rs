@@ -148,7 +148,12 @@ pub fn variant(case: &GeneratedCase, rewrite: Rewrite, seed: u64) -> Option<Gene
             } else {
                 BinOp::BitXor
             };
-            let picked = pick_some(&case.program, &rewrite::integer_exprs(&types), seed);
+            let kept = walk::subgroup_index_operands(&case.program.body);
+            let candidates: Vec<usize> = rewrite::integer_exprs(&types)
+                .into_iter()
+                .filter(|k| !kept.contains(k))
+                .collect();
+            let picked = pick_some(&case.program, &candidates, seed);
             rewrite::with_opaque_zero(program, &types, &zero, op, &picked)?
         }
         Rewrite::WrapInIf => rewrite::wrap_in_if(program, &zero, place(program, seed, false)?)?,

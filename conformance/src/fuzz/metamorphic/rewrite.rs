@@ -62,7 +62,9 @@ fn commutes(op: BinOp, ty: DataType) -> bool {
 /// conversion keeps the value 0, section 6). Nothing else changes: the zero is a load, which has no
 /// effect, and it is uniform, so the rewritten `x` is uniform exactly where `x` was (barriers and
 /// subgroup operations stay valid). Any integer expression may be rewritten, indices, loop bounds,
-/// shift amounts and atomic operands included: each keeps its type and its value.
+/// shift amounts and atomic operands included: each keeps its type and its value; the caller
+/// leaves out the operands of `lid.x / subgroup_size()` (`walk::subgroup_index_operands`), whose
+/// subgroup uniformity the validator sees by its shape.
 pub(super) fn with_opaque_zero(
     program: &Program,
     types: &[Option<DataType>],

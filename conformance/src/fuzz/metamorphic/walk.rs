@@ -7,7 +7,7 @@
 //! before its operands ([`Expr::children`]). Bodies are numbered the same way, the program's own
 //! body first.
 
-use vyre_foundation::ir::{DataType, Expr, Node};
+use vyre_foundation::ir::{Axis, BinOp, Builtin, DataType, Expr, Node};
 use vyre_foundation::validate::Validated;
 
 /// Every expression of `body`, by number.
@@ -30,6 +30,28 @@ pub(super) fn exprs(body: &[Node]) -> Vec<&Expr> {
     }
     let mut out = Vec::new();
     walk(body, &mut out);
+    out
+}
+
+/// The numbers of the operands of every `lid.x / subgroup_size()` in `body`: the one shape the
+/// validator knows to be subgroup-uniform (SEMANTICS.md 9a) keeps its operands as they are, since
+/// `(lid.x + zero[0u]) / subgroup_size()` is not that shape (a tile operand made of it would no
+/// longer validate); the division itself may be rewritten whole.
+pub(super) fn subgroup_index_operands(body: &[Node]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (k, e) in exprs(body).into_iter().enumerate() {
+        if let Expr::Binary {
+            op: BinOp::Div,
+            lhs,
+            rhs,
+        } = e
+            && matches!(**lhs, Expr::Builtin(Builtin::LocalId(Axis::X)))
+            && matches!(**rhs, Expr::Builtin(Builtin::SubgroupSize))
+        {
+            // Pre-order: the two leaf operands follow the division.
+            out.extend([k + 1, k + 2]);
+        }
+    }
     out
 }
 
