@@ -172,6 +172,12 @@ mod generated {
         assert!(!fuzz::drawable(all, &reference, &other_size).has(Feature::Subgroups));
         let same = ReferenceBackend::new().with_subgroup_size(8);
         assert!(fuzz::drawable(all, &reference, &same).has(Feature::Subgroups));
+        // Tiles, which per-subgroup blocks make depend on the subgroup size, follow the same
+        // rule, on a backend that runs the generator's tile shapes (the reference runs all).
+        let tiles = all.with(Feature::Tiles).with(Feature::F16);
+        assert!(fuzz::drawable(tiles, &reference, &same).has(Feature::Tiles));
+        assert!(!fuzz::drawable(tiles, &reference, &other_size).has(Feature::Tiles));
+        assert!(!fuzz::drawable(tiles, &reference, &without).has(Feature::Tiles));
         // A whole run on a backend without subgroups finds nothing to refuse.
         let summary = fuzz::run(&options(200, 3), &reference, &without, &|_| {});
         assert!(

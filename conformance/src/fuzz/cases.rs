@@ -30,8 +30,10 @@ pub(crate) fn runner(seed: u64, index: u64) -> TestRunner {
 
 /// The generator features of `features` whose programs both sides can run: those whose device
 /// features (the generator's `Feature::device_features`) the backend under test and the oracle
-/// both have, and subgroups only where the oracle runs the backend's subgroup size (as
-/// [`crate::report::reference_for`] sets it), since subgroup results depend on the size.
+/// both have, subgroups only where the oracle runs the backend's subgroup size (as
+/// [`crate::report::reference_for`] sets it), since subgroup results depend on the size, and
+/// tiles only where the backend runs the generator's tile shapes (`gen/tiles.rs`) at that one
+/// subgroup size too (a per-subgroup block writes one copy of its region per subgroup).
 #[must_use]
 pub fn drawable(
     features: crate::r#gen::Features,
@@ -43,12 +45,21 @@ pub fn drawable(
         return features.supported_by(vyre_foundation::ir::Features::NONE);
     };
     use vyre_foundation::ir::Features as F;
+    let one_size =
+        caps.subgroup_sizes[0] == caps.subgroup_sizes[1] && caps.subgroup_sizes[0] == oracle_size;
+    let generated_tiles = crate::r#gen::tiles::shapes()
+        .iter()
+        .all(|shape| caps.matrix_tiles.contains(shape));
     let mut both = F::NONE;
-    for feature in [F::SUBGROUPS, F::F16, F::INT64, F::INT64_ATOMICS] {
-        let same_size = feature != F::SUBGROUPS
-            || (caps.subgroup_sizes[0] == caps.subgroup_sizes[1]
-                && caps.subgroup_sizes[0] == oracle_size);
-        if caps.features().contains(feature) && oracle.contains(feature) && same_size {
+    for feature in [F::SUBGROUPS, F::F16, F::INT64, F::INT64_ATOMICS, F::TILES] {
+        let ok = if feature == F::SUBGROUPS {
+            one_size
+        } else if feature == F::TILES {
+            one_size && generated_tiles
+        } else {
+            true
+        };
+        if caps.features().contains(feature) && oracle.contains(feature) && ok {
             both |= feature;
         }
     }

@@ -34,7 +34,7 @@ mod raw;
 mod recipe;
 mod round_trips;
 mod stmt;
-mod tiles;
+pub(crate) mod tiles;
 mod udf;
 mod widths;
 

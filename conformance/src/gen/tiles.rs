@@ -19,7 +19,9 @@
 //! subgroups have at most 64 lanes (others refuse the program as unsupported, which the fuzzer
 //! skips), two subgroups on NVIDIA's 32.
 
-use vyre_foundation::ir::{BufferDecl, DataType, Expr, Node, TileLayout, TileRole, TileType};
+use vyre_foundation::ir::{
+    BufferDecl, DataType, Expr, Node, TileLayout, TileRole, TileShape, TileType,
+};
 
 use crate::r#gen::decode::Ctx;
 use crate::r#gen::layout::{BufInfo, Role};
@@ -32,6 +34,17 @@ pub(crate) const TILE_WORKGROUP: u32 = 64;
 /// Copies of each region of `tdst`, one per subgroup of a per-subgroup block (two subgroups of 32
 /// lanes fill a workgroup).
 const SUBGROUP_SLOTS: u32 = 2;
+/// The multiply-add shapes the generated blocks use: 16x16x16 `f16` into `f32` or `f16`.
+pub(crate) fn shapes() -> [TileShape; 2] {
+    [DataType::F32, DataType::F16].map(|accumulator| TileShape {
+        m: SIDE,
+        n: SIDE,
+        k: SIDE,
+        input: DataType::F16,
+        accumulator,
+    })
+}
+
 /// Elements of `tsrc`.
 const SOURCE: u32 = SIDE * SIDE * 2 + 64;
 /// Elements of one block's region of `tdst`: the largest footprint (stride 20) fits.
