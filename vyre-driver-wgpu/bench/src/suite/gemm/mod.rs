@@ -70,6 +70,11 @@ const LADDER: [(&str, Variant); 3] = [
 /// statements.
 const LANES: &str = "device time, raw vec4 tiles read one element at a time";
 
+/// Raw scalar tiles' accesses, element by element, to tiles declared as `vec4` rows
+/// ([`Tiles::Vec4Rows`]), against raw: what a lowering that declares vyre's workgroup buffers as
+/// rows would emit without any alignment proof.
+const ROWS: &str = "device time, raw scalar accesses to vec4-row tiles";
+
 /// vyre's module compiled without wgpu's runtime bounds checks (trusted modules), against raw.
 const TRUSTED: &str = "device time, vyre with a trusted module (first column)";
 
@@ -270,6 +275,7 @@ impl Suite<'_> {
             ("raw", Variant::RAW),
             ("raw scalar tiles", Variant::SCALAR),
             (LANES, Variant::LANES),
+            (ROWS, Variant::ROWS),
         ];
         let mut sides = raw
             .into_iter()
@@ -366,6 +372,7 @@ impl Suite<'_> {
             "raw",
         );
         push(LANES, LANES, "raw");
+        push(ROWS, ROWS, "raw");
         for (figure, _) in LADDER {
             push(figure, figure, "raw scalar tiles");
         }

@@ -22,6 +22,10 @@ pub(crate) enum Tiles {
     Vec4Lanes,
     /// `array<f32>` tiles, scalar accumulators: what vyre can express.
     Scalar,
+    /// [`Tiles::Scalar`]'s accesses, element by element, to tiles declared as `array<vec4<f32>>`:
+    /// element `i` is `t[i >> 2][i & 3]`, a load or a lane store (what a lowering that declares a
+    /// workgroup buffer as rows emits for any index, with no alignment proof).
+    Vec4Rows,
 }
 
 /// How `A`, `B` and `C` are accessed in storage.
@@ -64,20 +68,36 @@ impl Variant {
         tiles: Tiles::Vec4Lanes,
         ..Variant::RAW
     };
+
+    /// [`Variant::SCALAR`] with its tiles declared as `vec4` rows ([`Tiles::Vec4Rows`]).
+    pub(crate) const ROWS: Variant = Variant {
+        tiles: Tiles::Vec4Rows,
+        ..Variant::RAW
+    };
 }
 
 /// `index < len` as a WGSL bool expression's text, and the guarded forms around it.
 struct Guarded {
     on: bool,
+    /// The array is declared as `vec4` rows and indexed by element ([`Tiles::Vec4Rows`]).
+    rows: bool,
 }
 
 impl Guarded {
     /// A load of `array[index]` (`len` elements), `zero` out of bounds.
     fn load(&self, array: &str, index: &str, len: u32, zero: &str) -> String {
         if self.on {
-            format!(
-                "select({zero}, {array}[select(0u, {index}, ({index}) < {len}u)], ({index}) < {len}u)"
-            )
+            let at = self.at(array, &format!("select(0u, {index}, ({index}) < {len}u)"));
+            format!("select({zero}, {at}, ({index}) < {len}u)")
+        } else {
+            self.at(array, index)
+        }
+    }
+
+    /// `array`'s element `index`, by element or by row and lane.
+    fn at(&self, array: &str, index: &str) -> String {
+        if self.rows {
+            format!("{array}[({index}) >> 2u][({index}) & 3u]")
         } else {
             format!("{array}[{index}]")
         }
@@ -86,11 +106,10 @@ impl Guarded {
     /// A store of `value` to `array[index]` (`len` elements), dropped out of bounds.
     fn store(&self, array: &str, index: &str, len: u32, value: &str) -> String {
         if self.on {
-            format!(
-                "if (({index}) < {len}u) {{ {array}[select(0u, {index}, ({index}) < {len}u)] = {value}; }}"
-            )
+            let at = self.at(array, &format!("select(0u, {index}, ({index}) < {len}u)"));
+            format!("if (({index}) < {len}u) {{ {at} = {value}; }}")
         } else {
-            format!("{array}[{index}] = {value};")
+            format!("{} = {value};", self.at(array, index))
         }
     }
 }
@@ -127,8 +146,10 @@ pub(crate) fn gemm_wgsl(shape: Shape, t: Tiling, variant: Variant) -> String {
     let Tiling { bm, bn, bk, tm, tn } = t;
     let g = Guarded {
         on: variant.tile_guards,
+        rows: variant.tiles == Tiles::Vec4Rows,
     };
-    let vec4_tiles = variant.tiles != Tiles::Scalar;
+    // Vec4Rows declares `vec4` tiles but indexes them by element, as Scalar does.
+    let vec4_tiles = matches!(variant.tiles, Tiles::Vec4 | Tiles::Vec4Lanes);
     let vec4_regs = variant.tiles == Tiles::Vec4;
     let (a_len, b_len) = if vec4_tiles {
         (bm * bk / 4, bn * bk / 4)
@@ -136,6 +157,12 @@ pub(crate) fn gemm_wgsl(shape: Shape, t: Tiling, variant: Variant) -> String {
         (bm * bk, bn * bk)
     };
     let tile_ty = if vec4_tiles { "vec4<f32>" } else { "f32" };
+    // Vec4Rows: the scalar tiles' lengths, declared as rows of four.
+    let (tile_ty, a_rows, b_rows) = if variant.tiles == Tiles::Vec4Rows {
+        ("vec4<f32>", a_len / 4, b_len / 4)
+    } else {
+        (tile_ty, a_len, b_len)
+    };
     let c_ty = match variant.storage {
         Storage::Vec4 => "vec4<f32>",
         Storage::AsVyre => "f32",
@@ -144,8 +171,8 @@ pub(crate) fn gemm_wgsl(shape: Shape, t: Tiling, variant: Variant) -> String {
         "@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> c: array<{c_ty}>;
-var<workgroup> as_: array<{tile_ty}, {a_len}>;
-var<workgroup> bs: array<{tile_ty}, {b_len}>;
+var<workgroup> as_: array<{tile_ty}, {a_rows}>;
+var<workgroup> bs: array<{tile_ty}, {b_rows}>;
 
 @compute @workgroup_size({threads})
 fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: vec3<u32>) {{
@@ -320,7 +347,11 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wid: v
                 }
                 Storage::AsVyre => {
                     for j in 0..4 {
-                        let store = Guarded { on: true }.store(
+                        let store = Guarded {
+                            on: true,
+                            rows: false,
+                        }
+                        .store(
                             "c",
                             &format!("{at} + {j}u"),
                             m * n,
@@ -360,7 +391,12 @@ mod tests {
             k: 256,
         };
         for t in [Tiling::DEFAULT, Tiling::SMALL] {
-            for tiles in [Tiles::Vec4, Tiles::Vec4Lanes, Tiles::Scalar] {
+            for tiles in [
+                Tiles::Vec4,
+                Tiles::Vec4Lanes,
+                Tiles::Scalar,
+                Tiles::Vec4Rows,
+            ] {
                 for tile_guards in [false, true] {
                     for storage in [Storage::Vec4, Storage::AsVyre] {
                         let v = Variant {
