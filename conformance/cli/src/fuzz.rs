@@ -72,9 +72,28 @@ pub(crate) struct FuzzArgs {
     /// shrunk and printed with both forms.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["metamorphic", "batch", "resident", "json", "datafusion"])]
     pub(crate) pass: Option<String>,
+    /// Generator features every case keeps whatever its swarm mask (comma-separated, as the
+    /// summary names them, e.g. `Tiles,PrivateArrays`): a run about those constructs. A kept
+    /// feature the device cannot run is still switched off.
+    #[arg(long, value_name = "FEATURE[,FEATURE...]", value_delimiter = ',', value_parser = parse_feature)]
+    pub(crate) keep: Vec<vyre_conformance::r#gen::Feature>,
 }
 
 /// A time limit of `text` minutes: a finite number, 0 or more, that a `Duration` holds.
+fn parse_feature(text: &str) -> Result<vyre_conformance::r#gen::Feature, String> {
+    use vyre_conformance::r#gen::Feature;
+    Feature::ALL
+        .into_iter()
+        .find(|f| format!("{f:?}").eq_ignore_ascii_case(text.trim()))
+        .ok_or_else(|| {
+            let names: Vec<String> = Feature::ALL.iter().map(|f| format!("{f:?}")).collect();
+            format!(
+                "`{text}` is no generator feature. Fix: name one of {}.",
+                names.join(", ")
+            )
+        })
+}
+
 fn parse_minutes(text: &str) -> Result<Duration, String> {
     let fix = "Fix: give a number of minutes, 0 or more (`--minutes 0.5` is 30 s), or leave --minutes out (no time limit).";
     let minutes: f64 = text
@@ -122,11 +141,14 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         (false, None, true) => Box::new(Batched::new(picked.backend)),
         (false, None, false) => picked.backend,
     };
-    let config = if args.datafusion {
+    let mut config = if args.datafusion {
         GenConfig::udf()
     } else {
         GenConfig::differential()
     };
+    for feature in &args.keep {
+        config.kept = config.kept.with(*feature);
+    }
     let options = FuzzOptions {
         cases: args.cases,
         seed: args.seed,
@@ -248,6 +270,13 @@ fn print_summary(seed: u64, mode: &str, summary: &FuzzSummary) {
         summary.mismatched,
         summary.elapsed.as_secs_f64()
     );
+    if summary.compared_with_tiles + summary.compared_with_arrays > 0 {
+        say!(
+            "fuzz seed {seed}{label}: of those compared, {} with matrix tiles, {} with private arrays",
+            summary.compared_with_tiles,
+            summary.compared_with_arrays
+        );
+    }
     if summary.mismatched > summary.mismatches.len() as u64 {
         say!(
             "the first {} mismatches follow, shrunk; the others were not shrunk (raise --max-mismatches to see more)",
@@ -291,6 +320,8 @@ fn summary_json(seed: u64, mode: &str, summary: &FuzzSummary) -> serde_json::Val
         "ops_executed": summary.ops_executed,
         "skipped": summary.skipped,
         "indeterminate": summary.indeterminate,
+        "compared_with_tiles": summary.compared_with_tiles,
+        "compared_with_arrays": summary.compared_with_arrays,
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "mismatches": mismatches,
     })

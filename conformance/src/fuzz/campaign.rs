@@ -69,7 +69,14 @@ impl Campaign<'_> {
             for (i, case, verdict) in verdicts {
                 summary.programs += 1;
                 match verdict {
-                    Verdict::Agree { ops } => summary.ops_executed += ops,
+                    Verdict::Agree { ops } => {
+                        summary.ops_executed += ops;
+                        if let Some(case) = &case {
+                            let (tiles, arrays) = declares(&case.program);
+                            summary.compared_with_tiles += u64::from(tiles);
+                            summary.compared_with_arrays += u64::from(arrays);
+                        }
+                    }
                     Verdict::Skip(reason) => {
                         summary.skipped += 1;
                         summary.indeterminate += u64::from(reason == SkipReason::Indeterminate);
@@ -200,4 +207,16 @@ pub(crate) fn save_case(
             dir.display()
         )
     })
+}
+
+/// Whether `program` declares a matrix tile, and whether it declares a private array: what a run
+/// reports it compared of the wave-3 constructs.
+fn declares(program: &vyre_foundation::ir::Program) -> (bool, bool) {
+    use vyre_foundation::ir::Node;
+    let (mut tiles, mut arrays) = (false, false);
+    vyre_foundation::for_each_node(&program.body, |node| {
+        tiles |= matches!(node, Node::Tile { .. });
+        arrays |= matches!(node, Node::PrivateArray { .. });
+    });
+    (tiles, arrays)
 }

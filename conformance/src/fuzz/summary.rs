@@ -130,6 +130,10 @@ pub struct FuzzSummary {
     pub indeterminate: u64,
     /// How long the run took.
     pub elapsed: Duration,
+    /// Of the programs compared, how many declare a matrix tile.
+    pub compared_with_tiles: u64,
+    /// Of the programs compared, how many declare a private array.
+    pub compared_with_arrays: u64,
 }
 
 impl FuzzSummary {
