@@ -79,7 +79,7 @@ pub(crate) struct FuzzArgs {
     pub(crate) keep: Vec<vyre_conformance::r#gen::Feature>,
 }
 
-/// A time limit of `text` minutes: a finite number, 0 or more, that a `Duration` holds.
+/// The generator feature `text` names (its `Debug` name, in any case).
 fn parse_feature(text: &str) -> Result<vyre_conformance::r#gen::Feature, String> {
     use vyre_conformance::r#gen::Feature;
     Feature::ALL
@@ -94,6 +94,7 @@ fn parse_feature(text: &str) -> Result<vyre_conformance::r#gen::Feature, String>
         })
 }
 
+/// A time limit of `text` minutes: a finite number, 0 or more, that a `Duration` holds.
 fn parse_minutes(text: &str) -> Result<Duration, String> {
     let fix = "Fix: give a number of minutes, 0 or more (`--minutes 0.5` is 30 s), or leave --minutes out (no time limit).";
     let minutes: f64 = text
