@@ -57,6 +57,53 @@ fn value(i: u64, salt: u64) -> f32 {
     ((i.wrapping_mul(37).wrapping_add(salt * 101) % 33) as f32 - 16.0) / 16.0
 }
 
+/// The 4x4 accumulator tiles `acc{i}{j}` of every raw kernel, zero at their declaration.
+fn push_accumulators(s: &mut String) {
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
+        }
+    }
+}
+
+/// One step of every raw kernel: tiles `a{i}` and `b{j}` loaded at `coopLoadT`'s arguments
+/// `a_at(i)` and `b_at(j)` (the element, then the stride), then the 16 multiply-adds.
+fn push_step(s: &mut String, a_at: impl Fn(u32) -> String, b_at: impl Fn(u32) -> String) {
+    for i in 0..BLOCK {
+        s.push_str(&format!(
+            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&{});\n",
+            a_at(i)
+        ));
+    }
+    for j in 0..BLOCK {
+        s.push_str(&format!(
+            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&{});\n",
+            b_at(j)
+        ));
+    }
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
+            ));
+        }
+    }
+}
+
+/// The block of `C` stored by every raw kernel: tile `(i, j)` at row `row + 16 i` and column
+/// `col + 16 j` (WGSL expressions) of the `n`-column `C`.
+fn push_store(s: &mut String, row: &str, col: &str, n: u32) {
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            s.push_str(&format!(
+                "    coopStoreT(acc{i}{j}, &c[({row} + {}u) * {n}u + {col} + {}u], {n}u);\n",
+                i * SIDE,
+                j * SIDE
+            ));
+        }
+    }
+}
+
 /// The hand-written kernel.
 fn raw_wgsl(n: u32, k: u32) -> String {
     let mut s = String::new();
@@ -69,43 +116,17 @@ fn raw_wgsl(n: u32, k: u32) -> String {
     s.push_str(&format!(
         "    let row0 = wid.y * {SPAN}u;\n    let col0 = wid.x * {SPAN}u;\n"
     ));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
-        }
-    }
+    push_accumulators(&mut s);
     s.push_str(&format!(
         "    for (var kk = 0u; kk < {k}u; kk += {SIDE}u) {{\n"
     ));
-    for i in 0..BLOCK {
-        s.push_str(&format!(
-            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&a[(row0 + {}u) * {k}u + kk], {k}u);\n",
-            i * SIDE
-        ));
-    }
-    for j in 0..BLOCK {
-        s.push_str(&format!(
-            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&b[kk * {n}u + col0 + {}u], {n}u);\n",
-            j * SIDE
-        ));
-    }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
-            ));
-        }
-    }
+    push_step(
+        &mut s,
+        |i| format!("a[(row0 + {}u) * {k}u + kk], {k}u", i * SIDE),
+        |j| format!("b[kk * {n}u + col0 + {}u], {n}u", j * SIDE),
+    );
     s.push_str("    }\n");
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "    coopStoreT(acc{i}{j}, &c[(row0 + {}u) * {n}u + col0 + {}u], {n}u);\n",
-                i * SIDE,
-                j * SIDE
-            ));
-        }
-    }
+    push_store(&mut s, "row0", "col0", n);
     s.push_str("}\n");
     s
 }
@@ -130,11 +151,7 @@ fn raw_wgsl_staged(n: u32, k: u32) -> String {
     s.push_str(&format!(
         "    let row0 = wid.y * {SPAN}u;\n    let col0 = wid.x * {SPAN}u;\n"
     ));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
-        }
-    }
+    push_accumulators(&mut s);
     s.push_str(&format!(
         "    for (var kk = 0u; kk < {k}u; kk += {SIDE}u) {{\n"
     ));
@@ -149,35 +166,13 @@ fn raw_wgsl_staged(n: u32, k: u32) -> String {
         "            sb[e] = b[(kk + e / {SPAN}u) * {n}u + col0 + e % {SPAN}u];\n        }}\n"
     ));
     s.push_str("        workgroupBarrier();\n");
-    for i in 0..BLOCK {
-        s.push_str(&format!(
-            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&sa[{}u], {SIDE}u);\n",
-            i * SIDE * SIDE
-        ));
-    }
-    for j in 0..BLOCK {
-        s.push_str(&format!(
-            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&sb[{}u], {SPAN}u);\n",
-            j * SIDE
-        ));
-    }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
-            ));
-        }
-    }
+    push_step(
+        &mut s,
+        |i| format!("sa[{}u], {SIDE}u", i * SIDE * SIDE),
+        |j| format!("sb[{}u], {SPAN}u", j * SIDE),
+    );
     s.push_str("        workgroupBarrier();\n    }\n");
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "    coopStoreT(acc{i}{j}, &c[(row0 + {}u) * {n}u + col0 + {}u], {n}u);\n",
-                i * SIDE,
-                j * SIDE
-            ));
-        }
-    }
+    push_store(&mut s, "row0", "col0", n);
     s.push_str("}\n");
     s
 }
@@ -230,11 +225,7 @@ fn raw_wgsl_wide(n: u32, k: u32) -> String {
     s.push_str(&format!(
         "    let ra = (row0 + lid) * {ka}u;\n    let q = lid * 4u;\n    let rb = (q / {sb_row}u) * {nb}u + col0 / 4u + q % {sb_row}u;\n    let sbq = (q / {sb_row}u) * {WIDE_SPAN}u + (q % {sb_row}u) * 4u;\n"
     ));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!("    var acc{i}{j}: coop_mat16x16<f32, C>;\n"));
-        }
-    }
+    push_accumulators(&mut s);
     for w in 0..4 {
         s.push_str(&format!(
             "    var wa{w}: vec4<f16>;\n    var wb{w}: vec4<f16>;\n"
@@ -275,64 +266,89 @@ fn raw_wgsl_wide(n: u32, k: u32) -> String {
     s.push_str("        if (more) {\n");
     s.push_str(&load("(t + 1u)"));
     s.push_str("        }\n");
-    for i in 0..BLOCK {
-        s.push_str(&format!(
-            "        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&sa[cur + (rs + {}u) * {SIDE}u], {SIDE}u);\n",
-            i * SIDE
-        ));
-    }
-    for j in 0..BLOCK {
-        s.push_str(&format!(
-            "        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&sb[cur + cs + {}u], {WIDE_SPAN}u);\n",
-            j * SIDE
-        ));
-    }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "        acc{i}{j} = coopMultiplyAdd(a{i}, b{j}, acc{i}{j});\n"
-            ));
-        }
-    }
+    push_step(
+        &mut s,
+        |i| format!("sa[cur + (rs + {}u) * {SIDE}u], {SIDE}u", i * SIDE),
+        |j| format!("sb[cur + cs + {}u], {WIDE_SPAN}u", j * SIDE),
+    );
     s.push_str("        if (more) {\n");
     s.push_str(&store("nxt"));
     s.push_str("        }\n        workgroupBarrier();\n    }\n");
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            s.push_str(&format!(
-                "    coopStoreT(acc{i}{j}, &c[(row0 + rs + {}u) * {n}u + col0 + cs + {}u], {n}u);\n",
-                i * SIDE,
-                j * SIDE
-            ));
-        }
-    }
+    push_store(&mut s, "row0 + rs", "col0 + cs", n);
     s.push_str("}\n");
     s
 }
 
+/// The tiles of every vyre program: for each `i`, the operands `ta{i}` and `tb{i}` (when
+/// `operands`), then the accumulators `acc{i}{j}` (when `accumulators`).
+fn declare_tiles(operands: bool, accumulators: bool) -> Vec<Node> {
+    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
+    let mut out = Vec::new();
+    for i in 0..BLOCK {
+        if operands {
+            out.push(Node::tile(
+                format!("ta{i}"),
+                tile(TileRole::A, DataType::F16),
+            ));
+            out.push(Node::tile(
+                format!("tb{i}"),
+                tile(TileRole::B, DataType::F16),
+            ));
+        }
+        if accumulators {
+            for j in 0..BLOCK {
+                out.push(Node::tile(
+                    format!("acc{i}{j}"),
+                    tile(TileRole::Accumulator, DataType::F32),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// One step's 16 multiply-adds `acc{i}{j} += ta{i} x tb{j}` of every vyre program.
+fn multiply_adds() -> Vec<Node> {
+    let mut out = Vec::new();
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            let acc = format!("acc{i}{j}");
+            out.push(Node::tile_multiply_add(
+                acc.as_str(),
+                format!("ta{i}"),
+                format!("tb{j}"),
+                acc.as_str(),
+            ));
+        }
+    }
+    out
+}
+
+/// The block of `C` stored by every vyre program: `acc{i}{j}` at element `at(i, j)` of the
+/// `n`-column `C`.
+fn store_c(n: u32, at: impl Fn(u32, u32) -> Expr) -> Vec<Node> {
+    let mut out = Vec::new();
+    for i in 0..BLOCK {
+        for j in 0..BLOCK {
+            out.push(Node::tile_store(
+                format!("acc{i}{j}"),
+                "c",
+                at(i, j),
+                Expr::u32(n),
+                TileLayout::RowMajor,
+            ));
+        }
+    }
+    out
+}
+
 /// [`raw_wgsl_staged`] through vyre's IR (the copies unrolled: 32 statements of each operand).
 fn program_staged(m: u32, n: u32, k: u32) -> Program {
-    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
     let row0 = || Expr::mul(Expr::workgroup_y(), Expr::u32(SPAN));
     let col0 = || Expr::mul(Expr::workgroup_x(), Expr::u32(SPAN));
     let kk = || Expr::mul(Expr::var("s"), Expr::u32(SIDE));
     let mut body = vec![Node::let_bind("lid", Expr::local_x())];
-    for i in 0..BLOCK {
-        body.push(Node::tile(
-            format!("ta{i}"),
-            tile(TileRole::A, DataType::F16),
-        ));
-        body.push(Node::tile(
-            format!("tb{i}"),
-            tile(TileRole::B, DataType::F16),
-        ));
-        for j in 0..BLOCK {
-            body.push(Node::tile(
-                format!("acc{i}{j}"),
-                tile(TileRole::Accumulator, DataType::F32),
-            ));
-        }
-    }
+    body.extend(declare_tiles(true, true));
     let mut inner = Vec::new();
     for i in 0..STAGED / WORKGROUP {
         let e = || Expr::add(Expr::var("lid"), Expr::u32(i * WORKGROUP));
@@ -370,17 +386,7 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
             TileLayout::RowMajor,
         ));
     }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let acc = format!("acc{i}{j}");
-            inner.push(Node::tile_multiply_add(
-                acc.as_str(),
-                format!("ta{i}"),
-                format!("tb{j}"),
-                acc.as_str(),
-            ));
-        }
-    }
+    inner.extend(multiply_adds());
     inner.push(Node::Barrier);
     body.push(Node::loop_for(
         "s",
@@ -388,21 +394,12 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
         Expr::u32(k / SIDE),
         inner,
     ));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let at = Expr::add(
-                Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
-                Expr::add(col0(), Expr::u32(j * SIDE)),
-            );
-            body.push(Node::tile_store(
-                format!("acc{i}{j}"),
-                "c",
-                at,
-                Expr::u32(n),
-                TileLayout::RowMajor,
-            ));
-        }
-    }
+    body.extend(store_c(n, |i, j| {
+        Expr::add(
+            Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
+            Expr::add(col0(), Expr::u32(j * SIDE)),
+        )
+    }));
     Program::new(
         vec![
             BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
@@ -424,7 +421,6 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
 /// stored into the other stage after them. The last step's loads read past its operands (zeros
 /// out of bounds, by the law) into a stage no step reads.
 fn program_wide(m: u32, n: u32, k: u32) -> Program {
-    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
     let u = Expr::u32;
     let v = |name: &str| Expr::var(name);
     let mut body = vec![
@@ -445,14 +441,7 @@ fn program_wide(m: u32, n: u32, k: u32) -> Program {
         ),
         Node::let_bind("own", Expr::mul(v("lid"), u(16))),
     ];
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            body.push(Node::tile(
-                format!("acc{i}{j}"),
-                tile(TileRole::Accumulator, DataType::F32),
-            ));
-        }
-    }
+    body.extend(declare_tiles(false, true));
     // Step `t`'s elements into `let`s `xa{e}`, `xb{e}` (`suffix` keeps the names apart).
     let load = |t: Expr, suffix: &str| -> Vec<Node> {
         let mut out = Vec::new();
@@ -492,16 +481,7 @@ fn program_wide(m: u32, n: u32, k: u32) -> Program {
         Node::let_bind("nxt", Expr::sub(u(WIDE_STAGE), v("cur"))),
     ];
     inner.extend(load(Expr::add(v("t"), u(1)), ""));
-    for i in 0..BLOCK {
-        inner.push(Node::tile(
-            format!("ta{i}"),
-            tile(TileRole::A, DataType::F16),
-        ));
-        inner.push(Node::tile(
-            format!("tb{i}"),
-            tile(TileRole::B, DataType::F16),
-        ));
-    }
+    inner.extend(declare_tiles(true, false));
     for i in 0..BLOCK {
         inner.push(Node::tile_load(
             format!("ta{i}"),
@@ -521,35 +501,16 @@ fn program_wide(m: u32, n: u32, k: u32) -> Program {
             TileLayout::RowMajor,
         ));
     }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let acc = format!("acc{i}{j}");
-            inner.push(Node::tile_multiply_add(
-                acc.as_str(),
-                format!("ta{i}"),
-                format!("tb{j}"),
-                acc.as_str(),
-            ));
-        }
-    }
+    inner.extend(multiply_adds());
     inner.extend(store(v("nxt"), ""));
     inner.push(Node::Barrier);
     body.push(Node::loop_for("t", u(0), u(k / SIDE), inner));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let at = Expr::add(
-                Expr::mul(Expr::add(v("row0"), Expr::add(v("rs"), u(i * SIDE))), u(n)),
-                Expr::add(v("col0"), Expr::add(v("cs"), u(j * SIDE))),
-            );
-            body.push(Node::tile_store(
-                format!("acc{i}{j}"),
-                "c",
-                at,
-                u(n),
-                TileLayout::RowMajor,
-            ));
-        }
-    }
+    body.extend(store_c(n, |i, j| {
+        Expr::add(
+            Expr::mul(Expr::add(v("row0"), Expr::add(v("rs"), u(i * SIDE))), u(n)),
+            Expr::add(v("col0"), Expr::add(v("cs"), u(j * SIDE))),
+        )
+    }));
     Program::new(
         vec![
             BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
@@ -570,27 +531,11 @@ fn counts(program: &Program) -> Vec<u32> {
 }
 
 fn program(m: u32, n: u32, k: u32) -> Program {
-    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
     let row0 = || Expr::mul(Expr::workgroup_y(), Expr::u32(SPAN));
     let col0 = || Expr::mul(Expr::workgroup_x(), Expr::u32(SPAN));
     let step = || Expr::mul(Expr::var("s"), Expr::u32(SIDE));
     let mut body = Vec::new();
-    for i in 0..BLOCK {
-        body.push(Node::tile(
-            format!("ta{i}"),
-            tile(TileRole::A, DataType::F16),
-        ));
-        body.push(Node::tile(
-            format!("tb{i}"),
-            tile(TileRole::B, DataType::F16),
-        ));
-        for j in 0..BLOCK {
-            body.push(Node::tile(
-                format!("acc{i}{j}"),
-                tile(TileRole::Accumulator, DataType::F32),
-            ));
-        }
-    }
+    body.extend(declare_tiles(true, true));
     let mut inner = Vec::new();
     for i in 0..BLOCK {
         let row = Expr::add(row0(), Expr::u32(i * SIDE));
@@ -614,38 +559,19 @@ fn program(m: u32, n: u32, k: u32) -> Program {
             TileLayout::RowMajor,
         ));
     }
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let acc = format!("acc{i}{j}");
-            inner.push(Node::tile_multiply_add(
-                acc.as_str(),
-                format!("ta{i}"),
-                format!("tb{j}"),
-                acc.as_str(),
-            ));
-        }
-    }
+    inner.extend(multiply_adds());
     body.push(Node::loop_for(
         "s",
         Expr::u32(0),
         Expr::u32(k / SIDE),
         inner,
     ));
-    for i in 0..BLOCK {
-        for j in 0..BLOCK {
-            let at = Expr::add(
-                Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
-                Expr::add(col0(), Expr::u32(j * SIDE)),
-            );
-            body.push(Node::tile_store(
-                format!("acc{i}{j}"),
-                "c",
-                at,
-                Expr::u32(n),
-                TileLayout::RowMajor,
-            ));
-        }
-    }
+    body.extend(store_c(n, |i, j| {
+        Expr::add(
+            Expr::mul(Expr::add(row0(), Expr::u32(i * SIDE)), Expr::u32(n)),
+            Expr::add(col0(), Expr::u32(j * SIDE)),
+        )
+    }));
     Program::new(
         vec![
             BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
