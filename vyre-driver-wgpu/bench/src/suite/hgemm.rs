@@ -659,8 +659,12 @@ impl Suite<'_> {
             })
         };
         let raw = |label: &str, text: &str| raw_over(label, text, grid);
-        let checked = |p: &Program| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts(p));
-        let trusted = |p: &Program| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts(p));
+        let checked_over =
+            |p: &Program, grid| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts(p));
+        let trusted_over =
+            |p: &Program, grid| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts(p));
+        let checked = |p: &Program| checked_over(p, grid);
+        let trusted = |p: &Program| trusted_over(p, grid);
         let (direct, staged) = (program(m, n, k), program_staged(m, n, k));
         let sides = [
             ("raw", raw("raw hgemm", &raw_wgsl(n, k))?),
@@ -682,30 +686,14 @@ impl Suite<'_> {
         {
             let wide_grid = [n / WIDE_SPAN, m / WIDE_SPAN, 1];
             let wide = program_wide(m, n, k);
-            let counts = counts(&wide);
             sides.push((
                 WIDE,
                 raw_over("raw hgemm, four subgroups", &raw_wgsl_wide(n, k), wide_grid)?,
             ));
-            sides.push((
-                WIDE_VYRE,
-                Side::Vyre(EmittedKernel::new(
-                    gpu,
-                    &wide,
-                    &[ba, bb, bc],
-                    wide_grid,
-                    &counts,
-                )?),
-            ));
+            sides.push((WIDE_VYRE, Side::Vyre(checked_over(&wide, wide_grid)?)));
             sides.push((
                 WIDE_VYRE_TRUSTED,
-                Side::Vyre(EmittedKernel::trusted(
-                    gpu,
-                    &wide,
-                    &[ba, bb, bc],
-                    wide_grid,
-                    &counts,
-                )?),
+                Side::Vyre(trusted_over(&wide, wide_grid)?),
             ));
         }
         // Every side's `C`, checked exactly on a sample of elements.
