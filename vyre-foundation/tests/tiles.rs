@@ -196,19 +196,22 @@ fn tile_statements_need_uniform_control_flow_and_operands() {
     );
 }
 
-/// A tile store at `offset` (a `let` named `o` bound first to `value`).
+/// A tile store at offset `o` (a `let` bound first to `value`).
 fn store_at(value: Expr) -> Program {
-    program(vec![
-        Node::let_bind("o", value),
-        Node::tile("acc", C16),
-        Node::tile_store(
-            "acc",
-            "c",
-            Expr::var("o"),
-            Expr::u32(16),
-            TileLayout::RowMajor,
-        ),
-    ])
+    store_after(vec![Node::let_bind("o", value)])
+}
+
+/// A tile store at offset `o`, which `prelude` declares (and may assign).
+fn store_after(mut prelude: Vec<Node>) -> Program {
+    prelude.push(Node::tile("acc", C16));
+    prelude.push(Node::tile_store(
+        "acc",
+        "c",
+        Expr::var("o"),
+        Expr::u32(16),
+        TileLayout::RowMajor,
+    ));
+    program(prelude)
 }
 
 #[test]
@@ -252,17 +255,9 @@ fn tile_operands_may_differ_between_subgroups_and_never_inside_one() {
         assert_eq!(non_uniform(&p), 1, "{bad:?}: {:?}", kinds(&p));
     }
     // A variable stays subgroup-uniform only while every assignment keeps it so.
-    let reassigned = program(vec![
+    let reassigned = store_after(vec![
         Node::let_bind("o", subgroup()),
         Node::assign("o", Expr::local_x()),
-        Node::tile("acc", C16),
-        Node::tile_store(
-            "acc",
-            "c",
-            Expr::var("o"),
-            Expr::u32(16),
-            TileLayout::RowMajor,
-        ),
     ]);
     assert_eq!(non_uniform(&reassigned), 1, "{:?}", kinds(&reassigned));
     // The evidence says which values are subgroup-uniform.
