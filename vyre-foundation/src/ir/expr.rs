@@ -180,4 +180,24 @@ impl Expr {
     pub fn has_atomic(&self) -> bool {
         matches!(self, Expr::Atomic { .. }) || self.children().any(Expr::has_atomic)
     }
+
+    /// True for `local_id(x) / subgroup_size()`, the invocation's subgroup (SEMANTICS.md,
+    /// "Membership"): the one shape the validator knows to be the same in every lane of a
+    /// subgroup without being the same across the workgroup.
+    ///
+    /// ```
+    /// use vyre_foundation::ir::Expr;
+    ///
+    /// assert!(Expr::div(Expr::local_x(), Expr::subgroup_size()).is_subgroup_index());
+    /// assert!(!Expr::div(Expr::local_x(), Expr::u32(32)).is_subgroup_index());
+    /// ```
+    #[must_use]
+    pub fn is_subgroup_index(&self) -> bool {
+        matches!(
+            self,
+            Expr::Binary { op: BinOp::Div, lhs, rhs }
+                if matches!(**lhs, Expr::Builtin(Builtin::LocalId(crate::ir::Axis::X)))
+                    && matches!(**rhs, Expr::Builtin(Builtin::SubgroupSize))
+        )
+    }
 }

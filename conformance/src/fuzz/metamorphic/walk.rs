@@ -7,7 +7,7 @@
 //! before its operands ([`Expr::children`]). Bodies are numbered the same way, the program's own
 //! body first.
 
-use vyre_foundation::ir::{Axis, BinOp, Builtin, DataType, Expr, Node};
+use vyre_foundation::ir::{DataType, Expr, Node};
 use vyre_foundation::validate::Validated;
 
 /// Every expression of `body`, by number.
@@ -40,14 +40,7 @@ pub(super) fn exprs(body: &[Node]) -> Vec<&Expr> {
 pub(super) fn subgroup_index_operands(body: &[Node]) -> Vec<usize> {
     let mut out = Vec::new();
     for (k, e) in exprs(body).into_iter().enumerate() {
-        if let Expr::Binary {
-            op: BinOp::Div,
-            lhs,
-            rhs,
-        } = e
-            && matches!(**lhs, Expr::Builtin(Builtin::LocalId(Axis::X)))
-            && matches!(**rhs, Expr::Builtin(Builtin::SubgroupSize))
-        {
+        if e.is_subgroup_index() {
             // Pre-order: the two leaf operands follow the division.
             out.extend([k + 1, k + 2]);
         }

@@ -1,6 +1,6 @@
 //! Expressions: the type of each, the buffer it names, and whether it is workgroup-uniform.
 
-use crate::ir::{AtomicOp, Axis, BinOp, BufferAccess, Builtin, DataType, Expr};
+use crate::ir::{AtomicOp, BufferAccess, Builtin, DataType, Expr};
 use crate::validate::MAX_EXPR_DEPTH;
 use crate::validate::errors::ValidationErrorKind as K;
 
@@ -111,13 +111,10 @@ impl Checker<'_> {
                 };
                 // `local_id(x) / subgroup_size()` is the invocation's subgroup (SEMANTICS.md,
                 // "Membership"): the same in every lane of a subgroup.
-                let subgroup_index = *op == BinOp::Div
-                    && matches!(**lhs, Expr::Builtin(Builtin::LocalId(Axis::X)))
-                    && matches!(**rhs, Expr::Builtin(Builtin::SubgroupSize));
                 Some(Typed::value_in(
                     ty,
                     l.uniform && r.uniform,
-                    subgroup_index || (l.subgroup && r.subgroup),
+                    expr.is_subgroup_index() || (l.subgroup && r.subgroup),
                 ))
             }
             Expr::Unary { op, arg } => {
