@@ -34,6 +34,10 @@ pub(crate) enum Workload {
     /// An f16 GEMM with f32 accumulation on tensor cores: vyre's matrix tiles against the same
     /// blocking in hand-written WGSL cooperative matrices (issue 34); skipped without tiles.
     Hgemm,
+    /// The search for `hgemm`'s raw baseline: one parameterised hand-written kernel over the
+    /// choices fast tensor-core kernels make (subgroups per workgroup, step along `k`, padding,
+    /// the stage's element). Not in the default run; pick it with `--only hgemm_tuning`.
+    HgemmTuning,
     /// The host link, raw wgpu: upload and read-back, each step timed apart.
     Link,
     /// A second process compiling 50 programs, vyre's disk pipeline cache on and off.
@@ -67,7 +71,7 @@ impl Workload {
     ];
 
     /// Every workload `--only` accepts: [`Workload::ALL`] and the opt-in ones.
-    pub(crate) const NAMED: [Workload; 14] = [
+    pub(crate) const NAMED: [Workload; 15] = [
         Workload::RoundTrip,
         Workload::Bandwidth,
         Workload::Fused,
@@ -81,6 +85,7 @@ impl Workload {
         Workload::Workarounds,
         Workload::Gemm,
         Workload::Hgemm,
+        Workload::HgemmTuning,
         Workload::Sharded,
     ];
 
@@ -100,6 +105,7 @@ impl Workload {
             Workload::Workarounds => "workarounds",
             Workload::Gemm => "gemm",
             Workload::Hgemm => "hgemm",
+            Workload::HgemmTuning => "hgemm_tuning",
             Workload::Sharded => "sharded",
         }
     }

@@ -53,7 +53,7 @@ fn shapes(quick: bool) -> Vec<(u32, u32, u32)> {
 }
 
 /// Input element `i` of a matrix salted with `salt`: a multiple of 1/16 in `[-1, 1]`.
-fn value(i: u64, salt: u64) -> f32 {
+pub(super) fn value(i: u64, salt: u64) -> f32 {
     ((i.wrapping_mul(37).wrapping_add(salt * 101) % 33) as f32 - 16.0) / 16.0
 }
 

@@ -22,6 +22,7 @@ mod chain;
 pub(crate) mod disk;
 pub(crate) mod gemm;
 mod hgemm;
+mod hgemm_tuning;
 mod launches;
 mod link;
 mod sharded;
@@ -174,6 +175,7 @@ impl<'g> Suite<'g> {
             Workload::Workarounds => self.workarounds(),
             Workload::Gemm => self.gemm(),
             Workload::Hgemm => self.hgemm(),
+            Workload::HgemmTuning => self.hgemm_tuning(),
             Workload::Sharded => self.sharded(),
         }
     }
