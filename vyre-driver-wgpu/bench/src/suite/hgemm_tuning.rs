@@ -25,12 +25,16 @@
 //! (multiples of 1/16 in `[-1, 1]`): each kernel's `C` must equal the CPU's exactly on 2048 sampled
 //! elements before it is timed.
 
-use vyre_foundation::ir::{DataType, TileShape, f16_bits_to_f32, f32_to_f16_bits};
+use vyre_foundation::ir::{
+    BufferDecl, DataType, Expr, Node, Program, TileLayout, TileRole, TileShape, TileType,
+    f16_bits_to_f32, f32_to_f16_bits,
+};
 
 use super::{RowBase, Suite};
 use crate::gpu::{BenchResult, Gpu, Kernel};
 use crate::measure;
 use crate::report::{Measure, Stat};
+use crate::vyre_wgpu::EmittedKernel;
 
 /// The side of a tile.
 const SIDE: u32 = 16;
@@ -375,6 +379,220 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
     s
 }
 
+/// A [`Stage::Halves`] tuning through vyre's IR, as [`tuned_wgsl`] writes it but for the copies:
+/// vyre has no vector type, so each invocation loads its words' elements one at a time (into
+/// `let`s, step `t + 1`'s before step `t`'s multiply-adds) and stores them one at a time into the
+/// other stage. The last step's loads read past `A` and `B` (zeros, by the law) into a stage no
+/// step reads. `None` for a [`Stage::Words`] tuning.
+pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<Program> {
+    if tuning.stage != Stage::Halves {
+        return None;
+    }
+    let Tuning {
+        grid: [_, gc],
+        tiles: [tm, tn],
+        bk,
+        pad,
+        stage,
+        ..
+    } = *tuning;
+    let [ca, cb] = tuning.copies()?;
+    let [bm, bn] = tuning.block();
+    let (w, t) = (stage.width(), tuning.invocations());
+    let (ra, rb) = (bk + pad, bn + pad);
+    let stage_len = bm * ra + bk * rb;
+    let (wa_row, wb_row) = (bk / w, bn / w);
+    let u = Expr::u32;
+    let v = |name: &str| Expr::var(name);
+    let mut body = vec![
+        Node::let_bind("lid", Expr::local_x()),
+        Node::let_bind("row0", Expr::mul(Expr::workgroup_y(), u(bm))),
+        Node::let_bind("col0", Expr::mul(Expr::workgroup_x(), u(bn))),
+        Node::let_bind("sg", Expr::div(Expr::local_x(), Expr::subgroup_size())),
+        Node::let_bind("rs", Expr::mul(Expr::div(v("sg"), u(gc)), u(tm * SIDE))),
+        Node::let_bind("cs", Expr::mul(Expr::rem(v("sg"), u(gc)), u(tn * SIDE))),
+    ];
+    // Word `q`'s row and column (in words) within each operand's staged block.
+    for q in 0..ca {
+        let word = Expr::add(v("lid"), u(q * t));
+        body.push(Node::let_bind(
+            format!("ar{q}"),
+            Expr::div(word.clone(), u(wa_row)),
+        ));
+        body.push(Node::let_bind(
+            format!("ac{q}"),
+            Expr::mul(Expr::rem(word, u(wa_row)), u(w)),
+        ));
+    }
+    for q in 0..cb {
+        let word = Expr::add(v("lid"), u(q * t));
+        body.push(Node::let_bind(
+            format!("br{q}"),
+            Expr::div(word.clone(), u(wb_row)),
+        ));
+        body.push(Node::let_bind(
+            format!("bc{q}"),
+            Expr::mul(Expr::rem(word, u(wb_row)), u(w)),
+        ));
+    }
+    let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
+    for i in 0..tm {
+        for j in 0..tn {
+            body.push(Node::tile(
+                format!("acc{i}_{j}"),
+                tile(TileRole::Accumulator, DataType::F32),
+            ));
+        }
+    }
+    // Step `step`'s elements into `let`s `xa{q}_{e}` and `xb{q}_{e}` (`suffix` keeps names apart).
+    let load = |step: Expr, suffix: &str| -> Vec<Node> {
+        let mut out = Vec::new();
+        for q in 0..ca {
+            for e in 0..w {
+                let at = Expr::add(
+                    Expr::mul(Expr::add(v("row0"), v(&format!("ar{q}"))), u(k)),
+                    Expr::add(
+                        Expr::mul(step.clone(), u(bk)),
+                        Expr::add(v(&format!("ac{q}")), u(e)),
+                    ),
+                );
+                out.push(Node::let_bind(
+                    format!("xa{q}_{e}{suffix}"),
+                    Expr::load("a", at),
+                ));
+            }
+        }
+        for q in 0..cb {
+            for e in 0..w {
+                let at = Expr::add(
+                    Expr::mul(
+                        Expr::add(Expr::mul(step.clone(), u(bk)), v(&format!("br{q}"))),
+                        u(n),
+                    ),
+                    Expr::add(v("col0"), Expr::add(v(&format!("bc{q}")), u(e))),
+                );
+                out.push(Node::let_bind(
+                    format!("xb{q}_{e}{suffix}"),
+                    Expr::load("b", at),
+                ));
+            }
+        }
+        out
+    };
+    // The `let`s into the stage starting at element `base`.
+    let store = |base: Expr, suffix: &str| -> Vec<Node> {
+        let mut out = Vec::new();
+        for q in 0..ca {
+            for e in 0..w {
+                let at = Expr::add(
+                    base.clone(),
+                    Expr::add(
+                        Expr::mul(v(&format!("ar{q}")), u(ra)),
+                        Expr::add(v(&format!("ac{q}")), u(e)),
+                    ),
+                );
+                out.push(Node::store("st", at, v(&format!("xa{q}_{e}{suffix}"))));
+            }
+        }
+        for q in 0..cb {
+            for e in 0..w {
+                let at = Expr::add(
+                    base.clone(),
+                    Expr::add(
+                        u(bm * ra),
+                        Expr::add(
+                            Expr::mul(v(&format!("br{q}")), u(rb)),
+                            Expr::add(v(&format!("bc{q}")), u(e)),
+                        ),
+                    ),
+                );
+                out.push(Node::store("st", at, v(&format!("xb{q}_{e}{suffix}"))));
+            }
+        }
+        out
+    };
+    body.extend(load(u(0), "p"));
+    body.extend(store(u(0), "p"));
+    body.push(Node::Barrier);
+    let mut inner = vec![
+        Node::let_bind("cur", Expr::mul(Expr::rem(v("t"), u(2)), u(stage_len))),
+        Node::let_bind("nxt", Expr::sub(u(stage_len), v("cur"))),
+    ];
+    inner.extend(load(Expr::add(v("t"), u(1)), ""));
+    for kq in 0..bk / SIDE {
+        for i in 0..tm {
+            let name = format!("ta{kq}_{i}");
+            inner.push(Node::tile(name.as_str(), tile(TileRole::A, DataType::F16)));
+            inner.push(Node::tile_load(
+                name,
+                "st",
+                Expr::add(
+                    v("cur"),
+                    Expr::add(
+                        Expr::mul(Expr::add(v("rs"), u(i * SIDE)), u(ra)),
+                        u(kq * SIDE),
+                    ),
+                ),
+                u(ra),
+                TileLayout::RowMajor,
+            ));
+        }
+        for j in 0..tn {
+            let name = format!("tb{kq}_{j}");
+            inner.push(Node::tile(name.as_str(), tile(TileRole::B, DataType::F16)));
+            inner.push(Node::tile_load(
+                name,
+                "st",
+                Expr::add(
+                    v("cur"),
+                    Expr::add(u(bm * ra + kq * SIDE * rb), Expr::add(v("cs"), u(j * SIDE))),
+                ),
+                u(rb),
+                TileLayout::RowMajor,
+            ));
+        }
+        for i in 0..tm {
+            for j in 0..tn {
+                let acc = format!("acc{i}_{j}");
+                inner.push(Node::tile_multiply_add(
+                    acc.as_str(),
+                    format!("ta{kq}_{i}"),
+                    format!("tb{kq}_{j}"),
+                    acc.as_str(),
+                ));
+            }
+        }
+    }
+    inner.extend(store(v("nxt"), ""));
+    inner.push(Node::Barrier);
+    body.push(Node::loop_for("t", u(0), u(k / bk), inner));
+    for i in 0..tm {
+        for j in 0..tn {
+            let at = Expr::add(
+                Expr::mul(Expr::add(v("row0"), Expr::add(v("rs"), u(i * SIDE))), u(n)),
+                Expr::add(v("col0"), Expr::add(v("cs"), u(j * SIDE))),
+            );
+            body.push(Node::tile_store(
+                format!("acc{i}_{j}"),
+                "c",
+                at,
+                u(n),
+                TileLayout::RowMajor,
+            ));
+        }
+    }
+    Some(Program::new(
+        vec![
+            BufferDecl::read("a", 0, DataType::F16).with_count(m * k),
+            BufferDecl::read("b", 1, DataType::F16).with_count(k * n),
+            BufferDecl::output("c", 2, DataType::F32).with_count(m * n),
+            BufferDecl::workgroup("st", 2 * stage_len, DataType::F16),
+        ],
+        [t, 1, 1],
+        body,
+    ))
+}
+
 /// The shapes `(m, n, k)` of a run.
 fn shapes(quick: bool) -> Vec<(u32, u32, u32)> {
     if quick {
@@ -436,40 +654,23 @@ impl Suite<'_> {
         gpu.queue.write_buffer(&buffers[1], 0, &halves(&b));
         let staging = gpu.staging("hgemm_tuning c read-back", mn * 4);
         let [ba, bb, bc] = &buffers;
-        // Every kernel that fits, compiles and computes `C` exactly.
-        let mut sides: Vec<(&'static str, Kernel, wgpu::BindGroup, [u32; 3])> = Vec::new();
-        let room = gpu.device.limits().max_compute_workgroup_storage_size;
-        for tuning in TUNINGS.iter().filter(|t| t.fits(m, n, k)) {
-            if tuning.workgroup_bytes() > room {
-                self.notes.push(format!(
-                    "hgemm_tuning {m}x{n}x{k}, {}: skipped, {} bytes of workgroup memory (the device grants {room})",
-                    tuning.name,
-                    tuning.workgroup_bytes()
-                ));
-                continue;
-            }
-            let text = tuned_wgsl(tuning, n, k);
-            let kernel = match gpu.kernel(tuning.name, &text) {
-                Ok(kernel) => kernel,
-                Err(e) => {
-                    self.notes.push(format!(
-                        "hgemm_tuning {m}x{n}x{k}, {}: does not compile: {e}",
-                        tuning.name
-                    ));
-                    continue;
-                }
-            };
-            let group = gpu.bind(&kernel, &[ba, bb, bc]);
-            let [bm, bn] = tuning.block();
-            let grid = [n / bn, m / bm, 1];
+        // `C` of one side, checked exactly on a sample of elements: the first wrong element.
+        let check = |side: &Side| -> BenchResult<Option<String>> {
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
             encoder.clear_buffer(bc, 0, None);
-            Gpu::record(&mut encoder, &kernel, &group, grid);
+            match side {
+                Side::Raw {
+                    kernel,
+                    group,
+                    grid,
+                } => Gpu::record(&mut encoder, kernel, group, *grid),
+                Side::Vyre(emitted) => emitted.encode(&mut encoder),
+            }
             encoder.copy_buffer_to_buffer(bc, 0, &staging, 0, mn * 4);
             gpu.queue.submit([encoder.finish()]);
             let mut got = Vec::new();
             gpu.read_back(&staging, mn * 4, &mut got)?;
-            let wrong = (0..2048u64).find_map(|t| {
+            Ok((0..2048u64).find_map(|t| {
                 let (i, j) = ((t * 7919) % u64::from(m), (t * 104_729) % u64::from(n));
                 let expected: f64 = (0..u64::from(k))
                     .map(|l| {
@@ -483,15 +684,63 @@ impl Suite<'_> {
                     .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]));
                 (word != Some(expected as f32))
                     .then(|| format!("C[{i}, {j}] is {word:?}, the CPU's is {expected}"))
-            });
-            if let Some(wrong) = wrong {
+            }))
+        };
+        // Every side that fits, compiles and computes `C` exactly: the tuning and which side.
+        let mut sides: Vec<(&Tuning, Kind, Side)> = Vec::new();
+        let room = gpu.device.limits().max_compute_workgroup_storage_size;
+        for tuning in TUNINGS.iter().filter(|t| t.fits(m, n, k)) {
+            if tuning.workgroup_bytes() > room {
                 self.notes.push(format!(
-                    "hgemm_tuning {m}x{n}x{k}, {}: not timed, {wrong}",
-                    tuning.name
+                    "hgemm_tuning {m}x{n}x{k}, {}: skipped, {} bytes of workgroup memory (the device grants {room})",
+                    tuning.name,
+                    tuning.workgroup_bytes()
                 ));
                 continue;
             }
-            sides.push((tuning.name, kernel, group, grid));
+            let [bm, bn] = tuning.block();
+            let grid = [n / bn, m / bm, 1];
+            let mut made: Vec<(Kind, BenchResult<Side>)> = Vec::new();
+            made.push((
+                Kind::Raw,
+                gpu.kernel(tuning.name, &tuned_wgsl(tuning, n, k))
+                    .map(|kernel| {
+                        let group = gpu.bind(&kernel, &[ba, bb, bc]);
+                        Side::Raw {
+                            kernel,
+                            group,
+                            grid,
+                        }
+                    }),
+            ));
+            if let Some(p) = tuned_program(tuning, m, n, k) {
+                let counts: Vec<u32> = p.buffers.iter().map(|b| b.count).collect();
+                made.push((
+                    Kind::Vyre,
+                    EmittedKernel::new(gpu, &p, &[ba, bb, bc], grid, &counts).map(Side::Vyre),
+                ));
+                made.push((
+                    Kind::VyreTrusted,
+                    EmittedKernel::trusted(gpu, &p, &[ba, bb, bc], grid, &counts).map(Side::Vyre),
+                ));
+            }
+            for (kind, side) in made {
+                let verdict = match side {
+                    Err(e) => Err(format!("does not compile: {e}")),
+                    Ok(side) => match check(&side)? {
+                        Some(wrong) => Err(format!("not timed, {wrong}")),
+                        None => Ok(side),
+                    },
+                };
+                match verdict {
+                    Ok(side) => sides.push((tuning, kind, side)),
+                    Err(why) => self.notes.push(format!(
+                        "hgemm_tuning {m}x{n}x{k}, {} ({}): {why}",
+                        tuning.name,
+                        kind.name()
+                    )),
+                }
+            }
         }
         if sides.is_empty() {
             return Ok(());
@@ -504,10 +753,17 @@ impl Suite<'_> {
         let spin = self.options.spin.min(0.1);
         let mut batches: Vec<_> = sides
             .iter()
-            .map(|(_, kernel, group, grid)| {
-                move |count: usize| {
-                    gpu.spin_up(kernel, group, *grid, spin)?;
-                    gpu.device_times(kernel, group, *grid, count)
+            .map(|(_, _, side)| {
+                move |count: usize| match side {
+                    Side::Raw {
+                        kernel,
+                        group,
+                        grid,
+                    } => {
+                        gpu.spin_up(kernel, group, *grid, spin)?;
+                        gpu.device_times(kernel, group, *grid, count)
+                    }
+                    Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
                 }
             })
             .collect();
@@ -519,18 +775,31 @@ impl Suite<'_> {
         let measure = Measure::Flops {
             flops: 2 * mn * u64::from(k),
         };
-        let baseline_name = sides[0].0;
-        let base = RowBase {
-            workload: "hgemm_tuning",
-            case: format!("{m}x{n}x{k} f16 -> f32, raw kernels, two stages"),
-            baseline_name,
-        };
-        for (i, (name, ..)) in sides.iter().enumerate() {
+        // Every raw kernel against the first (hgemm's four-subgroup kernel as written here), and
+        // every vyre side against its own tuning's raw kernel.
+        let first = sides
+            .iter()
+            .position(|(_, kind, _)| *kind == Kind::Raw)
+            .and_then(|i| samples[i].as_deref());
+        for (i, (tuning, kind, _)) in sides.iter().enumerate() {
+            let own_raw = sides
+                .iter()
+                .position(|(t, kd, _)| std::ptr::eq(*t, *tuning) && *kd == Kind::Raw)
+                .and_then(|r| samples[r].as_deref());
+            let (baseline_name, baseline) = match kind {
+                Kind::Raw => ("raw, the first kernel", first),
+                Kind::Vyre | Kind::VyreTrusted => ("raw, this kernel", own_raw),
+            };
+            let base = RowBase {
+                workload: "hgemm_tuning",
+                case: format!("{m}x{n}x{k} f16 -> f32, {}", tuning.name),
+                baseline_name,
+            };
             self.rows.push(base.row(
-                name,
+                kind.name(),
                 measure,
                 Stat::P50,
-                (samples[i].as_deref(), samples[0].as_deref()),
+                (samples[i].as_deref(), baseline),
                 None,
             ));
         }
@@ -538,10 +807,93 @@ impl Suite<'_> {
     }
 }
 
+/// Which side of a tuning a kernel is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// [`tuned_wgsl`], compiled with wgpu's runtime checks.
+    Raw,
+    /// [`tuned_program`] as `emit_launch` lowers it, compiled with wgpu's runtime checks.
+    Vyre,
+    /// [`tuned_program`] as the backend compiles it with trusted modules on.
+    VyreTrusted,
+}
+
+impl Kind {
+    /// The figure's name in the report.
+    const fn name(self) -> &'static str {
+        match self {
+            Kind::Raw => "raw, checked",
+            Kind::Vyre => "vyre, checked",
+            Kind::VyreTrusted => "vyre, trusted module",
+        }
+    }
+}
+
+/// One timed kernel.
+enum Side {
+    Raw {
+        kernel: Kernel,
+        group: wgpu::BindGroup,
+        grid: [u32; 3],
+    },
+    Vyre(EmittedKernel),
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{TUNINGS, tuned_wgsl};
+    use super::{Stage, TUNINGS, tuned_program, tuned_wgsl};
+    use vyre_driver::{DispatchConfig, VyreBackend};
+    use vyre_foundation::ir::{f16_bits_to_f32, f32_to_f16_bits};
     use wgpu::naga;
+
+    /// Every vyre program of the search computes `C` exactly on the reference (32-lane subgroups,
+    /// two steps along `k` at least), and lowers to a module with the tiles in it.
+    #[test]
+    fn the_programs_compute_c_on_the_reference() {
+        let (m, n, k) = (128u32, 256u32, 64u32);
+        let a: Vec<u16> = (0..u64::from(m * k))
+            .map(|i| f32_to_f16_bits(super::super::hgemm::value(i, 1)))
+            .collect();
+        let b: Vec<u16> = (0..u64::from(k * n))
+            .map(|i| f32_to_f16_bits(super::super::hgemm::value(i, 2)))
+            .collect();
+        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+        let reference = vyre::ReferenceBackend::new();
+        let mut programs = 0;
+        for tuning in TUNINGS.iter().filter(|t| t.stage == Stage::Halves) {
+            let p = tuned_program(tuning, m, n, k).expect("a halves tuning has a program");
+            let [bm, bn] = tuning.block();
+            let grid = [n / bn, m / bm, 1];
+            let config = DispatchConfig::new().with_grid(grid);
+            let out = reference
+                .dispatch(&p, &[halves(&a), halves(&b)], &config)
+                .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
+            for i in 0..m as usize {
+                for j in 0..n as usize {
+                    let expected: f64 = (0..k as usize)
+                        .map(|l| {
+                            f64::from(f16_bits_to_f32(a[i * k as usize + l]))
+                                * f64::from(f16_bits_to_f32(b[l * n as usize + j]))
+                        })
+                        .sum();
+                    let at = (i * n as usize + j) * 4;
+                    let got = f32::from_le_bytes([
+                        out[0][at],
+                        out[0][at + 1],
+                        out[0][at + 2],
+                        out[0][at + 3],
+                    ]);
+                    assert_eq!(got, expected as f32, "{}: C[{i}, {j}]", tuning.name);
+                }
+            }
+            let lengths: Vec<u64> = p.buffers.iter().map(|b| u64::from(b.count)).collect();
+            let launch = vyre_driver_wgpu::emit_launch(&p, grid, &lengths, 65_535)
+                .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
+            assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
+            programs += 1;
+        }
+        assert!(programs >= 3, "the halves tunings have programs");
+    }
 
     /// Every kernel of the search is WGSL naga accepts with every check, at the shapes it fits.
     #[test]
