@@ -22,7 +22,6 @@ mod chain;
 pub(crate) mod disk;
 pub(crate) mod gemm;
 mod hgemm;
-mod hgemm_tuning;
 mod launches;
 mod link;
 mod sharded;

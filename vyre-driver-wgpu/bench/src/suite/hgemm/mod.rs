@@ -32,6 +32,8 @@ use crate::measure;
 use crate::report::{Goal, Measure, Stat};
 use crate::vyre_wgpu::EmittedKernel;
 
+mod tuning;
+
 /// The side of a tile.
 const SIDE: u32 = 16;
 /// Tiles of `C` per workgroup along each axis.
@@ -583,7 +585,7 @@ fn program(m: u32, n: u32, k: u32) -> Program {
     )
 }
 
-/// One side of a shape.
+/// One timed kernel: hand-written WGSL or a vyre program as the backend lowers it.
 enum Side {
     Raw {
         kernel: Kernel,
@@ -593,13 +595,154 @@ enum Side {
     Vyre(EmittedKernel),
 }
 
+impl Side {
+    /// Records the side's dispatches into `encoder`.
+    fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
+        match self {
+            Side::Raw {
+                kernel,
+                group,
+                grid,
+            } => Gpu::record(encoder, kernel, group, *grid),
+            Side::Vyre(emitted) => emitted.encode(encoder),
+        }
+    }
+}
+
+/// The operands of one shape `m x n x k`: `A` and `B` on the host (f16 bits, [`value`]s salted 1
+/// and 2) and on the device, `C`, and `C`'s read-back buffer.
+struct Operands {
+    m: u32,
+    n: u32,
+    k: u32,
+    a: Vec<u16>,
+    b: Vec<u16>,
+    /// `A`, `B` and `C`, bound at 0, 1 and 2.
+    buffers: [wgpu::Buffer; 3],
+    staging: wgpu::Buffer,
+}
+
+impl Operands {
+    fn new(gpu: &Gpu, label: &str, (m, n, k): (u32, u32, u32)) -> Self {
+        let (mk, kn, mn) = (
+            u64::from(m) * u64::from(k),
+            u64::from(k) * u64::from(n),
+            u64::from(m) * u64::from(n),
+        );
+        let a: Vec<u16> = (0..mk).map(|i| f32_to_f16_bits(value(i, 1))).collect();
+        let b: Vec<u16> = (0..kn).map(|i| f32_to_f16_bits(value(i, 2))).collect();
+        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+        let buffers = [
+            gpu.storage(&format!("{label} a"), mk * 2),
+            gpu.storage(&format!("{label} b"), kn * 2),
+            gpu.storage(&format!("{label} c"), mn * 4),
+        ];
+        gpu.queue.write_buffer(&buffers[0], 0, &halves(&a));
+        gpu.queue.write_buffer(&buffers[1], 0, &halves(&b));
+        let staging = gpu.staging(&format!("{label} c read-back"), mn * 4);
+        Self {
+            m,
+            n,
+            k,
+            a,
+            b,
+            buffers,
+            staging,
+        }
+    }
+
+    /// The buffers in binding order.
+    fn bound(&self) -> [&wgpu::Buffer; 3] {
+        let [a, b, c] = &self.buffers;
+        [a, b, c]
+    }
+
+    /// Floating-point operations of one product.
+    fn flops(&self) -> u64 {
+        2 * u64::from(self.m) * u64::from(self.n) * u64::from(self.k)
+    }
+
+    /// Runs `side` once on a cleared `C` and checks 2048 sampled elements exactly against the
+    /// CPU's: the first wrong one, described, or `None`.
+    fn first_wrong(&self, gpu: &Gpu, side: &Side) -> BenchResult<Option<String>> {
+        let (m, n, k) = (u64::from(self.m), u64::from(self.n), u64::from(self.k));
+        let c = &self.buffers[2];
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(c, 0, None);
+        side.encode(&mut encoder);
+        encoder.copy_buffer_to_buffer(c, 0, &self.staging, 0, m * n * 4);
+        gpu.queue.submit([encoder.finish()]);
+        let mut got = Vec::new();
+        gpu.read_back(&self.staging, m * n * 4, &mut got)?;
+        Ok((0..2048u64).find_map(|t| {
+            let (i, j) = ((t * 7919) % m, (t * 104_729) % n);
+            let expected: f64 = (0..k)
+                .map(|l| {
+                    f64::from(f16_bits_to_f32(self.a[(i * k + l) as usize]))
+                        * f64::from(f16_bits_to_f32(self.b[(l * n + j) as usize]))
+                })
+                .sum();
+            let at = ((i * n + j) * 4) as usize;
+            let word = got
+                .get(at..at + 4)
+                .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            (word != Some(expected as f32))
+                .then(|| format!("C[{i}, {j}] is {word:?}, the CPU's is {expected}"))
+        }))
+    }
+
+    /// Device times of every side, in alternating batches (fewer repetitions for the largest
+    /// shapes).
+    fn time<'s>(
+        &self,
+        gpu: &Gpu,
+        options: &crate::Options,
+        sides: impl Iterator<Item = &'s Side>,
+    ) -> BenchResult<Vec<Option<Vec<f64>>>> {
+        let reps = if self.flops() > 1 << 35 {
+            (options.reps / 3).max(5)
+        } else {
+            options.reps
+        };
+        let spin = options.spin.min(0.1);
+        let mut batches: Vec<_> = sides
+            .map(|side| {
+                move |count: usize| match side {
+                    Side::Raw {
+                        kernel,
+                        group,
+                        grid,
+                    } => {
+                        gpu.spin_up(kernel, group, *grid, spin)?;
+                        gpu.device_times(kernel, group, *grid, count)
+                    }
+                    Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
+                }
+            })
+            .collect();
+        let mut refs: Vec<measure::Batch<'_>> = batches
+            .iter_mut()
+            .map(|b| b as measure::Batch<'_>)
+            .collect();
+        measure::interleave_batches(reps, 2, &mut refs)
+    }
+}
+
 impl Suite<'_> {
-    /// The `hgemm` workload (see the module docs).
-    pub(in crate::suite) fn hgemm(&mut self) -> BenchResult<()> {
+    /// The device the f16 GEMMs run on, shared with the vyre backend (whose device asks for
+    /// cooperative matrices), and its subgroup sizes; `None` (with a note) where there is no wgpu
+    /// backend, no 16x16x16 f16 -> f32 tiles, or subgroups that `lanes` (said as `lanes_are`)
+    /// refuses.
+    fn tensor_cores(
+        &mut self,
+        workload: &str,
+        lanes: impl Fn([u32; 2]) -> bool,
+        lanes_are: &str,
+    ) -> BenchResult<Option<(Gpu, [u32; 2])>> {
         let Some(wgpu) = self.wgpu else {
             self.notes
-                .push("hgemm: skipped, no vyre wgpu backend".to_owned());
-            return Ok(());
+                .push(format!("{workload}: skipped, no vyre wgpu backend"));
+            return Ok(None);
         };
         let shape = TileShape {
             m: SIDE,
@@ -609,16 +752,26 @@ impl Suite<'_> {
             accumulator: DataType::F32,
         };
         let caps = vyre_driver::VyreBackend::capabilities(wgpu);
-        if !caps.matrix_tiles.contains(&shape) || caps.subgroup_sizes[1] > WORKGROUP {
+        if !caps.matrix_tiles.contains(&shape) || !lanes(caps.subgroup_sizes) {
             self.notes.push(format!(
-                "hgemm: skipped, {} has no {shape} matrix tiles in subgroups of at most {WORKGROUP} lanes",
+                "{workload}: skipped, {} has no {shape} matrix tiles in subgroups of {lanes_are} lanes",
                 caps.device_name
             ));
-            return Ok(());
+            return Ok(None);
         }
-        let gpu = Gpu::sharing(wgpu)?;
+        Ok(Some((Gpu::sharing(wgpu)?, caps.subgroup_sizes)))
+    }
+
+    /// The `hgemm` workload (see the module docs).
+    pub(in crate::suite) fn hgemm(&mut self) -> BenchResult<()> {
+        let at_most = format!("at most {WORKGROUP}");
+        let Some((gpu, subgroups)) =
+            self.tensor_cores("hgemm", |sizes| sizes[1] <= WORKGROUP, &at_most)?
+        else {
+            return Ok(());
+        };
         for (m, n, k) in shapes(self.options.quick) {
-            self.hgemm_case(&gpu, caps.subgroup_sizes, m, n, k)?;
+            self.hgemm_case(&gpu, subgroups, m, n, k)?;
         }
         Ok(())
     }
@@ -631,24 +784,9 @@ impl Suite<'_> {
         n: u32,
         k: u32,
     ) -> BenchResult<()> {
-        let (mk, kn, mn) = (
-            u64::from(m) * u64::from(k),
-            u64::from(k) * u64::from(n),
-            u64::from(m) * u64::from(n),
-        );
-        let a: Vec<u16> = (0..mk).map(|i| f32_to_f16_bits(value(i, 1))).collect();
-        let b: Vec<u16> = (0..kn).map(|i| f32_to_f16_bits(value(i, 2))).collect();
-        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-        let buffers = [
-            gpu.storage("hgemm a", mk * 2),
-            gpu.storage("hgemm b", kn * 2),
-            gpu.storage("hgemm c", mn * 4),
-        ];
-        gpu.queue.write_buffer(&buffers[0], 0, &halves(&a));
-        gpu.queue.write_buffer(&buffers[1], 0, &halves(&b));
-        let staging = gpu.staging("hgemm c read-back", mn * 4);
+        let operands = Operands::new(gpu, "hgemm", (m, n, k));
         let grid = [n / SPAN, m / SPAN, 1];
-        let [ba, bb, bc] = &buffers;
+        let [ba, bb, bc] = operands.bound();
         let raw_over = |label: &str, text: &str, grid: [u32; 3]| -> BenchResult<Side> {
             let kernel = gpu.kernel(label, text)?;
             let group = gpu.bind(&kernel, &[ba, bb, bc]);
@@ -698,68 +836,15 @@ impl Suite<'_> {
         }
         // Every side's `C`, checked exactly on a sample of elements.
         for (name, side) in &sides {
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            encoder.clear_buffer(bc, 0, None);
-            match side {
-                Side::Raw {
-                    kernel,
-                    group,
-                    grid,
-                } => Gpu::record(&mut encoder, kernel, group, *grid),
-                Side::Vyre(emitted) => emitted.encode(&mut encoder),
-            }
-            encoder.copy_buffer_to_buffer(bc, 0, &staging, 0, mn * 4);
-            gpu.queue.submit([encoder.finish()]);
-            let mut got = Vec::new();
-            gpu.read_back(&staging, mn * 4, &mut got)?;
-            for t in 0..2048u64 {
-                let (i, j) = ((t * 7919) % u64::from(m), (t * 104_729) % u64::from(n));
-                let expected: f64 = (0..u64::from(k))
-                    .map(|l| {
-                        f64::from(f16_bits_to_f32(a[(i * u64::from(k) + l) as usize]))
-                            * f64::from(f16_bits_to_f32(b[(l * u64::from(n) + j) as usize]))
-                    })
-                    .sum();
-                let at = ((i * u64::from(n) + j) * 4) as usize;
-                let word = got
-                    .get(at..at + 4)
-                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-                if word != Some(expected as f32) {
-                    return Err(format!(
-                        "hgemm {m}x{n}x{k}, {name}: C[{i}, {j}] is {word:?}, the CPU's is {expected}. Fix: this is a bug of that side's kernel (or of the driver); compare the two modules."
-                    ));
-                }
+            if let Some(wrong) = operands.first_wrong(gpu, side)? {
+                return Err(format!(
+                    "hgemm {m}x{n}x{k}, {name}: {wrong}. Fix: this is a bug of that side's kernel (or of the driver); compare the two modules."
+                ));
             }
         }
-        let reps = if mn * u64::from(k) > 1 << 34 {
-            (self.options.reps / 3).max(5)
-        } else {
-            self.options.reps
-        };
-        let spin = self.options.spin.min(0.1);
-        let mut batches: Vec<_> = sides
-            .iter()
-            .map(|(_, side)| {
-                move |count: usize| match side {
-                    Side::Raw {
-                        kernel,
-                        group,
-                        grid,
-                    } => {
-                        gpu.spin_up(kernel, group, *grid, spin)?;
-                        gpu.device_times(kernel, group, *grid, count)
-                    }
-                    Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
-                }
-            })
-            .collect();
-        let mut refs: Vec<measure::Batch<'_>> = batches
-            .iter_mut()
-            .map(|b| b as measure::Batch<'_>)
-            .collect();
-        let samples = measure::interleave_batches(reps, 2, &mut refs)?;
+        let samples = operands.time(gpu, self.options, sides.iter().map(|(_, side)| side))?;
         let measure = Measure::Flops {
-            flops: 2 * mn * u64::from(k),
+            flops: operands.flops(),
         };
         let base = RowBase {
             workload: "hgemm",
@@ -846,14 +931,17 @@ mod tests {
         raw_wgsl_wide, value,
     };
     use vyre_driver::{DispatchConfig, VyreBackend};
-    use vyre_foundation::ir::{f16_bits_to_f32, f32_to_f16_bits};
+    use vyre_foundation::ir::{Program, f16_bits_to_f32, f32_to_f16_bits};
     use wgpu::naga;
 
-    /// vyre's programs compute `C` exactly on the reference at 32-lane subgroups (the wide one's
-    /// four subgroups each their own block), as the bench checks every side on the GPU.
-    #[test]
-    fn the_programs_compute_c_on_the_reference() {
-        let (m, n, k) = (128u32, 128u32, 32u32);
+    /// Runs `p` on the reference over `grid` with the bench's `A` (`m x k`) and `B` (`k x n`) and
+    /// checks every element of `C` exactly (`what` names the program in a failure).
+    pub(super) fn assert_computes_c(
+        p: &Program,
+        grid: [u32; 3],
+        (m, n, k): (u32, u32, u32),
+        what: &str,
+    ) {
         let a: Vec<u16> = (0..u64::from(m * k))
             .map(|i| f32_to_f16_bits(value(i, 1)))
             .collect();
@@ -861,34 +949,42 @@ mod tests {
             .map(|i| f32_to_f16_bits(value(i, 2)))
             .collect();
         let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-        let reference = vyre::ReferenceBackend::new();
+        let config = DispatchConfig::new().with_grid(grid);
+        let out = vyre::ReferenceBackend::new()
+            .dispatch(p, &[halves(&a), halves(&b)], &config)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        for i in 0..m as usize {
+            for j in 0..n as usize {
+                let expected: f64 = (0..k as usize)
+                    .map(|l| {
+                        f64::from(f16_bits_to_f32(a[i * k as usize + l]))
+                            * f64::from(f16_bits_to_f32(b[l * n as usize + j]))
+                    })
+                    .sum();
+                let at = (i * n as usize + j) * 4;
+                let got = f32::from_le_bytes([
+                    out[0][at],
+                    out[0][at + 1],
+                    out[0][at + 2],
+                    out[0][at + 3],
+                ]);
+                assert_eq!(got, expected as f32, "{what}: C[{i}, {j}]");
+            }
+        }
+    }
+
+    /// vyre's programs compute `C` exactly on the reference at 32-lane subgroups (the wide one's
+    /// four subgroups each their own block), as the bench checks every side on the GPU.
+    #[test]
+    fn the_programs_compute_c_on_the_reference() {
+        let (m, n, k) = (128u32, 128u32, 32u32);
         for (p, span) in [
             (program(m, n, k), SPAN),
             (program_staged(m, n, k), SPAN),
             (program_wide(m, n, k), WIDE_SPAN),
         ] {
-            let config = DispatchConfig::new().with_grid([n / span, m / span, 1]);
-            let out = reference
-                .dispatch(&p, &[halves(&a), halves(&b)], &config)
-                .unwrap_or_else(|e| panic!("{e}"));
-            for i in 0..m as usize {
-                for j in 0..n as usize {
-                    let expected: f64 = (0..k as usize)
-                        .map(|l| {
-                            f64::from(f16_bits_to_f32(a[i * k as usize + l]))
-                                * f64::from(f16_bits_to_f32(b[l * n as usize + j]))
-                        })
-                        .sum();
-                    let at = (i * n as usize + j) * 4;
-                    let got = f32::from_le_bytes([
-                        out[0][at],
-                        out[0][at + 1],
-                        out[0][at + 2],
-                        out[0][at + 3],
-                    ]);
-                    assert_eq!(got, expected as f32, "C[{i}, {j}] of a {span}-wide block");
-                }
-            }
+            let what = format!("a {span}-wide block");
+            assert_computes_c(&p, [n / span, m / span, 1], (m, n, k), &what);
         }
     }
 

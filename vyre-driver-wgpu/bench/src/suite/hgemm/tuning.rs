@@ -26,18 +26,15 @@
 //! elements before it is timed.
 
 use vyre_foundation::ir::{
-    BufferDecl, DataType, Expr, Node, Program, TileLayout, TileRole, TileShape, TileType,
-    f16_bits_to_f32, f32_to_f16_bits,
+    BufferDecl, DataType, Expr, Node, Program, TileLayout, TileRole, TileType,
 };
 
-use super::{RowBase, Suite};
-use crate::gpu::{BenchResult, Gpu, Kernel};
-use crate::measure;
+use super::{Operands, SIDE, Side};
+use crate::gpu::{BenchResult, Gpu};
 use crate::report::{Measure, Stat};
+use crate::suite::{RowBase, Suite};
 use crate::vyre_wgpu::EmittedKernel;
 
-/// The side of a tile.
-const SIDE: u32 = 16;
 /// Lanes per subgroup the kernels are written for.
 const LANES: u32 = 32;
 
@@ -605,27 +602,12 @@ fn shapes(quick: bool) -> Vec<(u32, u32, u32)> {
 impl Suite<'_> {
     /// The `hgemm_tuning` workload (see the module docs).
     pub(in crate::suite) fn hgemm_tuning(&mut self) -> BenchResult<()> {
-        let Some(wgpu) = self.wgpu else {
-            self.notes
-                .push("hgemm_tuning: skipped, no vyre wgpu backend".to_owned());
+        let exactly = format!("exactly {LANES}");
+        let Some((gpu, _)) =
+            self.tensor_cores("hgemm_tuning", |sizes| sizes == [LANES, LANES], &exactly)?
+        else {
             return Ok(());
         };
-        let shape = TileShape {
-            m: SIDE,
-            n: SIDE,
-            k: SIDE,
-            input: DataType::F16,
-            accumulator: DataType::F32,
-        };
-        let caps = vyre_driver::VyreBackend::capabilities(wgpu);
-        if !caps.matrix_tiles.contains(&shape) || caps.subgroup_sizes != [LANES, LANES] {
-            self.notes.push(format!(
-                "hgemm_tuning: skipped, {} has no {shape} matrix tiles in subgroups of exactly {LANES} lanes",
-                caps.device_name
-            ));
-            return Ok(());
-        }
-        let gpu = Gpu::sharing(wgpu)?;
         for (m, n, k) in shapes(self.options.quick) {
             self.hgemm_tuning_case(&gpu, m, n, k)?;
         }
@@ -633,59 +615,8 @@ impl Suite<'_> {
     }
 
     fn hgemm_tuning_case(&mut self, gpu: &Gpu, m: u32, n: u32, k: u32) -> BenchResult<()> {
-        let (mk, kn, mn) = (
-            u64::from(m) * u64::from(k),
-            u64::from(k) * u64::from(n),
-            u64::from(m) * u64::from(n),
-        );
-        let a: Vec<u16> = (0..mk)
-            .map(|i| f32_to_f16_bits(super::hgemm::value(i, 1)))
-            .collect();
-        let b: Vec<u16> = (0..kn)
-            .map(|i| f32_to_f16_bits(super::hgemm::value(i, 2)))
-            .collect();
-        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-        let buffers = [
-            gpu.storage("hgemm_tuning a", mk * 2),
-            gpu.storage("hgemm_tuning b", kn * 2),
-            gpu.storage("hgemm_tuning c", mn * 4),
-        ];
-        gpu.queue.write_buffer(&buffers[0], 0, &halves(&a));
-        gpu.queue.write_buffer(&buffers[1], 0, &halves(&b));
-        let staging = gpu.staging("hgemm_tuning c read-back", mn * 4);
-        let [ba, bb, bc] = &buffers;
-        // `C` of one side, checked exactly on a sample of elements: the first wrong element.
-        let check = |side: &Side| -> BenchResult<Option<String>> {
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            encoder.clear_buffer(bc, 0, None);
-            match side {
-                Side::Raw {
-                    kernel,
-                    group,
-                    grid,
-                } => Gpu::record(&mut encoder, kernel, group, *grid),
-                Side::Vyre(emitted) => emitted.encode(&mut encoder),
-            }
-            encoder.copy_buffer_to_buffer(bc, 0, &staging, 0, mn * 4);
-            gpu.queue.submit([encoder.finish()]);
-            let mut got = Vec::new();
-            gpu.read_back(&staging, mn * 4, &mut got)?;
-            Ok((0..2048u64).find_map(|t| {
-                let (i, j) = ((t * 7919) % u64::from(m), (t * 104_729) % u64::from(n));
-                let expected: f64 = (0..u64::from(k))
-                    .map(|l| {
-                        f64::from(f16_bits_to_f32(a[(i * u64::from(k) + l) as usize]))
-                            * f64::from(f16_bits_to_f32(b[(l * u64::from(n) + j) as usize]))
-                    })
-                    .sum();
-                let at = ((i * u64::from(n) + j) * 4) as usize;
-                let word = got
-                    .get(at..at + 4)
-                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-                (word != Some(expected as f32))
-                    .then(|| format!("C[{i}, {j}] is {word:?}, the CPU's is {expected}"))
-            }))
-        };
+        let operands = Operands::new(gpu, "hgemm_tuning", (m, n, k));
+        let [ba, bb, bc] = operands.bound();
         // Every side that fits, compiles and computes `C` exactly: the tuning and which side.
         let mut sides: Vec<(&Tuning, Kind, Side)> = Vec::new();
         let room = gpu.device.limits().max_compute_workgroup_storage_size;
@@ -727,7 +658,7 @@ impl Suite<'_> {
             for (kind, side) in made {
                 let verdict = match side {
                     Err(e) => Err(format!("does not compile: {e}")),
-                    Ok(side) => match check(&side)? {
+                    Ok(side) => match operands.first_wrong(gpu, &side)? {
                         Some(wrong) => Err(format!("not timed, {wrong}")),
                         None => Ok(side),
                     },
@@ -745,35 +676,9 @@ impl Suite<'_> {
         if sides.is_empty() {
             return Ok(());
         }
-        let reps = if mn * u64::from(k) > 1 << 34 {
-            (self.options.reps / 3).max(5)
-        } else {
-            self.options.reps
-        };
-        let spin = self.options.spin.min(0.1);
-        let mut batches: Vec<_> = sides
-            .iter()
-            .map(|(_, _, side)| {
-                move |count: usize| match side {
-                    Side::Raw {
-                        kernel,
-                        group,
-                        grid,
-                    } => {
-                        gpu.spin_up(kernel, group, *grid, spin)?;
-                        gpu.device_times(kernel, group, *grid, count)
-                    }
-                    Side::Vyre(emitted) => emitted.device_times(gpu, count, spin),
-                }
-            })
-            .collect();
-        let mut refs: Vec<measure::Batch<'_>> = batches
-            .iter_mut()
-            .map(|b| b as measure::Batch<'_>)
-            .collect();
-        let samples = measure::interleave_batches(reps, 2, &mut refs)?;
+        let samples = operands.time(gpu, self.options, sides.iter().map(|(_, _, side)| side))?;
         let measure = Measure::Flops {
-            flops: 2 * mn * u64::from(k),
+            flops: operands.flops(),
         };
         // Every raw kernel against the first (hgemm's four-subgroup kernel as written here), and
         // every vyre side against its own tuning's raw kernel.
@@ -829,21 +734,9 @@ impl Kind {
     }
 }
 
-/// One timed kernel.
-enum Side {
-    Raw {
-        kernel: Kernel,
-        group: wgpu::BindGroup,
-        grid: [u32; 3],
-    },
-    Vyre(EmittedKernel),
-}
-
 #[cfg(test)]
 mod tests {
     use super::{Stage, TUNINGS, tuned_program, tuned_wgsl};
-    use vyre_driver::{DispatchConfig, VyreBackend};
-    use vyre_foundation::ir::{f16_bits_to_f32, f32_to_f16_bits};
     use wgpu::naga;
 
     /// Every vyre program of the search computes `C` exactly on the reference (32-lane subgroups,
@@ -851,41 +744,12 @@ mod tests {
     #[test]
     fn the_programs_compute_c_on_the_reference() {
         let (m, n, k) = (128u32, 256u32, 64u32);
-        let a: Vec<u16> = (0..u64::from(m * k))
-            .map(|i| f32_to_f16_bits(super::super::hgemm::value(i, 1)))
-            .collect();
-        let b: Vec<u16> = (0..u64::from(k * n))
-            .map(|i| f32_to_f16_bits(super::super::hgemm::value(i, 2)))
-            .collect();
-        let halves = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-        let reference = vyre::ReferenceBackend::new();
         let mut programs = 0;
         for tuning in TUNINGS.iter().filter(|t| t.stage == Stage::Halves) {
             let p = tuned_program(tuning, m, n, k).expect("a halves tuning has a program");
             let [bm, bn] = tuning.block();
             let grid = [n / bn, m / bm, 1];
-            let config = DispatchConfig::new().with_grid(grid);
-            let out = reference
-                .dispatch(&p, &[halves(&a), halves(&b)], &config)
-                .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
-            for i in 0..m as usize {
-                for j in 0..n as usize {
-                    let expected: f64 = (0..k as usize)
-                        .map(|l| {
-                            f64::from(f16_bits_to_f32(a[i * k as usize + l]))
-                                * f64::from(f16_bits_to_f32(b[l * n as usize + j]))
-                        })
-                        .sum();
-                    let at = (i * n as usize + j) * 4;
-                    let got = f32::from_le_bytes([
-                        out[0][at],
-                        out[0][at + 1],
-                        out[0][at + 2],
-                        out[0][at + 3],
-                    ]);
-                    assert_eq!(got, expected as f32, "{}: C[{i}, {j}]", tuning.name);
-                }
-            }
+            super::super::tests::assert_computes_c(&p, grid, (m, n, k), tuning.name);
             let lengths: Vec<u64> = p.buffers.iter().map(|b| u64::from(b.count)).collect();
             let launch = vyre_driver_wgpu::emit_launch(&p, grid, &lengths, 65_535)
                 .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
