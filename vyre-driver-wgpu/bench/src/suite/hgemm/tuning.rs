@@ -13,9 +13,9 @@
 //!   a 128x128 block at 64 pass the 48 KiB of workgroup memory NVIDIA's Vulkan driver grants);
 //! - **padding** ([`Tuning::pad`]): each staged row 8 elements longer, so the 16 rows of a tile do
 //!   not all start in the same bank of workgroup memory (a 128-element row of `B` is 256 bytes);
-//! - **the stage's element** ([`Stage`]): `f16`, written an element at a time from 8-byte words, or
-//!   16-byte words (`vec4<u32>`) written whole, with `coopLoadT` reading `f16` elements through
-//!   them (SPV_KHR_cooperative_matrix reinterprets a pointer of another component type; the stride
+//! - **the stage's element** ([`Stage`]): `f16`, written an element at a time from 8-byte words,
+//!   8-byte words (`vec4<f16>`) or 16-byte words (`vec4<u32>`) written whole, with `coopLoadT`
+//!   reading `f16` elements through them (SPV_KHR_cooperative_matrix reinterprets a pointer of another component type; the stride
 //!   counts the pointer's elements). A device that reads them otherwise computes a wrong `C`, which
 //!   the exact check below reports as a note for that kernel.
 //!
@@ -44,6 +44,10 @@ pub(super) enum Stage {
     /// `array<f16>`, written from 8-byte words (`vec4<f16>` views of `A` and `B`) an element at a
     /// time.
     Halves,
+    /// `array<vec4<f16>>`, written from 8-byte words (`vec4<f16>` views) one word at a time; the
+    /// tiles load through pointers to those words (the stride counting words), which is what
+    /// vyre's workgroup rows would give an `f16` stage.
+    Quads,
     /// `array<vec4<u32>>`, written from 16-byte words (`vec4<u32>` views) one word at a time; the
     /// tiles load `f16` elements through those words.
     Words,
@@ -53,7 +57,16 @@ impl Stage {
     /// Elements of `f16` per word read from `A` and `B`.
     const fn width(self) -> u32 {
         match self {
-            Stage::Halves => 4,
+            Stage::Halves | Stage::Quads => 4,
+            Stage::Words => 8,
+        }
+    }
+
+    /// Elements of `f16` per element of the stage's array.
+    const fn unit(self) -> u32 {
+        match self {
+            Stage::Halves => 1,
+            Stage::Quads => 4,
             Stage::Words => 8,
         }
     }
@@ -118,7 +131,7 @@ impl Tuning {
 
 /// The kernels of the search; the first is `hgemm`'s four-subgroup kernel as this generator writes
 /// it (the row every other is measured against).
-pub(super) const TUNINGS: [Tuning; 10] = [
+pub(super) const TUNINGS: [Tuning; 12] = [
     Tuning {
         name: "4 subgroups of 64x64, k 16, no pad, f16 stage",
         grid: [2, 2],
@@ -142,6 +155,22 @@ pub(super) const TUNINGS: [Tuning; 10] = [
         bk: 32,
         pad: 8,
         stage: Stage::Halves,
+    },
+    Tuning {
+        name: "4 subgroups of 64x64, k 16, pad 8, quad stage",
+        grid: [2, 2],
+        tiles: [4, 4],
+        bk: 16,
+        pad: 8,
+        stage: Stage::Quads,
+    },
+    Tuning {
+        name: "4 subgroups of 64x64, k 32, pad 8, quad stage",
+        grid: [2, 2],
+        tiles: [4, 4],
+        bk: 32,
+        pad: 8,
+        stage: Stage::Quads,
     },
     Tuning {
         name: "4 subgroups of 64x64, k 16, no pad, word stage",
@@ -219,13 +248,11 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
     let steps = k / bk;
     // Row lengths of the stages in elements, and in the stage array's elements.
     let (ra, rb) = (bk + pad, bn + pad);
-    let unit = match stage {
-        Stage::Halves => 1,
-        Stage::Words => 8,
-    };
+    let unit = stage.unit();
     let stage_len = (bm * ra + bk * rb) / unit;
     let (word, stage_ty) = match stage {
         Stage::Halves => ("vec4<f16>", "f16"),
+        Stage::Quads => ("vec4<f16>", "vec4<f16>"),
         Stage::Words => ("vec4<u32>", "vec4<u32>"),
     };
     let mut s = String::new();
@@ -303,7 +330,9 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
                         out.push_str(&format!("        st[{at} + {lane}u] = wa{q}[{lane}];\n"));
                     }
                 }
-                Stage::Words => out.push_str(&format!("        st[{at}] = wa{q};\n")),
+                Stage::Quads | Stage::Words => {
+                    out.push_str(&format!("        st[{at}] = wa{q};\n"));
+                }
             }
         }
         for q in 0..cb {
@@ -320,7 +349,9 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
                         out.push_str(&format!("        st[{at} + {lane}u] = wb{q}[{lane}];\n"));
                     }
                 }
-                Stage::Words => out.push_str(&format!("        st[{at}] = wb{q};\n")),
+                Stage::Quads | Stage::Words => {
+                    out.push_str(&format!("        st[{at}] = wb{q};\n"));
+                }
             }
         }
         out
