@@ -317,40 +317,30 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
     // Stores of the registers into the stage starting at array element `base`.
     let store = |base: &str| {
         let mut out = String::new();
-        for q in 0..ca {
-            let u = a_word(q);
-            let at = format!(
-                "{base} + ({u} / {wa_row}u) * {}u + ({u} % {wa_row}u) * {}u",
-                ra / unit,
-                w / unit
-            );
-            match stage {
-                Stage::Halves => {
-                    for lane in 0..4 {
-                        out.push_str(&format!("        st[{at} + {lane}u] = wa{q}[{lane}];\n"));
+        // Per operand: its registers, their count, where its block starts in the stage, and its
+        // row lengths in words and in stage elements.
+        for (reg, copies, start, words, row) in
+            [("wa", ca, 0, wa_row, ra), ("wb", cb, bm * ra, wb_row, rb)]
+        {
+            for q in 0..copies {
+                let u = a_word(q);
+                let at = format!(
+                    "{base} + {}u + ({u} / {words}u) * {}u + ({u} % {words}u) * {}u",
+                    start / unit,
+                    row / unit,
+                    w / unit
+                );
+                match stage {
+                    Stage::Halves => {
+                        for lane in 0..4 {
+                            out.push_str(&format!(
+                                "        st[{at} + {lane}u] = {reg}{q}[{lane}];\n"
+                            ));
+                        }
                     }
-                }
-                Stage::Quads | Stage::Words => {
-                    out.push_str(&format!("        st[{at}] = wa{q};\n"));
-                }
-            }
-        }
-        for q in 0..cb {
-            let u = a_word(q);
-            let at = format!(
-                "{base} + {}u + ({u} / {wb_row}u) * {}u + ({u} % {wb_row}u) * {}u",
-                bm * ra / unit,
-                rb / unit,
-                w / unit
-            );
-            match stage {
-                Stage::Halves => {
-                    for lane in 0..4 {
-                        out.push_str(&format!("        st[{at} + {lane}u] = wb{q}[{lane}];\n"));
+                    Stage::Quads | Stage::Words => {
+                        out.push_str(&format!("        st[{at}] = {reg}{q};\n"));
                     }
-                }
-                Stage::Quads | Stage::Words => {
-                    out.push_str(&format!("        st[{at}] = wb{q};\n"));
                 }
             }
         }
