@@ -79,6 +79,16 @@ pub(crate) struct FuzzArgs {
     pub(crate) keep: Vec<vyre_conformance::r#gen::Feature>,
 }
 
+impl FuzzArgs {
+    /// `config` with every `--keep` feature kept in every case.
+    pub(crate) fn keeping(&self, mut config: GenConfig) -> GenConfig {
+        for feature in &self.keep {
+            config.kept = config.kept.with(*feature);
+        }
+        config
+    }
+}
+
 /// The generator feature `text` names (its `Debug` name, in any case).
 fn parse_feature(text: &str) -> Result<vyre_conformance::r#gen::Feature, String> {
     use vyre_conformance::r#gen::Feature;
@@ -142,14 +152,11 @@ pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
         (false, None, true) => Box::new(Batched::new(picked.backend)),
         (false, None, false) => picked.backend,
     };
-    let mut config = if args.datafusion {
+    let config = args.keeping(if args.datafusion {
         GenConfig::udf()
     } else {
         GenConfig::differential()
-    };
-    for feature in &args.keep {
-        config.kept = config.kept.with(*feature);
-    }
+    });
     let options = FuzzOptions {
         cases: args.cases,
         seed: args.seed,

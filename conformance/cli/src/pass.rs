@@ -86,14 +86,10 @@ pub(crate) fn run(args: &FuzzArgs, name: &str) -> ExitCode {
             }
         );
     }
-    let mut config = FuzzOptions::default().config;
-    for feature in &args.keep {
-        config.kept = config.kept.with(*feature);
-    }
     let options = FuzzOptions {
         cases: args.cases,
         seed: args.seed,
-        config,
+        config: args.keeping(FuzzOptions::default().config),
         regressions_dir: args.save.clone(),
         time_limit: args.minutes,
         max_mismatches: args.max_mismatches,
