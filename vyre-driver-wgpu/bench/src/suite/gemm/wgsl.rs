@@ -156,12 +156,17 @@ pub(crate) fn gemm_wgsl(shape: Shape, t: Tiling, variant: Variant) -> String {
     } else {
         (bm * bk, bn * bk)
     };
-    let tile_ty = if vec4_tiles { "vec4<f32>" } else { "f32" };
-    // Vec4Rows: the scalar tiles' lengths, declared as rows of four.
-    let (tile_ty, a_rows, b_rows) = if variant.tiles == Tiles::Vec4Rows {
-        ("vec4<f32>", a_len / 4, b_len / 4)
+    // Every form but Scalar declares `vec4` tiles; Vec4Rows, indexed by element, declares its
+    // scalar lengths as rows of four.
+    let tile_ty = if variant.tiles == Tiles::Scalar {
+        "f32"
     } else {
-        (tile_ty, a_len, b_len)
+        "vec4<f32>"
+    };
+    let (a_rows, b_rows) = if variant.tiles == Tiles::Vec4Rows {
+        (a_len / 4, b_len / 4)
+    } else {
+        (a_len, b_len)
     };
     let c_ty = match variant.storage {
         Storage::Vec4 => "vec4<f32>",
