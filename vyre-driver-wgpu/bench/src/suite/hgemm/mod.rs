@@ -657,6 +657,36 @@ impl Operands {
         [a, b, c]
     }
 
+    /// A side running the hand-written kernel `text` over `grid`, bound to the operands.
+    fn raw(&self, gpu: &Gpu, label: &str, text: &str, grid: [u32; 3]) -> BenchResult<Side> {
+        let kernel = gpu.kernel(label, text)?;
+        let group = gpu.bind(&kernel, &self.bound());
+        Ok(Side::Raw {
+            kernel,
+            group,
+            grid,
+        })
+    }
+
+    /// A side running vyre's `program` over `grid`, bound to the operands: its module as
+    /// `emit_launch` lowers it, compiled with wgpu's runtime checks, or (`trusted`) as the backend
+    /// compiles it with trusted modules on.
+    fn vyre(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        grid: [u32; 3],
+        trusted: bool,
+    ) -> BenchResult<Side> {
+        let (buffers, counts) = (self.bound(), counts(program));
+        if trusted {
+            EmittedKernel::trusted(gpu, program, &buffers, grid, &counts)
+        } else {
+            EmittedKernel::new(gpu, program, &buffers, grid, &counts)
+        }
+        .map(Side::Vyre)
+    }
+
     /// Floating-point operations of one product.
     fn flops(&self) -> u64 {
         2 * u64::from(self.m) * u64::from(self.n) * u64::from(self.k)
@@ -786,37 +816,20 @@ impl Suite<'_> {
     ) -> BenchResult<()> {
         let operands = Operands::new(gpu, "hgemm", (m, n, k));
         let grid = [n / SPAN, m / SPAN, 1];
-        let [ba, bb, bc] = operands.bound();
-        let raw_over = |label: &str, text: &str, grid: [u32; 3]| -> BenchResult<Side> {
-            let kernel = gpu.kernel(label, text)?;
-            let group = gpu.bind(&kernel, &[ba, bb, bc]);
-            Ok(Side::Raw {
-                kernel,
-                group,
-                grid,
-            })
-        };
-        let raw = |label: &str, text: &str| raw_over(label, text, grid);
-        let checked_over =
-            |p: &Program, grid| EmittedKernel::new(gpu, p, &[ba, bb, bc], grid, &counts(p));
-        let trusted_over =
-            |p: &Program, grid| EmittedKernel::trusted(gpu, p, &[ba, bb, bc], grid, &counts(p));
-        let checked = |p: &Program| checked_over(p, grid);
-        let trusted = |p: &Program| trusted_over(p, grid);
+        let raw = |label: &str, text: &str| operands.raw(gpu, label, text, grid);
+        let checked = |p: &Program| operands.vyre(gpu, p, grid, false);
+        let trusted = |p: &Program| operands.vyre(gpu, p, grid, true);
         let (direct, staged) = (program(m, n, k), program_staged(m, n, k));
         let sides = [
             ("raw", raw("raw hgemm", &raw_wgsl(n, k))?),
-            ("vyre", Side::Vyre(checked(&direct)?)),
-            ("vyre, trusted module", Side::Vyre(trusted(&direct)?)),
+            ("vyre", checked(&direct)?),
+            ("vyre, trusted module", trusted(&direct)?),
             (
                 "raw, staged",
                 raw("raw hgemm, staged", &raw_wgsl_staged(n, k))?,
             ),
-            ("vyre, staged", Side::Vyre(checked(&staged)?)),
-            (
-                "vyre, staged, trusted module",
-                Side::Vyre(trusted(&staged)?),
-            ),
+            ("vyre, staged", checked(&staged)?),
+            ("vyre, staged, trusted module", trusted(&staged)?),
         ];
         // The four-subgroup kernels where the device's subgroups are exactly 32 lanes.
         let mut sides: Vec<(&str, Side)> = sides.into_iter().collect();
@@ -824,14 +837,15 @@ impl Suite<'_> {
         {
             let wide_grid = [n / WIDE_SPAN, m / WIDE_SPAN, 1];
             let wide = program_wide(m, n, k);
+            let text = raw_wgsl_wide(n, k);
             sides.push((
                 WIDE,
-                raw_over("raw hgemm, four subgroups", &raw_wgsl_wide(n, k), wide_grid)?,
+                operands.raw(gpu, "raw hgemm, four subgroups", &text, wide_grid)?,
             ));
-            sides.push((WIDE_VYRE, Side::Vyre(checked_over(&wide, wide_grid)?)));
+            sides.push((WIDE_VYRE, operands.vyre(gpu, &wide, wide_grid, false)?));
             sides.push((
                 WIDE_VYRE_TRUSTED,
-                Side::Vyre(trusted_over(&wide, wide_grid)?),
+                operands.vyre(gpu, &wide, wide_grid, true)?,
             ));
         }
         // Every side's `C`, checked exactly on a sample of elements.

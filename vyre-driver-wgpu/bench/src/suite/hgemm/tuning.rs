@@ -33,7 +33,6 @@ use super::{Operands, SIDE, Side};
 use crate::gpu::{BenchResult, Gpu};
 use crate::report::{Measure, Stat};
 use crate::suite::{RowBase, Suite};
-use crate::vyre_wgpu::EmittedKernel;
 
 /// Lanes per subgroup the kernels are written for.
 const LANES: u32 = 32;
@@ -293,12 +292,12 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
     // Word `q` of this invocation's copies: its row and column (in words) within the operand's
     // staged block.
     let (wa_row, wb_row) = (bk / w, bn / w);
-    let a_word = |q: u32| format!("(lid + {}u)", q * t);
+    let word = |q: u32| format!("(lid + {}u)", q * t);
     // Loads of step `step` (a WGSL expression) into the registers.
     let load = |step: &str| {
         let mut out = String::new();
         for q in 0..ca {
-            let u = a_word(q);
+            let u = word(q);
             out.push_str(&format!(
                 "        wa{q} = a[(row0 + {u} / {wa_row}u) * {}u + {step} * {}u + {u} % {wa_row}u];\n",
                 k / w,
@@ -306,7 +305,7 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
             ));
         }
         for q in 0..cb {
-            let u = a_word(q);
+            let u = word(q);
             out.push_str(&format!(
                 "        wb{q} = b[({step} * {bk}u + {u} / {wb_row}u) * {}u + col0 / {w}u + {u} % {wb_row}u];\n",
                 n / w
@@ -323,7 +322,7 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
             [("wa", ca, 0, wa_row, ra), ("wb", cb, bm * ra, wb_row, rb)]
         {
             for q in 0..copies {
-                let u = a_word(q);
+                let u = word(q);
                 let at = format!(
                     "{base} + {}u + ({u} / {words}u) * {}u + ({u} % {words}u) * {}u",
                     start / unit,
@@ -430,28 +429,20 @@ pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<P
         Node::let_bind("rs", Expr::mul(Expr::div(v("sg"), u(gc)), u(tm * SIDE))),
         Node::let_bind("cs", Expr::mul(Expr::rem(v("sg"), u(gc)), u(tn * SIDE))),
     ];
-    // Word `q`'s row and column (in words) within each operand's staged block.
-    for q in 0..ca {
-        let word = Expr::add(v("lid"), u(q * t));
-        body.push(Node::let_bind(
-            format!("ar{q}"),
-            Expr::div(word.clone(), u(wa_row)),
-        ));
-        body.push(Node::let_bind(
-            format!("ac{q}"),
-            Expr::mul(Expr::rem(word, u(wa_row)), u(w)),
-        ));
-    }
-    for q in 0..cb {
-        let word = Expr::add(v("lid"), u(q * t));
-        body.push(Node::let_bind(
-            format!("br{q}"),
-            Expr::div(word.clone(), u(wb_row)),
-        ));
-        body.push(Node::let_bind(
-            format!("bc{q}"),
-            Expr::mul(Expr::rem(word, u(wb_row)), u(w)),
-        ));
+    // Word `q`'s row (`ar{q}`, `br{q}`) and first column (`ac{q}`, `bc{q}`) within each
+    // operand's staged block.
+    for (operand, copies, words) in [("a", ca, wa_row), ("b", cb, wb_row)] {
+        for q in 0..copies {
+            let word = Expr::add(v("lid"), u(q * t));
+            body.push(Node::let_bind(
+                format!("{operand}r{q}"),
+                Expr::div(word.clone(), u(words)),
+            ));
+            body.push(Node::let_bind(
+                format!("{operand}c{q}"),
+                Expr::mul(Expr::rem(word, u(words)), u(w)),
+            ));
+        }
     }
     let tile = |role, element| TileType::new(role, SIDE, SIDE, element);
     for i in 0..tm {
@@ -637,7 +628,6 @@ impl Suite<'_> {
 
     fn hgemm_tuning_case(&mut self, gpu: &Gpu, m: u32, n: u32, k: u32) -> BenchResult<()> {
         let operands = Operands::new(gpu, "hgemm_tuning", (m, n, k));
-        let [ba, bb, bc] = operands.bound();
         // Every side that fits, compiles and computes `C` exactly: the tuning and which side.
         let mut sides: Vec<(&Tuning, Kind, Side)> = Vec::new();
         let room = gpu.device.limits().max_compute_workgroup_storage_size;
@@ -655,26 +645,11 @@ impl Suite<'_> {
             let mut made: Vec<(Kind, BenchResult<Side>)> = Vec::new();
             made.push((
                 Kind::Raw,
-                gpu.kernel(tuning.name, &tuned_wgsl(tuning, n, k))
-                    .map(|kernel| {
-                        let group = gpu.bind(&kernel, &[ba, bb, bc]);
-                        Side::Raw {
-                            kernel,
-                            group,
-                            grid,
-                        }
-                    }),
+                operands.raw(gpu, tuning.name, &tuned_wgsl(tuning, n, k), grid),
             ));
             if let Some(p) = tuned_program(tuning, m, n, k) {
-                let counts: Vec<u32> = p.buffers.iter().map(|b| b.count).collect();
-                made.push((
-                    Kind::Vyre,
-                    EmittedKernel::new(gpu, &p, &[ba, bb, bc], grid, &counts).map(Side::Vyre),
-                ));
-                made.push((
-                    Kind::VyreTrusted,
-                    EmittedKernel::trusted(gpu, &p, &[ba, bb, bc], grid, &counts).map(Side::Vyre),
-                ));
+                made.push((Kind::Vyre, operands.vyre(gpu, &p, grid, false)));
+                made.push((Kind::VyreTrusted, operands.vyre(gpu, &p, grid, true)));
             }
             for (kind, side) in made {
                 let verdict = match side {
@@ -771,7 +746,10 @@ mod tests {
             let [bm, bn] = tuning.block();
             let grid = [n / bn, m / bm, 1];
             super::super::tests::assert_computes_c(&p, grid, (m, n, k), tuning.name);
-            let lengths: Vec<u64> = p.buffers.iter().map(|b| u64::from(b.count)).collect();
+            let lengths: Vec<u64> = super::super::counts(&p)
+                .into_iter()
+                .map(u64::from)
+                .collect();
             let launch = vyre_driver_wgpu::emit_launch(&p, grid, &lengths, 65_535)
                 .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
             assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
