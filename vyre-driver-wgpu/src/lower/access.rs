@@ -88,7 +88,7 @@ impl Lowerer<'_, '_> {
                 let vector = self.fb.access(block, base, row);
                 self.fb.access(block, vector, lane)
             }
-            Layout::StorageVec4 => {
+            Layout::StorageVec4 | Layout::WorkgroupVec4 => {
                 // Row `slot / 4`, lane `slot % 4`, as a shift and a mask (naga wraps integer
                 // division in a zero check).
                 let two = self.fb.u32(block, 2);

@@ -124,6 +124,9 @@ pub(crate) enum Layout {
     StorageVec4,
     /// `array<T, count>` (or of atomics) in workgroup memory.
     Workgroup,
+    /// `array<vec4<T>, count / 4>` in workgroup memory: a workgroup buffer read four elements at a
+    /// time (see `rows`, "Workgroup rows"); element `i` is lane `i % 4` of row `i / 4`.
+    WorkgroupVec4,
 }
 
 /// One program buffer as declared.
@@ -144,15 +147,17 @@ fn fixed_array_bytes(layout: Layout, count: u32, element: DataType) -> Option<u6
     // Both products are below 2^36: a u32 count (or a quarter of one) times a stride of 16 or less.
     match layout {
         Layout::Storage | Layout::StorageVec4 => None,
-        Layout::Workgroup => Some(u64::from(count) * element.size_bytes() as u64),
+        Layout::Workgroup | Layout::WorkgroupVec4 => {
+            Some(u64::from(count) * element.size_bytes() as u64)
+        }
         Layout::UniformVec4 => Some(u64::from(count.div_ceil(4)) * 16),
     }
 }
 
 fn array_too_large(name: &str, layout: Layout, bytes: u64) -> BackendError {
     let space = match layout {
-        Layout::Workgroup => "workgroup",
-        _ => "uniform",
+        Layout::Workgroup | Layout::WorkgroupVec4 => "workgroup",
+        Layout::Storage | Layout::StorageVec4 | Layout::UniformVec4 => "uniform",
     };
     BackendError::limit_exceeded(format!(
         "{space} buffer `{name}` spans {bytes} bytes in the shader, more than the {MAX_ARRAY_BYTES} one array may declare. Fix: declare a smaller count, or split the data over several buffers."
@@ -220,10 +225,11 @@ pub(crate) fn declare_buffers(
                 })?;
             }
         }
-        let layout = if layout == Layout::Storage && vectorised.get(i) == Some(&true) {
-            Layout::StorageVec4
-        } else {
-            layout
+        let layout = match layout {
+            Layout::Storage if vectorised.get(i) == Some(&true) => Layout::StorageVec4,
+            // The count is a multiple of 4 (`analysis::rows::workgroup_rows`).
+            Layout::Workgroup if vectorised.get(i) == Some(&true) => Layout::WorkgroupVec4,
+            other => other,
         };
         let ty = array_type(module, layout, element, decl.element, decl.count);
         let binding = kind.map(|_| ResourceBinding {
@@ -269,6 +275,11 @@ fn array_type(
         Layout::Storage => (element, ArraySize::Dynamic, stride),
         Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 16),
         Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), stride),
+        Layout::WorkgroupVec4 => (
+            vec4_type(module, scalar),
+            ArraySize::Constant(non_zero(count / 4)),
+            16,
+        ),
         Layout::UniformVec4 => (
             vec4_type(module, scalar),
             ArraySize::Constant(non_zero(count.div_ceil(4))),

@@ -43,7 +43,7 @@ use vyre_foundation::validate::{Validated, VarId};
 
 use analysis::barrier::BarrierScopes;
 use analysis::bounds::Bounds;
-use analysis::rows::{Aligned, RowFacts};
+use analysis::rows::{Aligned, RowFacts, WorkgroupRows};
 use func::FunctionBuilder;
 use globals::{BufferGlobal, Types};
 use prologue::Prologue;
@@ -187,16 +187,27 @@ pub(crate) enum Row {
 #[derive(Clone, Debug)]
 pub(crate) struct CachedRow {
     pub(crate) buffer: usize,
-    pub(crate) base: Expr,
+    pub(crate) base: RowKey,
     pub(crate) base_u32: Handle<Expression>,
     pub(crate) row: Handle<Expression>,
+}
+
+/// What a cached row was read at: the aligned base, an expression or an aligned variable.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum RowKey {
+    /// An expression plus a literal multiple of 4.
+    Expr(Expr, u32),
+    /// An aligned variable plus a literal multiple of 4.
+    Var(VarId, u32),
 }
 
 /// The lowering's view of the row buffers of a module.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowLoads {
-    /// Per program buffer: declared as rows.
+    /// Per program buffer: a read-only storage buffer declared as rows.
     pub(crate) rows: Vec<bool>,
+    /// Per program buffer: a workgroup buffer declared as rows.
+    pub(crate) workgroup: Vec<bool>,
     pub(crate) aligned: Aligned,
     /// The rows read so far in the current statement.
     pub(crate) cache: Vec<CachedRow>,
@@ -249,10 +260,13 @@ pub(crate) fn lower(
     let row_buffers: &[bool] = rows.map_or(&[], |r| r.buffers.as_slice());
     // Row buffers are never vectorised buffers: those are accessed at `gid.x` alone, which is not
     // a multiple of 4 (`rows`).
+    // Workgroup rows are workgroup buffers, never either of those.
+    let workgroup_rows = facts.workgroup_rows.as_ref();
     let vectorised: Vec<bool> = (0..program.buffers.len())
         .map(|j| {
             vector.as_ref().is_some_and(|p| p.vectorised[j])
                 || row_buffers.get(j).copied().unwrap_or(false)
+                || workgroup_rows.is_some_and(|w| w.buffers[j])
         })
         .collect();
     let (buffers, bindings, workgroup_bytes) =
@@ -276,6 +290,7 @@ pub(crate) fn lower(
         items,
         types,
         rows,
+        workgroup_rows,
         workarounds,
         opaque_zero: facts.patterns.need_opaque_zero(workarounds),
     };
@@ -330,6 +345,8 @@ struct Globals<'f> {
     types: globals::Types,
     /// The row buffers, when the module declares them as rows.
     rows: Option<&'f RowFacts>,
+    /// The workgroup buffers declared as rows, when there are any.
+    workgroup_rows: Option<&'f WorkgroupRows>,
     /// The driver workarounds in force, and whether they need the opaque zero.
     workarounds: Workarounds,
     opaque_zero: bool,
@@ -439,7 +456,7 @@ fn entry_point(
         barrier_count: 0,
         bounds,
         lanes: None,
-        row_loads: RowLoads::new(shared.rows),
+        row_loads: RowLoads::new(shared.rows, shared.workgroup_rows),
         subgroup: None,
         workarounds: shared.workarounds,
     };

@@ -68,6 +68,9 @@ impl Lowerer<'_, '_> {
                     return Ok(());
                 }
                 let proven = self.bounds.proven(self.evidence, b, index);
+                if self.row_store(block, b, index, value, proven)? {
+                    return Ok(());
+                }
                 let (index, index_ty) = self.expr(block, index)?;
                 let (value, _) = self.expr(block, value)?;
                 let target = super::access::Target {

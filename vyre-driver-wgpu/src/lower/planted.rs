@@ -55,11 +55,13 @@ pub enum Miscompile {
     /// A tile's bounds guard takes the room after its offset to be one element more than it is,
     /// so a tile whose last element lies just past the end still loads or stores.
     TileGuardOffByOne,
+    /// A workgroup row's aligned load reads lane `(c + 1) % 4` of its row instead of lane `c`.
+    WorkgroupRowLaneShifted,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 15] = [
+    pub const ALL: [Miscompile; 16] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -75,6 +77,7 @@ impl Miscompile {
         Miscompile::PrivateArrayBoundOffByOne,
         Miscompile::WorkaroundSoftMultiplyHighNoCarry,
         Miscompile::TileGuardOffByOne,
+        Miscompile::WorkgroupRowLaneShifted,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -110,6 +113,7 @@ impl Miscompile {
             Miscompile::PrivateArrayBoundOffByOne => 13,
             Miscompile::WorkaroundSoftMultiplyHighNoCarry => 14,
             Miscompile::TileGuardOffByOne => 15,
+            Miscompile::WorkgroupRowLaneShifted => 16,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Row loads: a read-only buffer read four consecutive elements at a time is declared as `vec4`
-//! rows, and the loads of one statement that share a row read it once.
+//! rows, and the loads of one statement that share a row read it once; a workgroup buffer read
+//! four elements at a time is declared as rows too ("Workgroup rows" below).
 //!
 //! **Which buffers.** A `read` storage buffer of 32-bit elements whose every load is at an *aligned*
 //! index `b + c`: `b` provably a multiple of 4 and `c` a literal in `0..=3` (or `b | c`, or a
@@ -27,23 +28,56 @@
 //! atomics, whose results differ between evaluations) share one row: one statement's expressions are
 //! evaluated in one block, with no assignment between them, and the buffer is never written, so
 //! equal `b` read equal rows. The cache is cleared at every statement.
+//!
+//! **Aligned indices**, for both kinds of rows: `b + k` (or `k + b`) with `b` a multiple of 4 and `k`
+//! any literal splits into the base `b + (k & !3)`, still a multiple of 4 in wrapping arithmetic, and
+//! the lane `k & 3`; `b | c` only for a lane `c`. A variable declared by a `let` of such a sum and
+//! never assigned splits the same way at its uses (common-subexpression elimination names `b + 1`,
+//! `b + 2`, `b + 3` when several statements read them); its aligned variable is never assigned
+//! either, so reading it at the use reads the value the `let` bound.
+//!
+//! **Workgroup rows.** A workgroup buffer of 32-bit elements whose count is a multiple of 4, never
+//! updated atomically nor moved by a tile, whose every load is at an aligned index with at least two
+//! different lanes among them (`analysis::rows::workgroup_rows`), is declared as
+//! `array<vec4<T>, count / 4>` in every launch form: llvmpipe reads a tile declared as `f32` at half
+//! the speed of one declared as `vec4<f32>` whose lanes are literal (BENCHMARKS.md, SGEMM), and
+//! element `i` is lane `i % 4` of row `i / 4` in both layouts, so the memory a program sees is the
+//! same. A load at `b + c` reads row `min(b >> 2, count / 4 - 1)` and takes lane `c` under the guard
+//! `b + c < count`, exactly as a storage row load does (each load reads its own row: the buffer is
+//! written, by this invocation between statements and by others at any time). A store at an aligned
+//! index writes lane `c` of row `b >> 2` under the same guard (row 0 when out of bounds, where the
+//! store does not run); any other store writes lane `i & 3` of row `i >> 2` through the guarded
+//! element address (`access`). Every row index is below `count / 4`, so every access stays inside
+//! the array (`trusted`).
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M};
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, Literal};
 
-use super::analysis::rows::{Base, RowFacts};
+use super::analysis::rows::{Base, RowFacts, WorkgroupRows};
 use super::planted::{Miscompile, planted};
-use super::{CachedRow, Lowerer, RowLoads};
+use super::{CachedRow, Local, Lowerer, RowKey, RowLoads};
 
 impl RowLoads {
-    /// Row loads of the row buffers `rows` describes (`None`: the module declares none).
-    pub(crate) fn new(rows: Option<&RowFacts>) -> Self {
-        rows.map_or_else(RowLoads::default, |facts| RowLoads {
-            rows: facts.buffers.clone(),
-            aligned: facts.aligned.clone(),
+    /// Row loads of the row buffers `rows` describes and of the workgroup rows `workgroup`
+    /// describes (`None`: the module declares none of that kind).
+    pub(crate) fn new(rows: Option<&RowFacts>, workgroup: Option<&WorkgroupRows>) -> Self {
+        // Both analyses collect the same aligned variables (one walk each of the same program).
+        let aligned = rows
+            .map(|f| &f.aligned)
+            .or(workgroup.map(|w| &w.aligned))
+            .cloned()
+            .unwrap_or_default();
+        RowLoads {
+            rows: rows.map(|f| f.buffers.clone()).unwrap_or_default(),
+            workgroup: workgroup.map(|w| w.buffers.clone()).unwrap_or_default(),
+            aligned,
             cache: Vec::new(),
-        })
+        }
+    }
+
+    fn is_workgroup_row(&self, buffer: usize) -> bool {
+        self.workgroup.get(buffer).copied().unwrap_or(false)
     }
 
     /// Called at every statement, before its expressions are lowered: forgets the previous
@@ -65,17 +99,26 @@ impl Lowerer<'_, '_> {
         index: &Expr,
         proven: bool,
     ) -> Result<Option<Handle<Expression>>, BackendError> {
-        if !self.row_loads.rows.get(buffer).copied().unwrap_or(false) {
+        let workgroup = self.row_loads.is_workgroup_row(buffer);
+        if !workgroup && !self.row_loads.rows.get(buffer).copied().unwrap_or(false) {
             return Ok(None);
         }
         let Some((base, lane)) = self.row_loads.aligned.split(self.evidence, index) else {
             return Ok(None);
         };
-        let key = match base {
-            Base::Literal(v) => Expr::Lit(Literal::U32(v)),
-            Base::Expr(e) => e.clone(),
+        let lane = if workgroup && planted(Miscompile::WorkgroupRowLaneShifted) {
+            (lane + 1) % 4
+        } else {
+            lane
         };
-        let shareable = !key.has_atomic();
+        let key = match base {
+            Base::Literal(v) => RowKey::Expr(Expr::Lit(Literal::U32(v)), 0),
+            Base::Expr(e, plus) => RowKey::Expr(e.clone(), plus),
+            Base::Var(id, plus) => RowKey::Var(id, plus),
+        };
+        // A workgroup row is written between statements, and by other invocations: each load reads
+        // its own row.
+        let shareable = !workgroup && !matches!(&key, RowKey::Expr(e, _) if e.has_atomic());
         let cached = shareable
             .then(|| {
                 self.row_loads
@@ -89,24 +132,7 @@ impl Lowerer<'_, '_> {
         let (base_u32, row) = match cached {
             Some(found) => found,
             None => {
-                let base_u32 = match base {
-                    Base::Literal(v) => self.fb.u32(block, v),
-                    Base::Expr(e) => {
-                        let (value, ty) = self.expr(block, e)?;
-                        if ty == DataType::I32 {
-                            self.fb.expr(
-                                block,
-                                Expression::As {
-                                    expr: value,
-                                    kind: naga::ScalarKind::Uint,
-                                    convert: None,
-                                },
-                            )
-                        } else {
-                            value
-                        }
-                    }
-                };
+                let base_u32 = self.row_base(block, &base)?;
                 let two = self.fb.u32(block, 2);
                 let mut at = self.fb.binary(block, B::ShiftRight, base_u32, two);
                 if !proven {
@@ -142,5 +168,111 @@ impl Lowerer<'_, '_> {
         let in_bounds = self.fb.binary(block, B::Less, element, len);
         let zero = self.zero(block, self.program.buffers[buffer].element);
         Ok(Some(self.fb.select(block, in_bounds, value, zero)))
+    }
+
+    /// The aligned base `b` of an index `b + c`, as a `u32`.
+    fn row_base(
+        &mut self,
+        block: &mut Block,
+        base: &Base<'_>,
+    ) -> Result<Handle<Expression>, BackendError> {
+        let (root, plus) = match base {
+            Base::Literal(v) => return Ok(self.fb.u32(block, *v)),
+            Base::Var(id, plus) => {
+                // Never assigned (`Aligned`): its value here is the value its `let` bound.
+                let value = match self.local(*id)? {
+                    Local::Pointer(pointer) => self.fb.load(block, pointer),
+                    Local::Value(value) => value,
+                };
+                (self.as_u32(block, value, self.evidence.var(*id)?.ty), *plus)
+            }
+            Base::Expr(e, plus) => {
+                let (value, ty) = self.expr(block, e)?;
+                (self.as_u32(block, value, ty), *plus)
+            }
+        };
+        if plus == 0 {
+            return Ok(root);
+        }
+        // `x + k` wraps as the program's index does: `x + (k & !3)` is still a multiple of 4.
+        let k = self.fb.u32(block, plus);
+        Ok(self.fb.binary(block, B::Add, root, k))
+    }
+
+    /// `value` of type `ty` as a `u32`: an `i32` is reinterpreted.
+    fn as_u32(
+        &mut self,
+        block: &mut Block,
+        value: Handle<Expression>,
+        ty: DataType,
+    ) -> Handle<Expression> {
+        if ty == DataType::I32 {
+            self.fb.expr(
+                block,
+                Expression::As {
+                    expr: value,
+                    kind: naga::ScalarKind::Uint,
+                    convert: None,
+                },
+            )
+        } else {
+            value
+        }
+    }
+
+    /// `buffer[index] = value` when `buffer` is a workgroup row buffer and `index` aligned: a store
+    /// to lane `c` of row `b >> 2`, dropped out of bounds (see the module docs); `false` otherwise,
+    /// and nothing is emitted.
+    pub(crate) fn row_store(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        index: &Expr,
+        value: &Expr,
+        proven: bool,
+    ) -> Result<bool, BackendError> {
+        if !self.row_loads.is_workgroup_row(buffer) {
+            return Ok(false);
+        }
+        let Some((base, lane)) = self.row_loads.aligned.split(self.evidence, index) else {
+            return Ok(false);
+        };
+        // The index before the value, as every store evaluates them.
+        let base_u32 = self.row_base(block, &base)?;
+        let (value, _) = self.expr(block, value)?;
+        let two = self.fb.u32(block, 2);
+        let row = self.fb.binary(block, B::ShiftRight, base_u32, two);
+        let in_bounds = (!proven).then(|| {
+            let len = self.prologue.lengths[buffer];
+            let c = self.fb.u32(block, lane);
+            let element = self.fb.binary(block, B::Add, base_u32, c);
+            self.fb.binary(block, B::Less, element, len)
+        });
+        // Out of bounds the store does not run; row 0 keeps even its address in bounds.
+        let row = match in_bounds {
+            Some(in_bounds) => {
+                let zero = self.fb.u32(block, 0);
+                self.fb.select(block, in_bounds, row, zero)
+            }
+            None => row,
+        };
+        let global = self.fb.expr(
+            block,
+            Expression::GlobalVariable(self.globals[buffer].global),
+        );
+        let vector = self.fb.access(block, global, row);
+        let pointer = self.fb.access_index(block, vector, lane);
+        let word = self.value_to_word(block, buffer, value);
+        let store = naga::Statement::Store {
+            pointer,
+            value: word,
+        };
+        match in_bounds {
+            Some(in_bounds) => self
+                .fb
+                .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, store)),
+            None => self.fb.stmt(block, store),
+        }
+        Ok(true)
     }
 }

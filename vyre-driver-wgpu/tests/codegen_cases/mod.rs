@@ -580,6 +580,7 @@ pub fn cases() -> Vec<Case> {
     all.extend(barrier_cases());
     all.extend(vector_cases());
     all.extend(row_cases());
+    all.extend(workgroup_row_cases());
     all.extend(variable_cases());
     all.extend(workaround_cases());
     all
@@ -711,6 +712,83 @@ fn weighted_row(buffer: &str, base: impl Fn() -> Expr) -> Expr {
         .map(|(c, e)| Expr::mul(e, Expr::u32(1 + 2 * c as u32)))
         .reduce(Expr::add)
         .unwrap_or_else(|| Expr::u32(0))
+}
+
+/// Workgroup rows (`lower::rows`, "Workgroup rows"): workgroup buffers written and read four
+/// elements at a time, through aligned stores (`t`) and unaligned ones (`s`, each invocation a
+/// column), read back at another invocation's row weighted by lane, with rows past the count
+/// (which must read zero), in `u32` and `f32`.
+fn workgroup_row_cases() -> Vec<Case> {
+    let lid = Expr::local_x;
+    let mut out = Vec::new();
+    for ty in [DataType::U32, DataType::F32] {
+        let element = |e: Expr| match ty {
+            DataType::F32 => Expr::cast(DataType::F32, Expr::bit_and(e, Expr::u32(0xffff))),
+            _ => e,
+        };
+        let weight = |e: Expr, c: u32| match ty {
+            DataType::F32 => Expr::mul(e, Expr::f32((1 + 2 * c) as f32)),
+            _ => Expr::mul(e, Expr::u32(1 + 2 * c)),
+        };
+        let row_sum = |buffer: &str, base: &dyn Fn() -> Expr| {
+            (0..4u32)
+                .map(|c| weight(Expr::load(buffer, Expr::add(base(), Expr::u32(c))), c))
+                .reduce(Expr::add)
+                .unwrap_or_else(|| Expr::u32(0))
+        };
+        let b = || Expr::var("b");
+        let next = || {
+            Expr::mul(
+                Expr::rem(Expr::add(lid(), Expr::u32(1)), Expr::u32(64)),
+                Expr::u32(4),
+            )
+        };
+        let mut body = vec![Node::let_bind("b", Expr::mul(lid(), Expr::u32(4)))];
+        for c in 0..4u32 {
+            let word = Expr::load(
+                "data",
+                Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(4)), Expr::u32(c)),
+            );
+            body.push(Node::store(
+                "t",
+                Expr::add(b(), Expr::u32(c)),
+                element(word.clone()),
+            ));
+            body.push(Node::store(
+                "s",
+                Expr::add(Expr::mul(Expr::u32(c), Expr::u32(64)), lid()),
+                element(Expr::bit_xor(word, Expr::u32(0x5a5a))),
+            ));
+        }
+        body.push(Node::barrier());
+        // Rows 2.. past the end for the last invocations: out of bounds, zero.
+        let far = || Expr::add(Expr::var("b"), Expr::u32(8));
+        body.push(Node::store(
+            "out",
+            Expr::gid_x(),
+            Expr::add(
+                Expr::add(row_sum("t", &next), row_sum("s", &next)),
+                row_sum("t", &far),
+            ),
+        ));
+        let program = Program::new(
+            vec![
+                BufferDecl::read("data", 0, DataType::U32),
+                BufferDecl::output("out", 1, ty).with_count(128),
+                BufferDecl::workgroup("t", 256, ty),
+                BufferDecl::workgroup("s", 256, ty),
+            ],
+            [64, 1, 1],
+            body,
+        );
+        out.push(case(
+            &format!("workgroup_rows_{ty:?}"),
+            program,
+            vec![words(512, 11)],
+            [2, 1, 1],
+        ));
+    }
+    out
 }
 
 /// Row loads (`lower::rows`): read-only buffers read four elements at a time, with lengths that

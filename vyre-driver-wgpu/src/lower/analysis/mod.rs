@@ -14,7 +14,7 @@ pub(crate) mod workaround;
 use vyre_foundation::validate::Validated;
 
 use barrier::BarrierScopes;
-use rows::RowFacts;
+use rows::{RowFacts, WorkgroupRows};
 use vector::VectorPlan;
 use workaround::Patterns;
 
@@ -28,6 +28,8 @@ pub(crate) struct ProgramFacts {
     /// The buffers loaded in whole rows and the aligned variables, when the program has row
     /// buffers (`rows`).
     pub(crate) rows: Option<RowFacts>,
+    /// The workgroup buffers declared as `vec4` rows, in every launch form (`rows`).
+    pub(crate) workgroup_rows: Option<WorkgroupRows>,
     /// A dispatch over the binding limit may be split (`elementwise`).
     pub(crate) elementwise: bool,
     /// The buffers the program stores to, when it may run packed (`packed`).
@@ -46,6 +48,7 @@ impl ProgramFacts {
         Self {
             vector: vector::plan(evidence),
             rows: rows::row_facts(evidence),
+            workgroup_rows: rows::workgroup_rows(evidence),
             elementwise: elementwise::elementwise(evidence),
             packed_stores: packed::packed_stores(evidence),
             fully_written: coverage::fully_written_outputs(evidence),

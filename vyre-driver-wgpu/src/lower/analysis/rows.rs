@@ -1,5 +1,6 @@
-//! Which read-only buffers a plain launch declares as `vec4` rows, and how a load index splits
-//! into an aligned base and a lane (see `lower/rows.rs` for the form and why it is exact).
+//! Which read-only buffers a plain launch declares as `vec4` rows, which workgroup buffers every
+//! launch declares as rows, and how an index splits into an aligned base and a lane (see
+//! `lower/rows.rs` for the forms and why they are exact).
 
 use vyre_foundation::ir::{BinOp, BufferAccess, Expr, Literal, Node};
 use vyre_foundation::validate::{Validated, VarId};
@@ -9,30 +10,73 @@ use vyre_foundation::validate::{Validated, VarId};
 pub(crate) enum Base<'a> {
     /// A literal: `v & !3`.
     Literal(u32),
-    /// An expression of the program, a multiple of 4 in every evaluation.
-    Expr(&'a Expr),
+    /// An expression of the program, a multiple of 4 in every evaluation, plus a literal
+    /// multiple of 4.
+    Expr(&'a Expr, u32),
+    /// A variable of [`Aligned`] (declared by a `let` of a multiple of 4, never assigned), plus a
+    /// literal multiple of 4.
+    Var(VarId, u32),
 }
 
-/// Variables declared by a `let` of a multiple of 4 and never assigned.
+/// Variables declared by a `let` of a multiple of 4 and never assigned, and variables declared
+/// by a `let` of one of those plus a literal (`v + k`, `k + v`, or `v | c` with `c` below 4) and
+/// never assigned: the form common-subexpression elimination leaves `b + 1`, `b + 2`, `b + 3` in
+/// when several statements read them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Aligned(Vec<VarId>);
+pub(crate) struct Aligned {
+    vars: Vec<VarId>,
+    /// `(variable, its aligned base variable, the literal added)`.
+    offsets: Vec<(VarId, VarId, u32)>,
+}
 
 impl Aligned {
     pub(crate) fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
         if let Node::Let { value, .. } = node
             && let Ok(id) = evidence.node_var(node)
             && evidence.var(id).is_ok_and(|v| !v.assigned)
-            && self.multiple_of_4(evidence, value)
         {
-            self.0.push(id);
+            if self.multiple_of_4(evidence, value) {
+                self.vars.push(id);
+            } else if let Some((base, c)) = self.var_plus_lane(evidence, value) {
+                self.offsets.push((id, base, c));
+            }
         }
+    }
+
+    /// `v + k` or `k + v` (any literal `k`), or `v | c` or `c | v` (a literal lane `c`), with `v`
+    /// an aligned variable.
+    fn var_plus_lane(&self, evidence: &Validated<'_>, value: &Expr) -> Option<(VarId, u32)> {
+        let Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        if !matches!(op, BinOp::Add | BinOp::BitOr) {
+            return None;
+        }
+        let var = |e: &Expr| {
+            matches!(e, Expr::Var(_))
+                .then(|| evidence.var_of(e).ok())
+                .flatten()
+                .filter(|id| self.vars.contains(id))
+        };
+        let literal = |e: &Expr| {
+            if let Expr::Lit(literal) = e {
+                literal_word(*literal).filter(|k| *op == BinOp::Add || *k < 4)
+            } else {
+                None
+            }
+        };
+        var(lhs)
+            .zip(literal(rhs))
+            .or_else(|| var(rhs).zip(literal(lhs)))
     }
 
     /// True when `expr` is a multiple of 4 in every evaluation (see the module docs).
     fn multiple_of_4(&self, evidence: &Validated<'_>, expr: &Expr) -> bool {
         match expr {
             Expr::Lit(literal) => literal_word(*literal).is_some_and(|v| v % 4 == 0),
-            Expr::Var(_) => evidence.var_of(expr).is_ok_and(|id| self.0.contains(&id)),
+            Expr::Var(_) => evidence
+                .var_of(expr)
+                .is_ok_and(|id| self.vars.contains(&id)),
             Expr::Binary { op, lhs, rhs } => {
                 let l = || self.multiple_of_4(evidence, lhs);
                 let r = || self.multiple_of_4(evidence, rhs);
@@ -79,37 +123,40 @@ impl Aligned {
         evidence: &Validated<'_>,
         index: &'a Expr,
     ) -> Option<(Base<'a>, u32)> {
-        let lane = |e: &Expr| {
+        let word = |e: &Expr| {
             if let Expr::Lit(literal) = e {
-                literal_word(*literal).filter(|c| *c < 4)
+                literal_word(*literal)
             } else {
                 None
             }
         };
-        if let Expr::Lit(literal) = index
-            && let Some(v) = literal_word(*literal)
-        {
+        if let Some(v) = word(index) {
             return Some((Base::Literal(v & !3), v & 3));
         }
-        if let Expr::Binary {
-            op: BinOp::Add | BinOp::BitOr,
-            lhs,
-            rhs,
-        } = index
+        if let Expr::Var(_) = index
+            && let Ok(id) = evidence.var_of(index)
+            && let Some(&(_, base, k)) = self.offsets.iter().find(|(v, _, _)| *v == id)
         {
-            if let Some(c) = lane(rhs)
+            return Some((Base::Var(base, k & !3), k & 3));
+        }
+        if let Expr::Binary { op, lhs, rhs } = index
+            && matches!(op, BinOp::Add | BinOp::BitOr)
+        {
+            // `x + k` is `(x + (k & !3)) + (k & 3)` for any literal `k`; `x | k` only for a lane.
+            let usable = |k: u32| *op == BinOp::Add || k < 4;
+            if let Some(k) = word(rhs).filter(|k| usable(*k))
                 && self.multiple_of_4(evidence, lhs)
             {
-                return Some((Base::Expr(lhs), c));
+                return Some((Base::Expr(lhs, k & !3), k & 3));
             }
-            if let Some(c) = lane(lhs)
+            if let Some(k) = word(lhs).filter(|k| usable(*k))
                 && self.multiple_of_4(evidence, rhs)
             {
-                return Some((Base::Expr(rhs), c));
+                return Some((Base::Expr(rhs, k & !3), k & 3));
             }
         }
         self.multiple_of_4(evidence, index)
-            .then_some((Base::Expr(index), 0))
+            .then_some((Base::Expr(index, 0), 0))
     }
 }
 
@@ -136,17 +183,33 @@ pub(crate) struct RowFacts {
     pub(crate) aligned: Aligned,
 }
 
-/// The program's [`RowFacts`], or `None` when no buffer qualifies.
-pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
+/// Per program buffer, from one walk: whether every load of it is at an aligned index, the lanes
+/// those loads read (a bit each), and whether a tile moves through it; with the aligned variables.
+struct Loads {
+    aligned: Aligned,
+    all_aligned: Vec<bool>,
+    lanes: Vec<u8>,
+    tiled: Vec<bool>,
+}
+
+fn loads(evidence: &Validated<'_>) -> Loads {
     let program = evidence.program();
     let n = program.buffers.len();
     let mut aligned = Aligned::default();
     let mut all_aligned = vec![true; n];
     let mut lanes = vec![0u8; n];
+    let mut tiled = vec![false; n];
     // Declarations come before their uses in the walk, so every aligned variable is known at its
     // uses.
     vyre_foundation::for_each_node(&program.body, |node| {
         aligned.note(evidence, node);
+        if matches!(node, Node::TileLoad { .. } | Node::TileStore { .. }) {
+            match evidence.node_buffer(node) {
+                Ok(b) => tiled[b.index()] = true,
+                // Without the evidence, no buffer can be known untouched by tiles.
+                Err(_) => tiled.iter_mut().for_each(|t| *t = true),
+            }
+        }
         for expr in node.exprs() {
             vyre_foundation::for_each_subexpr(expr, |e| {
                 if let Expr::Load { index, .. } = e
@@ -160,6 +223,18 @@ pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
             });
         }
     });
+    Loads {
+        aligned,
+        all_aligned,
+        lanes,
+        tiled,
+    }
+}
+
+/// The program's [`RowFacts`], or `None` when no buffer qualifies.
+pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
+    let program = evidence.program();
+    let found = loads(evidence);
     let uses = evidence.buffer_uses();
     let rows: Vec<bool> = program
         .buffers
@@ -169,13 +244,57 @@ pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
             decl.access == BufferAccess::Read
                 && decl.element.is_word()
                 && !uses.get(j).is_some_and(|u| u.atomic || u.stored)
-                && all_aligned[j]
-                && lanes[j].count_ones() >= 2
+                && found.all_aligned[j]
+                && found.lanes[j].count_ones() >= 2
         })
         .collect();
     rows.contains(&true).then_some(RowFacts {
         buffers: rows,
-        aligned,
+        aligned: found.aligned,
+    })
+}
+
+/// The workgroup buffers a module declares as `vec4` rows (`lower/rows.rs`, "Workgroup rows"),
+/// with the aligned variables that split their indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WorkgroupRows {
+    /// Per program buffer: a workgroup buffer declared as rows.
+    pub(crate) buffers: Vec<bool>,
+    pub(crate) aligned: Aligned,
+}
+
+/// The program's [`WorkgroupRows`], or `None` when no workgroup buffer qualifies: one of 32-bit
+/// elements whose count is a multiple of 4, never updated atomically nor moved by a tile, whose
+/// every load is at an aligned index, with at least two different lanes among them.
+pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> {
+    let program = evidence.program();
+    if !program
+        .buffers
+        .iter()
+        .any(|b| b.access == BufferAccess::Workgroup)
+    {
+        return None;
+    }
+    let found = loads(evidence);
+    let uses = evidence.buffer_uses();
+    let rows: Vec<bool> = program
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(j, decl)| {
+            decl.access == BufferAccess::Workgroup
+                && decl.element.is_word()
+                && decl.count > 0
+                && decl.count % 4 == 0
+                && !uses.get(j).is_some_and(|u| u.atomic)
+                && !found.tiled[j]
+                && found.all_aligned[j]
+                && found.lanes[j].count_ones() >= 2
+        })
+        .collect();
+    rows.contains(&true).then_some(WorkgroupRows {
+        buffers: rows,
+        aligned: found.aligned,
     })
 }
 
