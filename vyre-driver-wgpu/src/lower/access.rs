@@ -29,7 +29,7 @@ pub(crate) struct Address {
 
 impl Lowerer<'_, '_> {
     /// The index as `u32`: an `i32` is reinterpreted, so negative indices are huge and out of bounds.
-    fn index_u32(
+    pub(crate) fn index_u32(
         &mut self,
         block: &mut Block,
         index: Handle<Expression>,

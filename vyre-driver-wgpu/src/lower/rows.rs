@@ -52,7 +52,7 @@
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M};
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{DataType, Expr, Literal};
+use vyre_foundation::ir::{Expr, Literal};
 
 use super::analysis::rows::{Base, RowFacts, WorkgroupRows};
 use super::planted::{Miscompile, planted};
@@ -184,11 +184,14 @@ impl Lowerer<'_, '_> {
                     Local::Pointer(pointer) => self.fb.load(block, pointer),
                     Local::Value(value) => value,
                 };
-                (self.as_u32(block, value, self.evidence.var(*id)?.ty), *plus)
+                (
+                    self.index_u32(block, value, self.evidence.var(*id)?.ty),
+                    *plus,
+                )
             }
             Base::Expr(e, plus) => {
                 let (value, ty) = self.expr(block, e)?;
-                (self.as_u32(block, value, ty), *plus)
+                (self.index_u32(block, value, ty), *plus)
             }
         };
         if plus == 0 {
@@ -197,27 +200,6 @@ impl Lowerer<'_, '_> {
         // `x + k` wraps as the program's index does: `x + (k & !3)` is still a multiple of 4.
         let k = self.fb.u32(block, plus);
         Ok(self.fb.binary(block, B::Add, root, k))
-    }
-
-    /// `value` of type `ty` as a `u32`: an `i32` is reinterpreted.
-    fn as_u32(
-        &mut self,
-        block: &mut Block,
-        value: Handle<Expression>,
-        ty: DataType,
-    ) -> Handle<Expression> {
-        if ty == DataType::I32 {
-            self.fb.expr(
-                block,
-                Expression::As {
-                    expr: value,
-                    kind: naga::ScalarKind::Uint,
-                    convert: None,
-                },
-            )
-        } else {
-            value
-        }
     }
 
     /// `buffer[index] = value` when `buffer` is a workgroup row buffer and `index` aligned: a store

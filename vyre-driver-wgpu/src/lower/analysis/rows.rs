@@ -2,8 +2,8 @@
 //! launch declares as rows, and how an index splits into an aligned base and a lane (see
 //! `lower/rows.rs` for the forms and why they are exact).
 
-use vyre_foundation::ir::{BinOp, BufferAccess, Expr, Literal, Node};
-use vyre_foundation::validate::{Validated, VarId};
+use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, Expr, Literal, Node};
+use vyre_foundation::validate::{BufferUse, Validated, VarId};
 
 /// The multiple of 4 an aligned index starts from.
 #[derive(Clone, Debug, PartialEq)]
@@ -231,27 +231,37 @@ fn loads(evidence: &Validated<'_>) -> Loads {
     }
 }
 
-/// The program's [`RowFacts`], or `None` when no buffer qualifies.
-pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
-    let program = evidence.program();
+/// Per program buffer: `kind` holds of its declaration and uses, and every load of it is at an
+/// aligned index, with at least two different lanes among them; with the aligned variables, when
+/// some buffer qualifies.
+fn aligned_buffers(
+    evidence: &Validated<'_>,
+    kind: impl Fn(&BufferDecl, Option<&BufferUse>, bool) -> bool,
+) -> Option<(Vec<bool>, Aligned)> {
     let found = loads(evidence);
     let uses = evidence.buffer_uses();
-    let rows: Vec<bool> = program
+    let rows: Vec<bool> = evidence
+        .program()
         .buffers
         .iter()
         .enumerate()
         .map(|(j, decl)| {
-            decl.access == BufferAccess::Read
-                && decl.element.is_word()
-                && !uses.get(j).is_some_and(|u| u.atomic || u.stored)
+            kind(decl, uses.get(j), found.tiled[j])
                 && found.all_aligned[j]
                 && found.lanes[j].count_ones() >= 2
         })
         .collect();
-    rows.contains(&true).then_some(RowFacts {
-        buffers: rows,
-        aligned: found.aligned,
-    })
+    rows.contains(&true).then_some((rows, found.aligned))
+}
+
+/// The program's [`RowFacts`], or `None` when no buffer qualifies.
+pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
+    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, _| {
+        decl.access == BufferAccess::Read
+            && decl.element.is_word()
+            && !uses.is_some_and(|u| u.atomic || u.stored)
+    })?;
+    Some(RowFacts { buffers, aligned })
 }
 
 /// The workgroup buffers a module declares as `vec4` rows (`lower/rows.rs`, "Workgroup rows"),
@@ -275,27 +285,15 @@ pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> 
     {
         return None;
     }
-    let found = loads(evidence);
-    let uses = evidence.buffer_uses();
-    let rows: Vec<bool> = program
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(j, decl)| {
-            decl.access == BufferAccess::Workgroup
-                && decl.element.is_word()
-                && decl.count > 0
-                && decl.count % 4 == 0
-                && !uses.get(j).is_some_and(|u| u.atomic)
-                && !found.tiled[j]
-                && found.all_aligned[j]
-                && found.lanes[j].count_ones() >= 2
-        })
-        .collect();
-    rows.contains(&true).then_some(WorkgroupRows {
-        buffers: rows,
-        aligned: found.aligned,
-    })
+    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, tiled| {
+        decl.access == BufferAccess::Workgroup
+            && decl.element.is_word()
+            && decl.count > 0
+            && decl.count % 4 == 0
+            && !uses.is_some_and(|u| u.atomic)
+            && !tiled
+    })?;
+    Some(WorkgroupRows { buffers, aligned })
 }
 
 #[cfg(test)]
