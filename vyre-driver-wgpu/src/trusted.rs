@@ -42,7 +42,8 @@
 //!    refuses a uniform binding smaller than the declared rows.
 //! 3. **Rows.** A vectorised module's full rows are in bounds by its full-row test (`lower::vector`,
 //!    "Full rows"); a row load of `lower::rows` clamps its row to `(length - 1) >> 2` (length at
-//!    least 1), and both bind whole 16-byte rows. A workgroup row buffer (`lower::rows`, "Workgroup
+//!    least 1), and both bind whole 16-byte multiples: at least `ceil(length / 4)` rows of 16 bytes
+//!    (32-bit elements) or of 8 (`f16`). A workgroup row buffer (`lower::rows`, "Workgroup
 //!    rows") declares `count / 4` rows of a count that is a multiple of 4: its loads clamp the row
 //!    the same way, its aligned stores use row `b >> 2` only under `b + c < count` (row 0
 //!    otherwise), and its other accesses take row `i >> 2` of the guarded element `i < count`.

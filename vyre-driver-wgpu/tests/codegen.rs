@@ -65,6 +65,44 @@ fn row_cases_declare_rows() {
     }
 }
 
+/// `f16` buffers read four elements at a time are declared as 8-byte `vec4<f16>` rows, storage and
+/// workgroup alike (no device needed), and agree with the reference on a device with `f16`.
+#[test]
+fn f16_row_cases_declare_rows_and_match_the_reference() {
+    let cases = codegen_cases::f16_row_cases();
+    for case in &cases {
+        let wgsl =
+            vyre_driver_wgpu::emit_wgsl_as(&case.program, vyre_driver_wgpu::LaunchForm::Direct)
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert!(
+            wgsl.contains("array<vec4<f16>"),
+            "{} does not declare f16 rows:\n{wgsl}",
+            case.name
+        );
+    }
+    let Some(wgpu) = backend_or_skip("f16_row_cases_declare_rows_and_match_the_reference") else {
+        return;
+    };
+    if !vyre_driver::VyreBackend::capabilities(&wgpu).f16 {
+        eprintln!(
+            "f16_row_cases_declare_rows_and_match_the_reference: skipped the device half, the adapter lacks f16"
+        );
+        return;
+    }
+    let reference = ReferenceBackend::new();
+    let failures: Vec<String> = cases
+        .iter()
+        .flat_map(|case| {
+            [
+                codegen_cases::disagreement(case, &reference, &wgpu),
+                codegen_cases::resident_disagreement(case, &reference, &wgpu),
+            ]
+        })
+        .flatten()
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// The fuzzer's generator exercises row loads: with every feature on, some of its programs have a
 /// read-only buffer that the direct module declares as `vec4` rows (loads of read-only 32-bit
 /// buffers are themselves only in about one program in twenty). The module is emitted after the

@@ -44,11 +44,12 @@ impl Launch {
     }
 }
 
-/// The bytes a vectorised binding of `elements` elements spans: whole 16-byte rows. `None` past
-/// `u64`.
-pub(crate) fn row_bytes(elements: u64) -> Option<u64> {
-    // Only buffers of 32-bit elements are declared as rows (`lower::vector`, `lower::rows`).
-    device_bytes(BindingKind::StorageReadWrite, 4, elements)?.checked_next_multiple_of(16)
+/// The bytes a binding of `elements` elements of `element_bytes` bytes spans when declared as
+/// `vec4` rows: whole 16-byte multiples (a row of 32-bit elements, two rows of `f16`; `binding_bytes`
+/// binds the same). `None` past `u64`.
+pub(crate) fn row_bytes(element_bytes: u64, elements: u64) -> Option<u64> {
+    device_bytes(BindingKind::StorageReadWrite, element_bytes, elements)?
+        .checked_next_multiple_of(16)
 }
 
 /// The form of a dispatch of the program `facts` describe as `plan` says, on a device allowing
@@ -65,13 +66,7 @@ pub(crate) fn choose(
     max_groups: u32,
     bindable: impl Fn(usize, u64) -> bool,
 ) -> Result<Launch, BackendError> {
-    if let Some(form) = vectorised(
-        facts,
-        program.workgroup_size[0],
-        plan,
-        max_groups,
-        &bindable,
-    )? {
+    if let Some(form) = vectorised(facts, program, plan, max_groups, &bindable)? {
         return Ok(form);
     }
     let (physical, direct) = fold_grid(plan.grid, 1, max_groups)?;
@@ -79,27 +74,38 @@ pub(crate) fn choose(
         form: Form::Plain {
             grid: grid(direct),
             lanes: Lanes::Scalar,
-            rows: rows(facts, plan, &bindable),
+            rows: rows(facts, program, plan, &bindable),
         },
         dispatches: vec![(Entry::Main, physical)],
     })
 }
 
 /// True when the program has row buffers (`lower::rows`) and each can span whole rows.
-fn rows(facts: &ProgramFacts, plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
+fn rows(
+    facts: &ProgramFacts,
+    program: &Program,
+    plan: &DispatchPlan,
+    bindable: &impl Fn(usize, u64) -> bool,
+) -> bool {
     facts
         .rows
         .as_ref()
-        .is_some_and(|rows| whole_rows(&rows.buffers, plan, bindable))
+        .is_some_and(|rows| whole_rows(&rows.buffers, program, plan, bindable))
 }
 
-/// True when every buffer `on` marks can be bound in whole 16-byte rows on this dispatch.
-fn whole_rows(on: &[bool], plan: &DispatchPlan, bindable: &impl Fn(usize, u64) -> bool) -> bool {
+/// True when every buffer `on` marks can be bound in whole 16-byte multiples on this dispatch.
+fn whole_rows(
+    on: &[bool],
+    program: &Program,
+    plan: &DispatchPlan,
+    bindable: &impl Fn(usize, u64) -> bool,
+) -> bool {
     on.iter().enumerate().all(|(j, &on)| {
         !on || plan
             .buffers
             .get(j)
-            .and_then(|b| row_bytes(b.element_count))
+            .zip(program.buffers.get(j))
+            .and_then(|(b, decl)| row_bytes(decl.element.size_bytes() as u64, b.element_count))
             .is_some_and(|bytes| bindable(j, bytes))
     })
 }
@@ -120,11 +126,12 @@ fn grid(direct: bool) -> Grid {
 
 fn vectorised(
     facts: &ProgramFacts,
-    width: u32,
+    program: &Program,
     plan: &DispatchPlan,
     max_groups: u32,
     bindable: &impl Fn(usize, u64) -> bool,
 ) -> Result<Option<Launch>, BackendError> {
+    let width = program.workgroup_size[0];
     let [x, y, z] = plan.grid;
     if y != 1 || z != 1 || x == 0 {
         return Ok(None);
@@ -133,7 +140,7 @@ fn vectorised(
         return Ok(None);
     };
     let buffers = &vector.vectorised;
-    if !whole_rows(buffers, plan, bindable) {
+    if !whole_rows(buffers, program, plan, bindable) {
         return Ok(None);
     }
     // Whether the module is direct follows from the whole grid's rows; each launch runs only its
@@ -152,7 +159,7 @@ fn vectorised(
         form: Form::Plain {
             grid: grid(direct),
             lanes: Lanes::Vectorised,
-            rows: rows(facts, plan, bindable),
+            rows: rows(facts, program, plan, bindable),
         },
         dispatches,
     }))
@@ -256,10 +263,14 @@ mod tests {
 
     #[test]
     fn vectorised_bindings_span_whole_rows() {
-        assert_eq!(row_bytes(1), Some(16));
-        assert_eq!(row_bytes(4), Some(16));
-        assert_eq!(row_bytes(5), Some(32));
-        assert_eq!(row_bytes(u64::from(u32::MAX)), Some(1 << 34));
-        assert_eq!(row_bytes(u64::MAX / 4), None);
+        assert_eq!(row_bytes(4, 1), Some(16));
+        assert_eq!(row_bytes(4, 4), Some(16));
+        assert_eq!(row_bytes(4, 5), Some(32));
+        assert_eq!(row_bytes(4, u64::from(u32::MAX)), Some(1 << 34));
+        assert_eq!(row_bytes(4, u64::MAX / 4), None);
+        // `f16` rows are 8 bytes; bindings span whole 16-byte multiples all the same.
+        assert_eq!(row_bytes(2, 1), Some(16));
+        assert_eq!(row_bytes(2, 8), Some(16));
+        assert_eq!(row_bytes(2, 9), Some(32));
     }
 }

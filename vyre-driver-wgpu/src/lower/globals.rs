@@ -273,12 +273,13 @@ fn array_type(
     let stride = ty.size_bytes() as u32;
     let (base, size, stride) = match layout {
         Layout::Storage => (element, ArraySize::Dynamic, stride),
-        Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 16),
+        // Rows of four elements: 16 bytes of 32-bit elements, 8 of `f16` (`analysis::rows`).
+        Layout::StorageVec4 => (vec4_type(module, scalar), ArraySize::Dynamic, 4 * stride),
         Layout::Workgroup => (element, ArraySize::Constant(non_zero(count)), stride),
         Layout::WorkgroupVec4 => (
             vec4_type(module, scalar),
             ArraySize::Constant(non_zero(count / 4)),
-            16,
+            4 * stride,
         ),
         Layout::UniformVec4 => (
             vec4_type(module, scalar),

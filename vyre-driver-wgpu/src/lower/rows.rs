@@ -2,7 +2,8 @@
 //! rows, and the loads of one statement that share a row read it once; a workgroup buffer read
 //! four elements at a time is declared as rows too ("Workgroup rows" below).
 //!
-//! **Which buffers.** A `read` storage buffer of 32-bit elements whose every load is at an *aligned*
+//! **Which buffers.** A `read` storage buffer of 32-bit or `f16` elements (16- or 8-byte rows; 64-bit
+//! elements stay scalar) whose every load is at an *aligned*
 //! index `b + c`: `b` provably a multiple of 4 and `c` a literal in `0..=3` (or `b | c`, or a
 //! literal index), with at least two different `c` among its loads. `b` is a multiple of 4 when it
 //! is a literal multiple of 4; `x * k` with either side a multiple of 4; `x << s` with `s mod 32 >=
@@ -14,7 +15,7 @@
 //!
 //! **The form.** Any plain launch (direct or folded, scalar or vectorised, any workgroup shape,
 //! subgroups included, since the rows change no invocation's identity) of a program with such a
-//! buffer declares it as `array<vec4<T>>`, when its binding can span whole 16-byte rows
+//! buffer declares it as `array<vec4<T>>`, when its binding can span whole 16-byte multiples
 //! (`backend::form` checks; the scalar layout is kept otherwise). Element `i` is lane `i % 4` of
 //! row `i / 4`. A row buffer is never one of the vectorised form's buffers, which are accessed at
 //! `gid.x` alone (not a multiple of 4).
@@ -36,7 +37,7 @@
 //! `b + 2`, `b + 3` when several statements read them); its aligned variable is never assigned
 //! either, so reading it at the use reads the value the `let` bound.
 //!
-//! **Workgroup rows.** A workgroup buffer of 32-bit elements whose count is a multiple of 4, never
+//! **Workgroup rows.** A workgroup buffer of 32-bit or `f16` elements whose count is a multiple of 4, never
 //! updated atomically nor moved by a tile, whose every load is at an aligned index with at least two
 //! different lanes among them (`analysis::rows::workgroup_rows`), is declared as
 //! `array<vec4<T>, count / 4>` in every launch form: llvmpipe reads a tile declared as `f32` at half

@@ -791,6 +791,91 @@ fn workgroup_row_cases() -> Vec<Case> {
     out
 }
 
+/// `f16` rows (`lower::rows`, 8-byte `vec4<f16>` rows): a read-only `f16` buffer read four
+/// elements at a time at `4 * gid` (lengths that end inside a row, grids past the end: zeros), and
+/// an `f16` workgroup buffer written and read four at a time, its last loads past its end. The
+/// values are small integers, so every sum is exact in `f16`. Not in [`cases`]: they need a device
+/// with `f16`.
+pub fn f16_row_cases() -> Vec<Case> {
+    use vyre_foundation::ir::f32_to_f16_bits;
+    let halves = |n: u32, seed: u32| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| f32_to_f16_bits(((i * 7 + seed) % 16) as f32).to_le_bytes())
+            .collect()
+    };
+    let weighted = |buffer: &str, base: &dyn Fn() -> Expr| {
+        (0..4u32)
+            .map(|c| {
+                Expr::mul(
+                    Expr::load(buffer, Expr::add(base(), Expr::u32(c))),
+                    Expr::f16((1 + 2 * c) as f32),
+                )
+            })
+            .reduce(Expr::add)
+            .unwrap_or_else(|| Expr::f16(0.0))
+    };
+    let b = || Expr::var("b");
+    let mut out = Vec::new();
+    for (len, workgroup, grid) in [(253, 64, 1), (256, 64, 2), (3, 4, 1), (18, 2, 3)] {
+        let program = Program::new(
+            vec![
+                BufferDecl::read("data", 0, DataType::F16),
+                BufferDecl::output("out", 1, DataType::F16).with_count(workgroup * grid),
+            ],
+            [workgroup, 1, 1],
+            vec![
+                Node::let_bind("b", Expr::mul(Expr::gid_x(), Expr::u32(4))),
+                Node::store("out", Expr::gid_x(), weighted("data", &b)),
+            ],
+        );
+        out.push(case(
+            &format!("rows_f16_len{len}_wg{workgroup}_grid{grid}"),
+            program,
+            vec![halves(len, 3)],
+            [grid, 1, 1],
+        ));
+    }
+    // A workgroup buffer: each invocation writes its four elements, then reads its neighbour's
+    // four and four past its own (the last invocations' past the end: zeros).
+    let lid = Expr::local_x;
+    let next = || {
+        Expr::mul(
+            Expr::rem(Expr::add(lid(), Expr::u32(1)), Expr::u32(64)),
+            Expr::u32(4),
+        )
+    };
+    let far = || Expr::add(Expr::var("b"), Expr::u32(8));
+    let mut body = vec![Node::let_bind("b", Expr::mul(lid(), Expr::u32(4)))];
+    for c in 0..4u32 {
+        let element = Expr::load(
+            "data",
+            Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(4)), Expr::u32(c)),
+        );
+        body.push(Node::store("t", Expr::add(b(), Expr::u32(c)), element));
+    }
+    body.push(Node::barrier());
+    body.push(Node::store(
+        "out",
+        Expr::gid_x(),
+        Expr::add(weighted("t", &next), weighted("t", &far)),
+    ));
+    out.push(case(
+        "workgroup_rows_f16",
+        Program::new(
+            vec![
+                BufferDecl::read("data", 0, DataType::F16),
+                BufferDecl::output("out", 1, DataType::F16).with_count(128),
+                BufferDecl::workgroup("t", 256, DataType::F16),
+            ],
+            [64, 1, 1],
+            body,
+        ),
+        vec![halves(512, 5)],
+        [2, 1, 1],
+    ));
+    out
+}
+
 /// Row loads (`lower::rows`): read-only buffers read four elements at a time, with lengths that
 /// end inside a row, grids past the end, `i32` and literal indices, a reassigned base variable
 /// (each statement reads its own rows), bools, and rows inside a workgroup reduction.

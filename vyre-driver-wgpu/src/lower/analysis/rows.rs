@@ -2,7 +2,7 @@
 //! launch declares as rows, and how an index splits into an aligned base and a lane (see
 //! `lower/rows.rs` for the forms and why they are exact).
 
-use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, Expr, Literal, Node};
+use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, DataType, Expr, Literal, Node};
 use vyre_foundation::validate::{BufferUse, Validated, VarId};
 
 /// The multiple of 4 an aligned index starts from.
@@ -254,11 +254,18 @@ fn aligned_buffers(
     rows.contains(&true).then_some((rows, found.aligned))
 }
 
+/// Whether buffers of `element` can be declared as `vec4` rows: 32-bit elements (16-byte rows) and
+/// `f16` (8-byte rows: a tensor-core kernel's operands, read four at a time). 64-bit elements stay
+/// scalar.
+fn row_element(element: DataType) -> bool {
+    matches!(element.size_bytes(), 2 | 4)
+}
+
 /// The program's [`RowFacts`], or `None` when no buffer qualifies.
 pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
     let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, _| {
         decl.access == BufferAccess::Read
-            && decl.element.is_word()
+            && row_element(decl.element)
             && !uses.is_some_and(|u| u.atomic || u.stored)
     })?;
     Some(RowFacts { buffers, aligned })
@@ -287,7 +294,7 @@ pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> 
     }
     let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, tiled| {
         decl.access == BufferAccess::Workgroup
-            && decl.element.is_word()
+            && row_element(decl.element)
             && decl.count > 0
             && decl.count % 4 == 0
             && !uses.is_some_and(|u| u.atomic)

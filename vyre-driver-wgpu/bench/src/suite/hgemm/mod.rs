@@ -418,7 +418,8 @@ fn program_staged(m: u32, n: u32, k: u32) -> Program {
 /// The same blocking through vyre's IR.
 /// [`raw_wgsl_wide`] through vyre's IR: each subgroup `sg = lid.x / subgroup_size()` its own
 /// 64x64 block (its tiles' offsets subgroup-uniform, SEMANTICS.md 9a), the stages copied an
-/// element at a time (vyre has no vector type; 16 loads of each operand per invocation and step),
+/// element at a time (vyre has no vector type; 16 loads of each operand per invocation and step,
+/// at `base + e` so that `A` and `B` are read as `vec4<f16>` rows),
 /// two stages: step `t + 1`'s elements are loaded into `let`s before step `t`'s multiply-adds and
 /// stored into the other stage after them. The last step's loads read past its operands (zeros
 /// out of bounds, by the law) into a stage no step reads.
@@ -452,14 +453,14 @@ fn program_wide(m: u32, n: u32, k: u32) -> Program {
                 format!("xa{e}{suffix}"),
                 Expr::load(
                     "a",
-                    Expr::add(v("ra"), Expr::add(Expr::mul(t.clone(), u(SIDE)), u(e))),
+                    Expr::add(Expr::add(v("ra"), Expr::mul(t.clone(), u(SIDE))), u(e)),
                 ),
             ));
             out.push(Node::let_bind(
                 format!("xb{e}{suffix}"),
                 Expr::load(
                     "b",
-                    Expr::add(v("rb"), Expr::add(Expr::mul(t.clone(), u(SIDE * n)), u(e))),
+                    Expr::add(Expr::add(v("rb"), Expr::mul(t.clone(), u(SIDE * n))), u(e)),
                 ),
             ));
         }

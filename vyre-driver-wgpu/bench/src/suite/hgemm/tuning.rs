@@ -458,13 +458,16 @@ pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<P
         let mut out = Vec::new();
         for q in 0..ca {
             for e in 0..w {
-                let at = Expr::add(
-                    Expr::mul(Expr::add(v("row0"), v(&format!("ar{q}"))), u(k)),
+                // The word's first element, then the lane: `base + e`, the shape whose loads
+                // read `vec4<f16>` rows (`lower::rows`).
+                let base = Expr::add(
                     Expr::add(
+                        Expr::mul(Expr::add(v("row0"), v(&format!("ar{q}"))), u(k)),
                         Expr::mul(step.clone(), u(bk)),
-                        Expr::add(v(&format!("ac{q}")), u(e)),
                     ),
+                    v(&format!("ac{q}")),
                 );
+                let at = Expr::add(base, u(e));
                 out.push(Node::let_bind(
                     format!("xa{q}_{e}{suffix}"),
                     Expr::load("a", at),
@@ -473,13 +476,17 @@ pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<P
         }
         for q in 0..cb {
             for e in 0..w {
-                let at = Expr::add(
-                    Expr::mul(
-                        Expr::add(Expr::mul(step.clone(), u(bk)), v(&format!("br{q}"))),
-                        u(n),
+                let base = Expr::add(
+                    Expr::add(
+                        Expr::mul(
+                            Expr::add(Expr::mul(step.clone(), u(bk)), v(&format!("br{q}"))),
+                            u(n),
+                        ),
+                        v("col0"),
                     ),
-                    Expr::add(v("col0"), Expr::add(v(&format!("bc{q}")), u(e))),
+                    v(&format!("bc{q}")),
                 );
+                let at = Expr::add(base, u(e));
                 out.push(Node::let_bind(
                     format!("xb{q}_{e}{suffix}"),
                     Expr::load("b", at),
@@ -753,6 +760,11 @@ mod tests {
             let launch = vyre_driver_wgpu::emit_launch(&p, grid, &lengths, 65_535)
                 .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
             assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
+            // The staging copies read `A` and `B` as `vec4<f16>` rows (`lower::rows`).
+            for operand in ["a", "b"] {
+                let declared = format!("var<storage> {operand}: array<vec4<f16>>;");
+                assert!(launch.wgsl.contains(&declared), "{}", launch.wgsl);
+            }
             programs += 1;
         }
         assert!(programs >= 3, "the halves tunings have programs");
