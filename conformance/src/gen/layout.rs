@@ -277,7 +277,8 @@ pub(crate) fn decode_buffer(
                 BufferDecl::read(format!("in{i}"), 0, elem).with_count(count),
                 size,
             );
-            info.rows = features.has(Feature::RowLoads) && elem.size_bytes() == 4;
+            // 32-bit and `f16` elements: the wgpu lowering reads both as `vec4` rows.
+            info.rows = features.has(Feature::RowLoads) && matches!(elem.size_bytes(), 2 | 4);
             info
         }
     }
