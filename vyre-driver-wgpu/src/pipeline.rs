@@ -56,6 +56,11 @@ impl Compiled {
         self.known.facts.packed_stores.as_deref()
     }
 
+    /// The invocations per item a packed module of this program fixes (`lower::analysis::packed`).
+    pub(crate) fn packed_fixed_active(&self) -> Option<u32> {
+        self.known.facts.packed_active
+    }
+
     /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid
     /// covers them need not zero them first.
     pub(crate) fn fully_written(&self) -> &[usize] {

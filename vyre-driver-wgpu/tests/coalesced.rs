@@ -252,10 +252,15 @@ fn coalesced_items_get_their_own_output_byte_ranges_in_both_forms() {
 
 /// One-word items of a program that stores only at `gid.x`: it runs packed.
 fn add_one_word() -> Program {
+    add_words(1)
+}
+
+/// Items of `n` words of a program that stores only at `gid.x`.
+fn add_words(n: u32) -> Program {
     Program::new(
         vec![
-            BufferDecl::read("input", 0, DataType::U32).with_count(1),
-            BufferDecl::output("out", 1, DataType::U32).with_count(1),
+            BufferDecl::read("input", 0, DataType::U32).with_count(n),
+            BufferDecl::output("out", 1, DataType::U32).with_count(n),
         ],
         [64, 1, 1],
         vec![Node::store(
@@ -273,13 +278,29 @@ fn compile_persistent_compiles_the_form_the_coalesced_run_launches_and_nothing_e
     else {
         return;
     };
-    let items: Vec<Vec<Vec<u8>>> = (0..8u32).map(|k| vec![k.to_le_bytes().to_vec()]).collect();
-    for (config, packed) in [
-        (DispatchConfig::default(), 1),
-        (DispatchConfig::default().with_grid([1, 2, 1]), 0),
+    let reference = vyre_conformance::ReferenceBackend::new();
+    // A grid that does not cover the declared 100 words runs fewer invocations per item than the
+    // packed module fixes: coalesced, and compiled so up front.
+    let hundred = add_words(100);
+    for (program, config, packed) in [
+        (add_one_word(), DispatchConfig::default(), 1),
+        (
+            add_one_word(),
+            DispatchConfig::default().with_grid([1, 2, 1]),
+            0,
+        ),
+        (hundred.clone(), DispatchConfig::default(), 1),
+        (
+            hundred.clone(),
+            DispatchConfig::default().with_grid([2, 1, 1]),
+            1,
+        ),
+        (hundred, DispatchConfig::default().with_grid([1, 1, 1]), 0),
     ] {
+        let words = program.buffers[0].count;
+        let items: Vec<Vec<Vec<u8>>> = (0..8u32).map(|k| vec![ramp(words, k)]).collect();
         let pipeline = backend
-            .compile_persistent(&add_one_word(), &config)
+            .compile_persistent(&program, &config)
             .expect("compile");
         let before = backend.stats();
         let got = pipeline
@@ -296,5 +317,11 @@ fn compile_persistent_compiles_the_form_the_coalesced_run_launches_and_nothing_e
             packed,
             "{config:?}"
         );
+        for (inputs, outputs) in items.iter().zip(&got) {
+            let expected = reference
+                .dispatch(&program, inputs, &config)
+                .expect("reference");
+            assert_eq!(outputs, &expected, "{words} words, {config:?}");
+        }
     }
 }

@@ -20,7 +20,7 @@ use crate::stats::{Phase, bump};
 
 /// How many invocations each item runs in the packed form, when the program `held` was compiled
 /// from and `plan` allow it: every invocation past the longest stored buffer has no effect (see
-/// `lower::packed`).
+/// `lower::analysis::packed`). A packed module that fixes the count runs only with that count.
 pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32> {
     if plan.grid[1] != 1 || plan.grid[2] != 1 {
         return None;
@@ -34,7 +34,11 @@ pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32>
         .max()
         .unwrap_or(0);
     // Invocation 0 always exists and always may run; at least one keeps the launch non-empty.
-    u32::try_from(invocations.min(longest).max(1)).ok()
+    let active = u32::try_from(invocations.min(longest).max(1)).ok()?;
+    match held.packed_fixed_active() {
+        Some(fixed) if fixed != active => None,
+        _ => Some(active),
+    }
 }
 
 /// Items per packed launch: total invocations well inside a u32, every concatenated binding within

@@ -116,9 +116,19 @@ impl WgpuBackend {
         program: &Program,
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
-        let one_dimensional = config.grid.is_none_or(|g| g[1] == 1 && g[2] == 1);
         let known = self.known(program)?;
-        let form = if one_dimensional && known.facts.packed_stores.is_some() {
+        // A packed module that fixes its items' invocations runs only where a grid covers them
+        // (`engine::packed::packed_active`); a derived grid always does.
+        let width = u64::from(program.workgroup_size[0]);
+        let packs = config.grid.is_none_or(|g| {
+            g[1] == 1
+                && g[2] == 1
+                && known
+                    .facts
+                    .packed_active
+                    .is_none_or(|n| u64::from(g[0]) * width >= u64::from(n))
+        });
+        let form = if packs && known.facts.packed_stores.is_some() {
             PACKED
         } else {
             COALESCED

@@ -73,9 +73,12 @@ impl Lowerer<'_, '_> {
                 self.fb.select(block, in_bounds, slot_index, zero),
             )
         };
-        let slot = match self.prologue.offsets[buffer] {
-            Some(offset) => self.fb.binary(block, B::Add, offset, clamped),
-            None => clamped,
+        let gid_x = self.prologue.builtins[0][0];
+        let slot = match (self.prologue.offsets[buffer], self.prologue.at_gid[buffer]) {
+            // A proven access at `gid.x` of a packed slice that starts at `p - gid.x`.
+            (Some(_), Some(p)) if clamped == gid_x => p,
+            (Some(offset), _) => self.fb.binary(block, B::Add, offset, clamped),
+            (None, _) => clamped,
         };
         let base = self
             .fb

@@ -317,6 +317,11 @@ pub(crate) fn lower(
         || (0..module.entry_points.len()).any(|i| !info.get_entry_point(i)[params].is_empty());
     if !uses_params {
         naga::compact::compact(&mut module, naga::compact::KeepUnused::No);
+    } else if form.packed() {
+        // The packed prologue computes the item, `gid.x` and the local ids for every program;
+        // an elementwise one indexed at `p` (see `analysis::packed`) uses none of them, and the
+        // driver's compiler need not see them.
+        naga::compact::compact(&mut module, naga::compact::KeepUnused::Yes);
     }
     Ok(Lowered {
         module,
@@ -424,6 +429,7 @@ fn entry_point(
         params: shared.params,
         items: shared.items,
         opaque_zero: shared.opaque_zero,
+        packed_active: facts.packed_active.filter(|_| form.packed()),
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
     let subgroup_size =

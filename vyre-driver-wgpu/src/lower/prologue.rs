@@ -34,6 +34,9 @@ pub(crate) struct Prologue {
     /// `params[7]`, a zero no compiler can know, loaded once here when a driver workaround needs
     /// it (see `workaround`).
     pub(crate) opaque_zero: Option<Handle<Expression>>,
+    /// Per program buffer: in a packed module that fixes the active invocations, the element that
+    /// index `gid.x` of this item's slice is (the launch's invocation `p`, see `analysis::packed`).
+    pub(crate) at_gid: Vec<Option<Handle<Expression>>>,
 }
 
 pub(crate) struct PrologueInputs<'a> {
@@ -43,6 +46,9 @@ pub(crate) struct PrologueInputs<'a> {
     pub(crate) items: Option<Handle<naga::GlobalVariable>>,
     /// Load the opaque zero (a workaround in force needs it).
     pub(crate) opaque_zero: bool,
+    /// Packed modules: the invocations each item runs, when the module fixes them
+    /// (`analysis::packed::fixed_active`).
+    pub(crate) packed_active: Option<u32>,
 }
 
 fn lanes(
@@ -91,6 +97,7 @@ pub(crate) fn emit(
     let size = inputs.program.workgroup_size;
     let mut rebase = None;
     let mut row = None;
+    let mut launch_index = None;
     let (gid, lid, wid, nwg, item) = if inputs.form.vectorised() {
         let (c, grid) = vector_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p);
         row = Some(c);
@@ -105,7 +112,9 @@ pub(crate) fn emit(
             None,
         )
     } else if inputs.form.packed() {
-        packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p)
+        let (p, lanes) = packed_grid(fb, block, inputs, params, wid_p, lid[0], nwg_p);
+        launch_index = Some(p);
+        lanes
     } else {
         let (mut wid, mut nwg, item) = if inputs.form.direct() {
             (wid_p, nwg_p, None)
@@ -142,6 +151,7 @@ pub(crate) fn emit(
         .map(|items| fb.expr(block, Expression::GlobalVariable(items)));
     let mut lengths = Vec::new();
     let mut offsets = Vec::new();
+    let mut at_gid = Vec::new();
     let mut fixed_lengths = Vec::new();
     let nb = inputs.program.buffers.len() as u32;
     for (j, decl) in inputs.program.buffers.iter().enumerate() {
@@ -153,18 +163,27 @@ pub(crate) fn emit(
             (decl.access == BufferAccess::Workgroup || decl.count != 0).then_some(decl.count);
         fixed_lengths.push(count);
         let whole = decl.access == BufferAccess::Workgroup || !inputs.form.coalesced();
+        at_gid.push(None);
         match (items, item, count) {
             (_, _, Some(count)) if whole => {
                 lengths.push(fb.u32(block, count));
                 offsets.push(None);
             }
             (None, Some(item), count) => {
-                // Packed: equal items, so item k's slice starts at k * length.
+                // Packed: equal items, so item k's slice starts at k * length; where the length is
+                // the fixed active invocations, that is `p - gid.x`, and `gid.x` is at `p`.
                 let length = match count {
                     Some(count) => fb.u32(block, count),
                     None => param(fb, block, params, PARAM_LENGTHS + j),
                 };
-                offsets.push(Some(fb.binary(block, B::Multiply, item, length)));
+                let offset = match (launch_index, count) {
+                    (Some(p), Some(count)) if inputs.packed_active == Some(count) => {
+                        at_gid[j as usize] = Some(p);
+                        fb.binary(block, B::Subtract, p, gid[0])
+                    }
+                    _ => fb.binary(block, B::Multiply, item, length),
+                };
+                offsets.push(Some(offset));
                 lengths.push(length);
             }
             (Some(items), Some(item), count) => {
@@ -209,14 +228,17 @@ pub(crate) fn emit(
         rebase,
         row,
         opaque_zero,
+        at_gid,
     }
 }
 
 type Lanes = [Handle<Expression>; 3];
 
-/// The packed form (see `packed`): the physical invocation `p` (linear over the folded grid) is
-/// invocation `p % active` of item `p / active`; surplus invocations exit. The program is one
-/// dimensional and barrier-free, so the early return needs no uniformity.
+/// The packed form (see `analysis::packed`): the physical invocation `p` (linear over the folded
+/// grid) is invocation `p % active` of item `p / active`; surplus invocations exit. `active` is the
+/// module's constant when it fixes it (a shift and a mask for a power of two), else `params[4]`.
+/// The program is one dimensional and barrier-free, so the early return needs no uniformity.
+/// Returns `p` and the builtins and item the program sees.
 fn packed_grid(
     fb: &mut FunctionBuilder,
     block: &mut Block,
@@ -225,10 +247,16 @@ fn packed_grid(
     wid_p: Lanes,
     lid_x: Handle<Expression>,
     nwg_p: Lanes,
-) -> (Lanes, Lanes, Lanes, Lanes, Option<Handle<Expression>>) {
+) -> (
+    Handle<Expression>,
+    (Lanes, Lanes, Lanes, Lanes, Option<Handle<Expression>>),
+) {
     let nwg = [0, 1, 2].map(|a| param(fb, block, params, PARAM_GRID + a));
     let item_count = param(fb, block, params, PARAM_ITEMS);
-    let active = param(fb, block, params, PARAM_ACTIVE);
+    let active = match inputs.packed_active {
+        Some(n) => fb.u32(block, n),
+        None => param(fb, block, params, PARAM_ACTIVE),
+    };
     let yz = fb.binary(block, B::Multiply, nwg_p[1], wid_p[2]);
     let y = fb.binary(block, B::Add, wid_p[1], yz);
     let xy = fb.binary(block, B::Multiply, nwg_p[0], y);
@@ -241,17 +269,32 @@ fn packed_grid(
     fb.if_then(block, surplus, |fb, inner| {
         fb.stmt(inner, Statement::Return { value: None })
     });
-    let item = fb.binary(block, B::Divide, p, active);
-    let v = fb.binary(block, B::Modulo, p, active);
+    let (item, v) = match inputs.packed_active {
+        Some(n) if n.is_power_of_two() => {
+            let shift = fb.u32(block, n.trailing_zeros());
+            let mask = fb.u32(block, n - 1);
+            (
+                fb.binary(block, B::ShiftRight, p, shift),
+                fb.binary(block, B::And, p, mask),
+            )
+        }
+        _ => (
+            fb.binary(block, B::Divide, p, active),
+            fb.binary(block, B::Modulo, p, active),
+        ),
+    };
     let zero = fb.u32(block, 0);
     let lid = fb.binary(block, B::Modulo, v, width);
     let wid = fb.binary(block, B::Divide, v, width);
     (
-        [v, zero, zero],
-        [lid, zero, zero],
-        [wid, zero, zero],
-        nwg,
-        Some(item),
+        p,
+        (
+            [v, zero, zero],
+            [lid, zero, zero],
+            [wid, zero, zero],
+            nwg,
+            Some(item),
+        ),
     )
 }
 

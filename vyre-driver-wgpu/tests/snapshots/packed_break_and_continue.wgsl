@@ -10,38 +10,35 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     var sum: u32;
     var k: u32;
 
-    let _e24 = vyre_params[3u];
-    let _e27 = vyre_params[4u];
-    let _e34 = (((vyre_workgroup_id.x + (vyre_num_workgroups.x * (vyre_workgroup_id.y + (vyre_num_workgroups.y * vyre_workgroup_id.z)))) * 64u) + vyre_local_id.x);
-    if (_e34 >= (_e27 * _e24)) {
+    let _e12 = vyre_params[3u];
+    let _e20 = (((vyre_workgroup_id.x + (vyre_num_workgroups.x * (vyre_workgroup_id.y + (vyre_num_workgroups.y * vyre_workgroup_id.z)))) * 64u) + vyre_local_id.x);
+    if (_e20 >= (64u * _e12)) {
         return;
     }
-    let _e37 = (_e34 / _e27);
-    let _e38 = (_e34 % _e27);
     sum = 0u;
     k = 0u;
     loop {
-        let _e51 = k;
-        if !((_e51 < 8u)) {
+        let _e28 = k;
+        if !((_e28 < 8u)) {
             break;
         }
-        let _e54 = k;
-        if ((_e54 & 1u) == 1u) {
+        let _e31 = k;
+        if ((_e31 & 1u) == 1u) {
             continue;
         }
-        let _e59 = k;
-        let _e63 = input[((_e37 * 64u) + _e38)];
-        if (_e59 > _e63) {
+        let _e36 = k;
+        let _e39 = input[_e20];
+        if (_e36 > _e39) {
             break;
         }
-        let _e65 = sum;
-        let _e66 = k;
-        sum = (_e65 + _e66);
+        let _e41 = sum;
+        let _e42 = k;
+        sum = (_e41 + _e42);
         continuing {
-            let _e68 = k;
-            k = (_e68 + 1u);
+            let _e44 = k;
+            k = (_e44 + 1u);
         }
     }
-    let _e71 = sum;
-    out[((_e37 * 64u) + _e38)] = _e71;
+    let _e47 = sum;
+    out[_e20] = _e47;
 }

@@ -46,19 +46,11 @@ pub(crate) fn packed_gid_bound(
     program: &vyre_foundation::ir::Program,
     stored: &[usize],
 ) -> Option<u32> {
-    let counts: Vec<u32> = stored
-        .iter()
-        .map(|&j| program.buffers.get(j).map_or(0, |b| b.count))
-        .collect();
-    if counts.contains(&0) {
-        return None;
+    if planted(Miscompile::PackedBoundFromShortestStore) {
+        let counts = super::packed::stored_counts(program, stored)?;
+        return Some(counts.into_iter().min().unwrap_or(0).max(1));
     }
-    let longest = if planted(Miscompile::PackedBoundFromShortestStore) {
-        counts.iter().copied().min()
-    } else {
-        counts.iter().copied().max()
-    };
-    Some(longest.unwrap_or(0).max(1))
+    super::packed::fixed_active(program, stored)
 }
 
 /// An exclusive upper bound of a `u32` value.

@@ -34,6 +34,8 @@ pub(crate) struct ProgramFacts {
     pub(crate) elementwise: bool,
     /// The buffers the program stores to, when it may run packed (`packed`).
     pub(crate) packed_stores: Option<Vec<usize>>,
+    /// The invocations each packed item runs, when the packed module fixes them (`packed`).
+    pub(crate) packed_active: Option<u32>,
     /// The outputs the program writes in full (`coverage`).
     pub(crate) fully_written: Vec<usize>,
     /// The memory scope of each barrier (`barrier`).
@@ -45,12 +47,17 @@ pub(crate) struct ProgramFacts {
 impl ProgramFacts {
     /// Every analysis of `evidence`'s program, once.
     pub(crate) fn of(evidence: &Validated<'_>) -> Self {
+        let packed_stores = packed::packed_stores(evidence);
+        let packed_active = packed_stores
+            .as_deref()
+            .and_then(|stored| packed::fixed_active(evidence.program(), stored));
         Self {
             vector: vector::plan(evidence),
             rows: rows::row_facts(evidence),
             workgroup_rows: rows::workgroup_rows(evidence),
             elementwise: elementwise::elementwise(evidence),
-            packed_stores: packed::packed_stores(evidence),
+            packed_stores,
+            packed_active,
             fully_written: coverage::fully_written_outputs(evidence),
             barriers: BarrierScopes::of(evidence),
             patterns: Patterns::of(evidence),

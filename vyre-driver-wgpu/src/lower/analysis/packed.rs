@@ -10,9 +10,20 @@
 //! Sharing a workgroup between items is only sound without workgroup memory and barriers, and the
 //! invocation numbering only stays simple in one dimension; programs outside these rules take the
 //! ordinary coalesced form.
+//!
+//! **Fixed active invocations.** When every stored buffer has a declared count, each item's plan
+//! gives those buffers exactly that many elements, so an item runs `active = min(grid.x * W,
+//! longest)` invocations with `longest` the largest declared count ([`fixed_active`]). In the usual
+//! launch (a grid that covers the longest buffer) that is `longest` itself, and the module fixes it:
+//! invocation `p` of the launch is `gid.x = p % longest` of item `p / longest` (a shift and a mask
+//! for a power of two), and in a buffer whose declared count is `longest` the item's slice starts at
+//! `p - gid.x`, so an access at `gid.x` is at element `p` itself, with no item arithmetic at all.
+//! The engine runs such a module only where its `active` is that constant
+//! (`engine::packed::packed_active`); a launch with fewer invocations per item takes the coalesced
+//! form.
 
 use vyre_foundation::elementwise::GidAliases;
-use vyre_foundation::ir::{BufferAccess, Node};
+use vyre_foundation::ir::{BufferAccess, Node, Program};
 use vyre_foundation::validate::Validated;
 
 /// The indices of the buffers the program stores to, when it can run packed; `None` when it cannot
@@ -77,6 +88,21 @@ pub(crate) fn packed_stores(evidence: &Validated<'_>) -> Option<Vec<usize>> {
         | Node::Continue => {}
     });
     ok.then_some(stored)
+}
+
+/// The declared counts of the stored buffers `stored` (by index), when every one has one.
+pub(crate) fn stored_counts(program: &Program, stored: &[usize]) -> Option<Vec<u32>> {
+    stored
+        .iter()
+        .map(|&j| program.buffers.get(j).map(|b| b.count).filter(|&c| c != 0))
+        .collect()
+}
+
+/// The invocations every packed item of `program` runs when its grid covers its longest stored
+/// buffer, when every stored buffer (`stored`) has a declared count: the longest count, at least 1.
+pub(crate) fn fixed_active(program: &Program, stored: &[usize]) -> Option<u32> {
+    let counts = stored_counts(program, stored)?;
+    Some(counts.into_iter().max().unwrap_or(0).max(1))
 }
 
 #[cfg(test)]
