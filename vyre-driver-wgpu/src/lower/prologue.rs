@@ -234,6 +234,9 @@ pub(crate) fn emit(
 
 type Lanes = [Handle<Expression>; 3];
 
+/// What the program sees of the launch: `gid`, `lid`, `wid` and `nwg`, and the coalesced item.
+type Seen = (Lanes, Lanes, Lanes, Lanes, Option<Handle<Expression>>);
+
 /// The packed form (see `analysis::packed`): the physical invocation `p` (linear over the folded
 /// grid) is invocation `p % active` of item `p / active`; surplus invocations exit. `active` is the
 /// module's constant when it fixes it (a shift and a mask for a power of two), else `params[4]`.
@@ -247,10 +250,7 @@ fn packed_grid(
     wid_p: Lanes,
     lid_x: Handle<Expression>,
     nwg_p: Lanes,
-) -> (
-    Handle<Expression>,
-    (Lanes, Lanes, Lanes, Lanes, Option<Handle<Expression>>),
-) {
+) -> (Handle<Expression>, Seen) {
     let nwg = [0, 1, 2].map(|a| param(fb, block, params, PARAM_GRID + a));
     let item_count = param(fb, block, params, PARAM_ITEMS);
     let active = match inputs.packed_active {
