@@ -263,10 +263,12 @@ fn row_element(element: DataType) -> bool {
 
 /// The program's [`RowFacts`], or `None` when no buffer qualifies.
 pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
-    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, _| {
+    // A tile moves a buffer through a pointer to one element (`lower/tile.rs`): never rows.
+    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, tiled| {
         decl.access == BufferAccess::Read
             && row_element(decl.element)
             && !uses.is_some_and(|u| u.atomic || u.stored)
+            && !tiled
     })?;
     Some(RowFacts { buffers, aligned })
 }
@@ -307,7 +309,7 @@ pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> 
 mod tests {
     use super::*;
     use vyre_foundation::ir::DataType;
-    use vyre_foundation::ir::{BufferDecl, Program};
+    use vyre_foundation::ir::{BufferDecl, Program, TileLayout, TileRole, TileType};
 
     fn rows_of(body: Vec<Node>) -> Option<Vec<bool>> {
         let program = Program::new(
@@ -328,6 +330,47 @@ mod tests {
             sum = Expr::add(sum, Expr::load("data", i));
         }
         Node::store("out", Expr::gid_x(), sum)
+    }
+
+    #[test]
+    fn a_buffer_a_tile_loads_is_never_rows() {
+        // Found by the GPU fuzzer (seed 98002): `f16` rows of a buffer a tile also loads left the
+        // tile lowering a `vec4` buffer it cannot point into.
+        let program = Program::new(
+            vec![
+                BufferDecl::read("src", 0, DataType::F16).with_count(576),
+                BufferDecl::output("out", 1, DataType::F16).with_count(64),
+            ],
+            [32, 1, 1],
+            vec![
+                Node::tile("t", TileType::new(TileRole::B, 16, 16, DataType::F16)),
+                Node::tile_load(
+                    "t",
+                    "src",
+                    Expr::u32(320),
+                    Expr::u32(16),
+                    TileLayout::RowMajor,
+                ),
+                Node::store(
+                    "out",
+                    Expr::gid_x(),
+                    Expr::add(
+                        Expr::load("src", Expr::u32(0)),
+                        Expr::load("src", Expr::u32(1)),
+                    ),
+                ),
+            ],
+        );
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        assert_eq!(row_facts(&evidence).map(|f| f.buffers), None);
+        // The same loads without the tile are rows.
+        let mut untiled = program.clone();
+        untiled.body.drain(..2);
+        let evidence = vyre_foundation::validate(&untiled).expect("valid");
+        assert_eq!(
+            row_facts(&evidence).map(|f| f.buffers),
+            Some(vec![true, false])
+        );
     }
 
     #[test]
