@@ -11,18 +11,26 @@ fn every_codegen_case_matches_the_reference() {
     let Some(wgpu) = backend_or_skip("every_codegen_case_matches_the_reference") else {
         return;
     };
+    let failures = dispatched_and_resident_disagreements(&codegen_cases::cases(), &wgpu);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Where each of `cases` disagrees with the reference on `wgpu`, dispatched and resident.
+fn dispatched_and_resident_disagreements(
+    cases: &[codegen_cases::Case],
+    wgpu: &vyre_driver_wgpu::WgpuBackend,
+) -> Vec<String> {
     let reference = ReferenceBackend::new();
-    let failures: Vec<String> = codegen_cases::cases()
+    cases
         .iter()
         .flat_map(|case| {
             [
-                codegen_cases::disagreement(case, &reference, &wgpu),
-                codegen_cases::resident_disagreement(case, &reference, &wgpu),
+                codegen_cases::disagreement(case, &reference, wgpu),
+                codegen_cases::resident_disagreement(case, &reference, wgpu),
             ]
         })
         .flatten()
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+        .collect()
 }
 
 /// The batch cases agree with the reference when coalesced into one launch (packed where the
@@ -89,17 +97,7 @@ fn f16_row_cases_declare_rows_and_match_the_reference() {
         );
         return;
     }
-    let reference = ReferenceBackend::new();
-    let failures: Vec<String> = cases
-        .iter()
-        .flat_map(|case| {
-            [
-                codegen_cases::disagreement(case, &reference, &wgpu),
-                codegen_cases::resident_disagreement(case, &reference, &wgpu),
-            ]
-        })
-        .flatten()
-        .collect();
+    let failures = dispatched_and_resident_disagreements(&cases, &wgpu);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
