@@ -69,6 +69,8 @@ pub(crate) struct Options {
     pub(crate) shard_items: usize,
     /// The `gemm` workload's tilings (empty: its built-in one).
     pub(crate) gemm_tilings: Vec<suite::gemm::tiling::Tiling>,
+    /// The `hgemm_tuning` workload's kernels, by position in its list (empty: every one).
+    pub(crate) tunings: Vec<usize>,
 }
 
 /// The command line as clap sees it; [`Args::into_options`] applies `--quick`'s defaults.
@@ -136,6 +138,11 @@ struct Args {
     /// BK deep, a TMxTN block per invocation) [default: 128x128x8/8x8].
     #[arg(long, value_name = "TILING[,TILING...]", value_delimiter = ',', value_parser = suite::gemm::tiling::Tiling::parse)]
     gemm_tiling: Vec<suite::gemm::tiling::Tiling>,
+    /// `hgemm_tuning` workload: only these of its kernels, by position from 0 (its notes name
+    /// them) [default: every one]. A kernel the driver cannot compile may lose the device for the
+    /// rest of the run, so a sitting runs them one process each (`.ci/device-sitting`).
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    tuning: Vec<usize>,
 }
 
 impl Args {
@@ -160,6 +167,7 @@ impl Args {
                 .unwrap_or(if quick { 64 * MIB } else { 4096 * MIB }),
             shard_items: self.shard_items.max(1),
             gemm_tilings: self.gemm_tiling,
+            tunings: self.tuning,
         }
     }
 }

@@ -621,6 +621,13 @@ fn shapes(quick: bool) -> Vec<(u32, u32, u32)> {
 impl Suite<'_> {
     /// The `hgemm_tuning` workload (see the module docs).
     pub(in crate::suite) fn hgemm_tuning(&mut self) -> BenchResult<()> {
+        if let Some(bad) = self.options.tunings.iter().find(|&&i| i >= TUNINGS.len()) {
+            return Err(format!(
+                "--tuning {bad}: hgemm_tuning has kernels 0 to {}. Fix: pass positions below {}.",
+                TUNINGS.len() - 1,
+                TUNINGS.len()
+            ));
+        }
         let exactly = format!("exactly {LANES}");
         let Some((gpu, _)) =
             self.tensor_cores("hgemm_tuning", |sizes| sizes == [LANES, LANES], &exactly)?
@@ -638,7 +645,14 @@ impl Suite<'_> {
         // Every side that fits, compiles and computes `C` exactly: the tuning and which side.
         let mut sides: Vec<(&Tuning, Kind, Side)> = Vec::new();
         let room = gpu.device.limits().max_compute_workgroup_storage_size;
-        for tuning in TUNINGS.iter().filter(|t| t.fits(m, n, k)) {
+        let chosen =
+            |i: &usize| self.options.tunings.is_empty() || self.options.tunings.contains(i);
+        let tunings: Vec<&Tuning> = (0..TUNINGS.len())
+            .filter(chosen)
+            .map(|i| &TUNINGS[i])
+            .filter(|t| t.fits(m, n, k))
+            .collect();
+        for tuning in tunings {
             if tuning.workgroup_bytes() > room {
                 self.notes.push(format!(
                     "hgemm_tuning {m}x{n}x{k}, {}: skipped, {} bytes of workgroup memory (the device grants {room})",
