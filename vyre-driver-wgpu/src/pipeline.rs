@@ -56,9 +56,9 @@ impl Compiled {
         self.known.facts.packed_stores.as_deref()
     }
 
-    /// The invocations per item a packed module of this program fixes (`lower::analysis::packed`).
-    pub(crate) fn packed_fixed_active(&self) -> Option<u32> {
-        self.known.facts.packed_active
+    /// Every analysis of the program (`lower::ProgramFacts`).
+    pub(crate) fn facts(&self) -> &crate::lower::ProgramFacts {
+        &self.known.facts
     }
 
     /// The output buffers the program writes in full (see `lower::coverage`): a launch whose grid

@@ -14,18 +14,32 @@ use super::layout::output_buffers;
 use super::plan::{Chunk, Limits, MAX_BINDING_ELEMENTS, PACKED, too_big};
 use crate::backend::{WgpuBackend, fold_grid};
 use crate::launch::{BufferSpec, Init, Job, Piece, Readback, job_buffers};
-use crate::lower::{self, LoweredBinding};
+use crate::lower::{self, LoweredBinding, ProgramFacts};
 use crate::pipeline::Compiled;
 use crate::stats::{Phase, bump};
 
+/// Whether a launch over `grid` of a program with `facts` and workgroup width `width` runs
+/// packed: the program qualifies (`lower::analysis::packed`), the grid is one-dimensional, and it
+/// covers the invocations a packed module fixes, when it fixes them. `compile_persistent` asks it
+/// of the config's grid, [`packed_active`] of each plan's.
+pub(super) fn packs(facts: &ProgramFacts, width: u32, grid: [u32; 3]) -> bool {
+    facts.packed_stores.is_some()
+        && grid[1] == 1
+        && grid[2] == 1
+        && facts
+            .packed_active
+            .is_none_or(|n| u64::from(grid[0]) * u64::from(width) >= u64::from(n))
+}
+
 /// How many invocations each item runs in the packed form, when the program `held` was compiled
-/// from and `plan` allow it: every invocation past the longest stored buffer has no effect (see
-/// `lower::analysis::packed`). A packed module that fixes the count runs only with that count.
+/// from and `plan` allow it ([`packs`]): every invocation past the longest stored buffer has no
+/// effect (see `lower::analysis::packed`); where the module fixes the count, every stored buffer
+/// has its declared count and the grid covers it, so this is that count.
 pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32> {
-    if plan.grid[1] != 1 || plan.grid[2] != 1 {
+    let program = &held.program();
+    if !packs(held.facts(), program.workgroup_size[0], plan.grid) {
         return None;
     }
-    let program = &held.program();
     let stored = held.packed_stores()?;
     let invocations = u64::from(plan.grid[0]) * u64::from(program.workgroup_size[0]);
     let longest = stored
@@ -34,11 +48,7 @@ pub(super) fn packed_active(held: &Compiled, plan: &DispatchPlan) -> Option<u32>
         .max()
         .unwrap_or(0);
     // Invocation 0 always exists and always may run; at least one keeps the launch non-empty.
-    let active = u32::try_from(invocations.min(longest).max(1)).ok()?;
-    match held.packed_fixed_active() {
-        Some(fixed) if fixed != active => None,
-        _ => Some(active),
-    }
+    u32::try_from(invocations.min(longest).max(1)).ok()
 }
 
 /// Items per packed launch: total invocations well inside a u32, every concatenated binding within

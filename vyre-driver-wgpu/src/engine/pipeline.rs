@@ -13,6 +13,7 @@ use vyre_foundation::ir::Program;
 
 use super::batch::{Batch, ItemSets, Progress, Rest};
 use super::coalesced;
+use super::packed::packs;
 use super::plan::{COALESCED, PACKED};
 use crate::backend::WgpuBackend;
 use crate::lifecycle::TeardownTurn;
@@ -117,18 +118,12 @@ impl WgpuBackend {
         config: &DispatchConfig,
     ) -> Result<Arc<WgpuPipeline>, BackendError> {
         let known = self.known(program)?;
-        // A packed module that fixes its items' invocations runs only where a grid covers them
-        // (`engine::packed::packed_active`); a derived grid always does.
-        let width = u64::from(program.workgroup_size[0]);
-        let packs = config.grid.is_none_or(|g| {
-            g[1] == 1
-                && g[2] == 1
-                && known
-                    .facts
-                    .packed_active
-                    .is_none_or(|n| u64::from(g[0]) * width >= u64::from(n))
-        });
-        let form = if packs && known.facts.packed_stores.is_some() {
+        // The form the coalesced run will launch for this config (a derived grid is one
+        // dimensional and covers every buffer).
+        let width = program.workgroup_size[0];
+        let form = if known.facts.packed_stores.is_some()
+            && config.grid.is_none_or(|g| packs(&known.facts, width, g))
+        {
             PACKED
         } else {
             COALESCED
