@@ -39,7 +39,15 @@ pub(super) fn batches() -> Vec<Batch> {
                     TileLayout::RowMajor,
                 ),
             ] {
-                out.push(one_product(size, accumulator, [la, lb, lc]));
+                out.push(one_product(size, accumulator, [la, lb, lc], None));
+            }
+            // Odd offsets with even strides and strides not a multiple of 16 bytes: a device
+            // needs 16-byte-aligned pointers and strides, which vyre stages (`lower/tile.rs`).
+            for at in [(1, size), (3, size + 4)] {
+                let row = TileLayout::RowMajor;
+                let column = TileLayout::ColumnMajor;
+                out.push(one_product(size, accumulator, [row, row, row], Some(at)));
+                out.push(one_product(size, accumulator, [row, column, column], Some(at)));
             }
         }
     }
@@ -108,10 +116,15 @@ fn c_value(r: u32, c: u32) -> f64 {
 
 /// `d = a x b + c` for one tile of side `n`, `a`, `b` and `c` in the given layouts with strides
 /// longer than a line (padding between lines, which a wrong stride would read), the result stored
-/// in `c`'s layout into an output whose elements outside the tile must stay zero.
-fn one_product(n: u32, accumulator: DataType, [la, lb, lc]: [TileLayout; 3]) -> Batch {
-    let stride = n + 3;
-    let offset = 5;
+/// in `c`'s layout into an output whose elements outside the tile must stay zero. Every operand
+/// at offset 5 with stride `n + 3`, or at `(offset, stride)` (named in the case).
+fn one_product(
+    n: u32,
+    accumulator: DataType,
+    [la, lb, lc]: [TileLayout; 3],
+    placed: Option<(u32, u32)>,
+) -> Batch {
+    let (offset, stride) = placed.unwrap_or((5, n + 3));
     let len = offset + stride * n + 4;
     let tile = |role, element| TileType::new(role, n, n, element);
     let a = lay_out((n, n), la, (offset, stride, len), a_value, 99.0);
@@ -137,12 +150,15 @@ fn one_product(n: u32, accumulator: DataType, [la, lb, lc]: [TileLayout; 3]) -> 
         Node::tile_store("acc", "d", Expr::u32(offset), Expr::u32(stride), lc),
     ];
     let program = Program::wrapped(buffers, [WORKGROUP, 1, 1], body);
-    let name = format!(
+    let mut name = format!(
         "tiles.product.{n}x{n}x{n}.{accumulator}.{}.{}.{}",
         la.word(),
         lb.word(),
         lc.word()
     );
+    if let Some((offset, stride)) = placed {
+        name.push_str(&format!(".at{offset}.stride{stride}"));
+    }
     let inputs = vec![
         bytes(DataType::F16, &a),
         bytes(DataType::F16, &b),

@@ -338,3 +338,34 @@ pub(crate) fn declare_internal(
         Span::UNDEFINED,
     )
 }
+
+/// Declares `vyre_tile_stage_<element>`, the workgroup array an unaligned tile transfer of
+/// `element` goes through (`tile`, "Alignment"), and returns it with its bytes.
+pub(crate) fn declare_tile_stage(
+    module: &mut Module,
+    element: DataType,
+) -> (Handle<GlobalVariable>, u64) {
+    let scalar = add_type(module, TypeInner::Scalar(storage_scalar(element)));
+    let stride = element.size_bytes() as u32;
+    let elements = super::analysis::tiles::STAGE_ELEMENTS;
+    let ty = add_type(
+        module,
+        TypeInner::Array {
+            base: scalar,
+            size: ArraySize::Constant(non_zero(elements)),
+            stride,
+        },
+    );
+    let global = module.global_variables.append(
+        GlobalVariable {
+            name: Some(format!("vyre_tile_stage_{element}")),
+            space: AddressSpace::WorkGroup,
+            binding: None,
+            ty,
+            init: None,
+            memory_decorations: MemoryDecorations::default(),
+        },
+        Span::UNDEFINED,
+    );
+    (global, u64::from(elements * stride))
+}

@@ -44,6 +44,7 @@ use vyre_foundation::validate::{Validated, VarId};
 use analysis::barrier::BarrierScopes;
 use analysis::bounds::Bounds;
 use analysis::rows::{Aligned, RowFacts, WorkgroupRows};
+use analysis::tiles::TileFacts;
 use func::FunctionBuilder;
 use globals::{BufferGlobal, Types};
 use prologue::Prologue;
@@ -64,7 +65,7 @@ pub(crate) use planted::{any_planted, planted};
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 7;
+pub(crate) const LOWERING_VERSION: u32 = 8;
 
 /// A lowered, validated module.
 pub(crate) struct Lowered {
@@ -109,6 +110,10 @@ pub(crate) struct Lowerer<'v, 'p> {
     pub(crate) subgroup: Option<SubgroupIds>,
     /// The driver workarounds in force (see `workaround`).
     pub(crate) workarounds: Workarounds,
+    /// What the tile lowering knows of the program's transfers, when it has tiles (see `tile`).
+    pub(crate) tile_facts: Option<TileFacts>,
+    /// The workgroup stage of each element unaligned tile transfers go through (see `tile`).
+    pub(crate) tile_stages: Vec<(DataType, Handle<naga::GlobalVariable>)>,
 }
 
 /// A lowered value and its IR type.
@@ -269,8 +274,18 @@ pub(crate) fn lower(
                 || workgroup_rows.is_some_and(|w| w.buffers[j])
         })
         .collect();
-    let (buffers, bindings, workgroup_bytes) =
+    let (buffers, bindings, mut workgroup_bytes) =
         globals::declare_buffers(&mut module, evidence, form, &vectorised)?;
+    let stages = facts
+        .tiles
+        .as_ref()
+        .map_or_else(Vec::new, |tiles| tiles.stages(form.coalesced()));
+    let mut tile_stages = Vec::with_capacity(stages.len());
+    for element in stages {
+        let (global, bytes) = globals::declare_tile_stage(&mut module, element);
+        workgroup_bytes = workgroup_bytes.saturating_add(bytes);
+        tile_stages.push((element, global));
+    }
     let params = globals::declare_internal(&mut module, &types, "vyre_params", 0);
     let items = form
         .items_table()
@@ -293,6 +308,7 @@ pub(crate) fn lower(
         workgroup_rows,
         workarounds,
         opaque_zero: facts.patterns.need_opaque_zero(workarounds),
+        tile_stages,
     };
     for &(name, part) in parts {
         let entry = entry_point(
@@ -355,6 +371,8 @@ struct Globals<'f> {
     /// The driver workarounds in force, and whether they need the opaque zero.
     workarounds: Workarounds,
     opaque_zero: bool,
+    /// The workgroup stages of unaligned tile transfers, by element.
+    tile_stages: Vec<(DataType, naga::Handle<naga::GlobalVariable>)>,
 }
 
 /// The entry point `name`, running `part` of the program.
@@ -394,7 +412,9 @@ fn entry_point(
             "a vectorised or packed module was asked for a program with subgroup operations. Fix: this is a vyre bug; report it with the program text (Display).",
         ));
     }
-    if subgroups {
+    // Staged tile transfers share their stage among the subgroups in turn (see `tile`).
+    let subgroup_ids = subgroups || !shared.tile_stages.is_empty();
+    if subgroup_ids {
         // Only the size: the lane is computed from the local index (see `subgroup`), as naga
         // allows `subgroup_invocation_id` in one-dimensional workgroups only.
         function.arguments.push(FunctionArgument {
@@ -433,7 +453,7 @@ fn entry_point(
     };
     let prologue = prologue::emit(&mut fb, &mut body, &inputs);
     let subgroup_size =
-        subgroups.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
+        subgroup_ids.then(|| fb.expr(&mut body, naga::Expression::FunctionArgument(3)));
     // Outside coalesced modules every buffer has at least one element in every dispatch: fixed
     // counts are at least 1, and `plan_dispatch` rejects an empty runtime-sized input.
     let mut bounds = Bounds::new(
@@ -465,6 +485,8 @@ fn entry_point(
         row_loads: RowLoads::new(shared.rows, shared.workgroup_rows),
         subgroup: None,
         workarounds: shared.workarounds,
+        tile_facts: facts.tiles.clone(),
+        tile_stages: shared.tile_stages.clone(),
     };
     if let Some(size) = subgroup_size {
         lowerer.subgroup = Some(lowerer.subgroup_ids_from(&mut body, size));

@@ -170,7 +170,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// `local_invocation_index`, from the local id and the workgroup size.
-    fn local_index(&mut self, block: &mut Block) -> Handle<Expression> {
+    pub(crate) fn local_index(&mut self, block: &mut Block) -> Handle<Expression> {
         let [x, y, z] = self.prologue.builtins[1];
         let [sx, sy, _] = self.program.workgroup_size;
         let sx = self.fb.u32(block, sx);

@@ -25,19 +25,32 @@
 //!   pointer is made inside the guarded block, so no out-of-bounds address is ever formed; in a
 //!   coalesced launch the item's offset into the shared binding is added, as `lower::access`
 //!   does, and `len` is the item's length.
+//! - **Alignment.** Vulkan requires a cooperative matrix's pointer and stride to be multiples of
+//!   16 bytes (`analysis::tiles`); the H100 moves an unaligned tile one element off. A transfer
+//!   whose offset and stride `analysis::tiles` proves aligned, with no item offset, points
+//!   straight into its buffer. Any other checks `(slot | stride) % (16 / size) == 0` where it runs:
+//!   aligned, it goes direct; else it goes through `vyre_tile_stage_<element>`, 256 elements of
+//!   workgroup memory whose lines are `line` elements apart. The subgroups take the stage in turn
+//!   in a loop every invocation runs (`staged_transfer`), with a workgroup barrier after each
+//!   half of a turn: a load's lanes copy the tile's elements in and the subgroup loads the tile
+//!   from the stage; a store's subgroup stores the tile there and its lanes copy the elements
+//!   out. The copy touches exactly the elements the guard admitted, so the result is the direct
+//!   transfer's, element for element.
 //! - **Multiply-add.** `coopMultiplyAdd(a, b, c)`: each product exact, the sum in the device's
 //!   order, the law's unspecified order (the reference reports results that depend on it as
 //!   indeterminate).
 
 use naga::{
     BinaryOperator as B, Block, CooperativeData, CooperativeRole, CooperativeSize, Expression,
-    Handle, Scalar, Span, Statement, Type, TypeInner,
+    GlobalVariable, Handle, Scalar, Span, Statement, Type, TypeInner,
 };
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{DataType, Expr, Node, TileLayout, TileRole, TileType};
 use vyre_foundation::validate::VarId;
 
 use super::Lowerer;
+use super::analysis::tiles::zeros_needed;
+use super::func::FunctionBuilder;
 use super::planted::{Miscompile, planted};
 use crate::lower::globals::Layout;
 
@@ -133,6 +146,7 @@ impl Lowerer<'_, '_> {
                 "a tile moving through a uniform or vectorised buffer",
             ));
         }
+        let (offset_ir, stride_ir) = (offset, stride);
         let (offset, _) = self.tile_operand(block, offset)?;
         let (stride, _) = self.tile_operand(block, stride)?;
         let line = tile_line(*layout, tile);
@@ -162,66 +176,212 @@ impl Lowerer<'_, '_> {
             let apart = self.fb.binary(block, B::GreaterEqual, stride, line_c);
             ok = self.fb.binary(block, B::LogicalAnd, ok, apart);
         }
-        let row_major = *layout == TileLayout::RowMajor;
         let ty = self.tile_type(tile)?;
-        let (columns, rows, role) = (size(tile.columns)?, size(tile.rows)?, coop_role(tile.role));
-        let item_offset = self.prologue.offsets[b];
-        let accept = self.fb.nested(block, |fb, inner| {
-            let slot = match item_offset {
-                Some(base) => fb.binary(inner, B::Add, base, offset),
-                None => offset,
-            };
-            let array = fb.expr(inner, Expression::GlobalVariable(global.global));
-            let pointer = fb.access(inner, array, slot);
-            let data = CooperativeData {
-                pointer,
-                stride,
-                row_major,
-            };
-            if store {
-                let target = fb.load(inner, tile_pointer);
-                fb.stmt(inner, Statement::CooperativeStore { target, data });
-            } else {
-                let value = fb.expr(
-                    inner,
-                    Expression::CooperativeLoad {
-                        columns,
-                        rows,
-                        role,
-                        data,
-                    },
-                );
-                fb.stmt(
-                    inner,
-                    Statement::Store {
-                        pointer: tile_pointer,
-                        value,
-                    },
-                );
-            }
-        });
-        let reject = if store {
-            Block::new()
-        } else {
-            self.fb.nested(block, |fb, inner| {
-                let zero = fb.expr(inner, Expression::ZeroValue(ty));
-                fb.stmt(
-                    inner,
-                    Statement::Store {
-                        pointer: tile_pointer,
-                        value: zero,
-                    },
-                );
-            })
+        let transfer = Transfer {
+            store,
+            tile: tile_pointer,
+            ty,
+            columns: size(tile.columns)?,
+            rows: size(tile.rows)?,
+            role: coop_role(tile.role),
+            row_major: *layout == TileLayout::RowMajor,
+            buffer: global.global,
+            line,
+            major,
         };
+        let item_offset = self.prologue.offsets[b];
+        let proven = item_offset.is_none()
+            && self
+                .tile_facts
+                .as_ref()
+                .is_some_and(|f| f.proven(self.evidence, offset_ir, stride_ir, tile.element));
+        if proven {
+            // Only inside the guard: no out-of-bounds address is ever formed.
+            let accept = self.fb.nested(block, |fb, inner| {
+                let slot = item_slot(fb, inner, item_offset, offset);
+                let array = fb.expr(inner, Expression::GlobalVariable(transfer.buffer));
+                let pointer = fb.access(inner, array, slot);
+                transfer.direct(fb, inner, pointer, stride);
+            });
+            let reject = transfer.otherwise(&mut self.fb, block);
+            self.fb.stmt(
+                block,
+                Statement::If {
+                    condition: ok,
+                    accept,
+                    reject,
+                },
+            );
+            return Ok(());
+        }
+        // Not proven aligned: direct when slot and stride are aligned in this evaluation, else
+        // through the stage. The slot is only arithmetic until the guard holds.
+        let slot = item_slot(&mut self.fb, block, item_offset, offset);
+        let mask = self.fb.u32(block, (1 << zeros_needed(tile.element)) - 1);
+        let bits = self.fb.binary(block, B::InclusiveOr, slot, stride);
+        let low = self.fb.binary(block, B::And, bits, mask);
+        let zero = self.fb.u32(block, 0);
+        let aligned = self.fb.binary(block, B::Equal, low, zero);
+        let direct = self.fb.nested(block, |fb, inner| {
+            let accept = fb.nested(inner, |fb, inner| {
+                let array = fb.expr(inner, Expression::GlobalVariable(transfer.buffer));
+                let pointer = fb.access(inner, array, slot);
+                transfer.direct(fb, inner, pointer, stride);
+            });
+            let reject = transfer.otherwise(fb, inner);
+            fb.stmt(
+                inner,
+                Statement::If {
+                    condition: ok,
+                    accept,
+                    reject,
+                },
+            );
+        });
         self.fb.stmt(
             block,
             Statement::If {
-                condition: ok,
-                accept,
-                reject,
+                condition: aligned,
+                accept: direct,
+                reject: Block::new(),
             },
         );
+        let stage = self
+            .tile_stages
+            .iter()
+            .find(|(e, _)| *e == tile.element)
+            .map(|&(_, g)| g)
+            .ok_or_else(|| lowering_bug("an unaligned tile transfer with no stage declared"))?;
+        self.staged_transfer(
+            block,
+            transfer,
+            Staged {
+                ok,
+                aligned,
+                slot,
+                stride,
+                stage,
+            },
+        )
+    }
+
+    /// The staged path of a transfer not proven aligned (see the module docs, "Alignment"): the
+    /// subgroups take the stage in turn, in a loop every invocation of the workgroup runs (tile
+    /// statements stand in workgroup-uniform control flow), each turn between two barriers. In
+    /// its turn a subgroup whose transfer is unaligned copies its lines lane by lane between the
+    /// buffer and the stage, and points the cooperative operation at the stage, whose lines are
+    /// `line` elements apart (16 bytes or more) and whose start is the array's.
+    fn staged_transfer(
+        &mut self,
+        block: &mut Block,
+        t: Transfer,
+        staged: Staged,
+    ) -> Result<(), BackendError> {
+        let ids = self.subgroup_ids()?;
+        let index = self.local_index(block);
+        let subgroup = self.fb.binary(block, B::Divide, index, ids.size);
+        let [x, y, z] = self.program.workgroup_size;
+        let invocations = self.fb.u32(block, x.saturating_mul(y).saturating_mul(z));
+        let one = self.fb.u32(block, 1);
+        let below = self.fb.binary(block, B::Subtract, ids.size, one);
+        let rounded = self.fb.binary(block, B::Add, invocations, below);
+        let turns = self.fb.binary(block, B::Divide, rounded, ids.size);
+        let unaligned = self.fb.expr(
+            block,
+            Expression::Unary {
+                op: naga::UnaryOperator::LogicalNot,
+                expr: staged.aligned,
+            },
+        );
+        let u32_ty = self.types.u32;
+        let turn = self.fb.local(block, Some("vyre_stage_turn".to_owned()), u32_ty);
+        let zero = self.fb.u32(block, 0);
+        self.fb.stmt(
+            block,
+            Statement::Store {
+                pointer: turn,
+                value: zero,
+            },
+        );
+        let lane = ids.lane;
+        let size = ids.size;
+        let body = self.fb.nested(block, |fb, body| {
+            let current = fb.load(body, turn);
+            let done = fb.binary(body, B::GreaterEqual, current, turns);
+            fb.if_then(body, done, |fb, inner| fb.stmt(inner, Statement::Break));
+            let ours = fb.binary(body, B::Equal, current, subgroup);
+            let mine = fb.binary(body, B::LogicalAnd, unaligned, ours);
+            let copy = |fb: &mut FunctionBuilder, inner: &mut Block, into_stage: bool| {
+                let count = fb.u32(inner, t.major * t.line);
+                lane_loop(fb, inner, lane, size, count, u32_ty, |fb, inner, e| {
+                    let shift = fb.u32(inner, t.line.trailing_zeros());
+                    let m = fb.binary(inner, B::ShiftRight, e, shift);
+                    let within = fb.u32(inner, t.line - 1);
+                    let l = fb.binary(inner, B::And, e, within);
+                    let lines = fb.binary(inner, B::Multiply, m, staged.stride);
+                    let from_slot = fb.binary(inner, B::Add, staged.slot, lines);
+                    let at = fb.binary(inner, B::Add, from_slot, l);
+                    let buffer = fb.expr(inner, Expression::GlobalVariable(t.buffer));
+                    let buffer = fb.access(inner, buffer, at);
+                    let stage = fb.expr(inner, Expression::GlobalVariable(staged.stage));
+                    let stage = fb.access(inner, stage, e);
+                    let (from, to) = if into_stage {
+                        (buffer, stage)
+                    } else {
+                        (stage, buffer)
+                    };
+                    let value = fb.load(inner, from);
+                    fb.stmt(
+                        inner,
+                        Statement::Store {
+                            pointer: to,
+                            value,
+                        },
+                    );
+                });
+            };
+            let at_stage = |fb: &mut FunctionBuilder, inner: &mut Block| {
+                let stage = fb.expr(inner, Expression::GlobalVariable(staged.stage));
+                fb.access_index(inner, stage, 0)
+            };
+            // First half: into the stage.
+            fb.if_then(body, mine, |fb, inner| {
+                fb.if_then(inner, staged.ok, |fb, inner| {
+                    if t.store {
+                        let pointer = at_stage(fb, inner);
+                        let stride = fb.u32(inner, t.line);
+                        t.direct(fb, inner, pointer, stride);
+                    } else {
+                        copy(fb, inner, true);
+                    }
+                });
+            });
+            fb.stmt(body, Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+            // Second half: out of it.
+            fb.if_then(body, mine, |fb, inner| {
+                let accept = fb.nested(inner, |fb, inner| {
+                    if t.store {
+                        copy(fb, inner, false);
+                    } else {
+                        let pointer = at_stage(fb, inner);
+                        let stride = fb.u32(inner, t.line);
+                        t.direct(fb, inner, pointer, stride);
+                    }
+                });
+                let reject = t.otherwise(fb, inner);
+                fb.stmt(
+                    inner,
+                    Statement::If {
+                        condition: staged.ok,
+                        accept,
+                        reject,
+                    },
+                );
+            });
+            fb.stmt(body, Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        });
+        self.fb
+            .counted_loop(block, body, turn, naga::Literal::U32(1));
         Ok(())
     }
 
@@ -262,6 +422,146 @@ fn coop_role(role: TileRole) -> CooperativeRole {
         TileRole::B => CooperativeRole::B,
         TileRole::Accumulator => CooperativeRole::C,
     }
+}
+
+/// One tile load or store, as the module moves it.
+#[derive(Clone, Copy)]
+struct Transfer {
+    store: bool,
+    /// The tile's local.
+    tile: Handle<Expression>,
+    ty: Handle<Type>,
+    columns: CooperativeSize,
+    rows: CooperativeSize,
+    role: CooperativeRole,
+    row_major: bool,
+    buffer: Handle<GlobalVariable>,
+    /// The elements of a line, and the lines.
+    line: u32,
+    major: u32,
+}
+
+impl Transfer {
+    /// The cooperative load into the tile, or store from it, at `pointer` with `stride`.
+    fn direct(
+        &self,
+        fb: &mut FunctionBuilder,
+        block: &mut Block,
+        pointer: Handle<Expression>,
+        stride: Handle<Expression>,
+    ) {
+        let data = CooperativeData {
+            pointer,
+            stride,
+            row_major: self.row_major,
+        };
+        if self.store {
+            let target = fb.load(block, self.tile);
+            fb.stmt(block, Statement::CooperativeStore { target, data });
+        } else {
+            let value = fb.expr(
+                block,
+                Expression::CooperativeLoad {
+                    columns: self.columns,
+                    rows: self.rows,
+                    role: self.role,
+                    data,
+                },
+            );
+            fb.stmt(
+                block,
+                Statement::Store {
+                    pointer: self.tile,
+                    value,
+                },
+            );
+        }
+    }
+
+    /// What a transfer whose guard fails does: a load zeroes the tile, a store writes nothing.
+    fn otherwise(&self, fb: &mut FunctionBuilder, outer: &mut Block) -> Block {
+        if self.store {
+            return Block::new();
+        }
+        fb.nested(outer, |fb, inner| {
+            let zero = fb.expr(inner, Expression::ZeroValue(self.ty));
+            fb.stmt(
+                inner,
+                Statement::Store {
+                    pointer: self.tile,
+                    value: zero,
+                },
+            );
+        })
+    }
+}
+
+/// The operands of a staged transfer.
+#[derive(Clone, Copy)]
+struct Staged {
+    /// The guard, the runtime alignment, the element of `(0, 0)` and the stride.
+    ok: Handle<Expression>,
+    aligned: Handle<Expression>,
+    slot: Handle<Expression>,
+    stride: Handle<Expression>,
+    stage: Handle<GlobalVariable>,
+}
+
+/// The element a transfer's `(0, 0)` is: the offset, plus the item's start in a coalesced launch.
+fn item_slot(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    item_offset: Option<Handle<Expression>>,
+    offset: Handle<Expression>,
+) -> Handle<Expression> {
+    match item_offset {
+        Some(base) => fb.binary(block, B::Add, base, offset),
+        None => offset,
+    }
+}
+
+/// `for (e = lane; e < count; e += size) { f(e) }`: the subgroup's lanes over `count` elements.
+fn lane_loop(
+    fb: &mut FunctionBuilder,
+    block: &mut Block,
+    lane: Handle<Expression>,
+    size: Handle<Expression>,
+    count: Handle<Expression>,
+    u32_ty: Handle<Type>,
+    f: impl FnOnce(&mut FunctionBuilder, &mut Block, Handle<Expression>),
+) {
+    let element = fb.local(block, Some("vyre_stage_element".to_owned()), u32_ty);
+    fb.stmt(
+        block,
+        Statement::Store {
+            pointer: element,
+            value: lane,
+        },
+    );
+    let body = fb.nested(block, |fb, body| {
+        let e = fb.load(body, element);
+        let done = fb.binary(body, B::GreaterEqual, e, count);
+        fb.if_then(body, done, |fb, inner| fb.stmt(inner, Statement::Break));
+        f(fb, body, e);
+    });
+    let mut continuing = Block::new();
+    let e = fb.load(&mut continuing, element);
+    let next = fb.binary(&mut continuing, B::Add, e, size);
+    fb.stmt(
+        &mut continuing,
+        Statement::Store {
+            pointer: element,
+            value: next,
+        },
+    );
+    fb.stmt(
+        block,
+        Statement::Loop {
+            body,
+            continuing,
+            break_if: None,
+        },
+    );
 }
 
 /// The elements of one line of `tile` in `layout`.
@@ -345,5 +645,46 @@ mod tests {
         let lowered =
             lower(&evidence, &facts, &Form::default(), Workarounds::NONE).expect("lowers");
         validate(&lowered.module).expect("valid with the filter");
+    }
+
+    /// Transfers at offsets and strides not proven multiples of 16 bytes: a literal odd offset,
+    /// an even stride not a multiple of 8 `f16`, and an offset read from a buffer.
+    const UNALIGNED: &str = "program @workgroup_size(64, 1, 1) {
+      buffer a: read f16[1024] @binding(0);
+      buffer o: read u32[1] @binding(1);
+      buffer c: output f32[1024] @binding(2);
+      tile ta: a<f16, 16, 16>;
+      tile tb: b<f16, 16, 16>;
+      tile acc: accumulator<f32, 16, 16>;
+      tile_load(ta, a, 1u, 16u, row_major);
+      tile_load(tb, a, 0u, 18u, column_major);
+      tile_multiply_add(acc, ta, tb, acc);
+      tile_store(acc, c, o[0u], 20u, row_major);
+    }";
+
+    fn wgsl_of(text: &str) -> String {
+        let program: Program = text.parse().expect("parses");
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        let facts = ProgramFacts::of(&evidence);
+        let lowered =
+            lower(&evidence, &facts, &Form::default(), Workarounds::NONE).expect("lowers");
+        validate(&lowered.module).expect("valid with the filter, uniformity included");
+        crate::lower::to_wgsl(&lowered).expect("writes")
+    }
+
+    #[test]
+    fn unaligned_transfers_go_through_a_stage_and_pass_naga() {
+        let text = wgsl_of(UNALIGNED);
+        for stage in ["vyre_tile_stage_f16", "vyre_tile_stage_f32"] {
+            assert!(text.contains(stage), "{stage} in:\n{text}");
+        }
+        // Three transfers, each a loop of turns with two barriers.
+        assert_eq!(text.matches("workgroupBarrier()").count(), 6, "{text}");
+        // Proven transfers point straight into their buffers.
+        for aligned in [PROGRAM, PER_SUBGROUP] {
+            let text = wgsl_of(aligned);
+            assert!(!text.contains("vyre_tile_stage"), "{text}");
+            assert!(!text.contains("workgroupBarrier"), "{text}");
+        }
     }
 }

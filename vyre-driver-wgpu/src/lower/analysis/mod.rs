@@ -8,13 +8,16 @@ pub(crate) mod coverage;
 pub(crate) mod elementwise;
 pub(crate) mod packed;
 pub(crate) mod rows;
+pub(crate) mod tiles;
 pub(crate) mod vector;
 pub(crate) mod workaround;
+pub(crate) mod zeros;
 
 use vyre_foundation::validate::Validated;
 
 use barrier::BarrierScopes;
 use rows::{RowFacts, WorkgroupRows};
+use tiles::TileFacts;
 use vector::VectorPlan;
 use workaround::Patterns;
 
@@ -42,6 +45,8 @@ pub(crate) struct ProgramFacts {
     pub(crate) barriers: BarrierScopes,
     /// The patterns the driver workarounds rewrite (`workaround`).
     pub(crate) patterns: Patterns,
+    /// Which tile transfers are proven aligned, when the program has tiles (`tiles`).
+    pub(crate) tiles: Option<TileFacts>,
 }
 
 impl ProgramFacts {
@@ -61,6 +66,7 @@ impl ProgramFacts {
             fully_written: coverage::fully_written_outputs(evidence),
             barriers: BarrierScopes::of(evidence),
             patterns: Patterns::of(evidence),
+            tiles: TileFacts::of(evidence),
         }
     }
 }

@@ -2,8 +2,10 @@
 //! launch declares as rows, and how an index splits into an aligned base and a lane (see
 //! `lower/rows.rs` for the forms and why they are exact).
 
-use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, DataType, Expr, Literal, Node};
+use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, DataType, Expr, Node};
 use vyre_foundation::validate::{BufferUse, Validated, VarId};
+
+use super::zeros::{KnownZeros, literal_word};
 
 /// The multiple of 4 an aligned index starts from.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,22 +26,22 @@ pub(crate) enum Base<'a> {
 /// when several statements read them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Aligned {
-    vars: Vec<VarId>,
+    /// The variables' known trailing zeros: two or more make a multiple of 4.
+    zeros: KnownZeros,
     /// `(variable, its aligned base variable, the literal added)`.
     offsets: Vec<(VarId, VarId, u32)>,
 }
 
 impl Aligned {
     pub(crate) fn note(&mut self, evidence: &Validated<'_>, node: &Node) {
+        self.zeros.note(evidence, node);
         if let Node::Let { value, .. } = node
             && let Ok(id) = evidence.node_var(node)
             && evidence.var(id).is_ok_and(|v| !v.assigned)
+            && self.zeros.var(id) < 2
+            && let Some((base, c)) = self.var_plus_lane(evidence, value)
         {
-            if self.multiple_of_4(evidence, value) {
-                self.vars.push(id);
-            } else if let Some((base, c)) = self.var_plus_lane(evidence, value) {
-                self.offsets.push((id, base, c));
-            }
+            self.offsets.push((id, base, c));
         }
     }
 
@@ -56,7 +58,7 @@ impl Aligned {
             matches!(e, Expr::Var(_))
                 .then(|| evidence.var_of(e).ok())
                 .flatten()
-                .filter(|id| self.vars.contains(id))
+                .filter(|id| self.zeros.var(*id) >= 2)
         };
         let literal = |e: &Expr| {
             if let Expr::Lit(literal) = e {
@@ -72,49 +74,7 @@ impl Aligned {
 
     /// True when `expr` is a multiple of 4 in every evaluation (see the module docs).
     fn multiple_of_4(&self, evidence: &Validated<'_>, expr: &Expr) -> bool {
-        match expr {
-            Expr::Lit(literal) => literal_word(*literal).is_some_and(|v| v % 4 == 0),
-            Expr::Var(_) => evidence
-                .var_of(expr)
-                .is_ok_and(|id| self.vars.contains(&id)),
-            Expr::Binary { op, lhs, rhs } => {
-                let l = || self.multiple_of_4(evidence, lhs);
-                let r = || self.multiple_of_4(evidence, rhs);
-                match op {
-                    BinOp::Mul | BinOp::BitAnd => l() || r(),
-                    BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor => l() && r(),
-                    BinOp::Shl => l() || matches!(**rhs, Expr::Lit(Literal::U32(s)) if s % 32 >= 2),
-                    // No fact about the others' results: taken as unaligned.
-                    BinOp::Div
-                    | BinOp::Rem
-                    | BinOp::Shr
-                    | BinOp::Eq
-                    | BinOp::Ne
-                    | BinOp::Lt
-                    | BinOp::Le
-                    | BinOp::Gt
-                    | BinOp::Ge
-                    | BinOp::And
-                    | BinOp::Or
-                    | BinOp::Min
-                    | BinOp::Max => false,
-                }
-            }
-            Expr::Select {
-                on_true, on_false, ..
-            } => self.multiple_of_4(evidence, on_true) && self.multiple_of_4(evidence, on_false),
-            Expr::Load { .. }
-            | Expr::ArrayLoad { .. }
-            | Expr::BufLen(_)
-            | Expr::Builtin(_)
-            | Expr::Unary { .. }
-            | Expr::Cast { .. }
-            | Expr::Bitcast { .. }
-            | Expr::Fma { .. }
-            | Expr::Atomic { .. }
-            | Expr::Subgroup { .. }
-            | Expr::SubgroupShuffle { .. } => false,
-        }
+        self.zeros.of(evidence, expr) >= 2
     }
 
     /// `index` as `b + c` (see the module docs), or `None` when it is not aligned.
@@ -157,19 +117,6 @@ impl Aligned {
         }
         self.multiple_of_4(evidence, index)
             .then_some((Base::Expr(index, 0), 0))
-    }
-}
-
-/// The bits of a 32-bit integer literal (an index is `u32` or `i32`), `None` for any other.
-fn literal_word(literal: Literal) -> Option<u32> {
-    match literal {
-        Literal::U32(v) => Some(v),
-        Literal::I32(v) => Some(v as u32),
-        Literal::Bool(_)
-        | Literal::F32(_)
-        | Literal::F16(_)
-        | Literal::U64(_)
-        | Literal::I64(_) => None,
     }
 }
 
