@@ -60,10 +60,13 @@ impl KnownZeros {
                     | BinOp::BitXor
                     | BinOp::Min
                     | BinOp::Max => l().min(r()),
-                    BinOp::Shl => match **rhs {
-                        Expr::Lit(Literal::U32(s)) => (l() + s % 32).min(32),
-                        _ => l(),
-                    },
+                    BinOp::Shl => {
+                        if let Expr::Lit(Literal::U32(s)) = **rhs {
+                            (l() + s % 32).min(32)
+                        } else {
+                            l()
+                        }
+                    }
                     // No fact about the others' results.
                     BinOp::Div
                     | BinOp::Rem

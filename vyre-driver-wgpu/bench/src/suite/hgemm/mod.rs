@@ -1034,6 +1034,8 @@ mod tests {
                 vyre_driver_wgpu::emit_launch(&p, [n / span, m / span, 1], &lengths, 65_535)
                     .unwrap_or_else(|e| panic!("{e}"));
             assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
+            // Every tile offset and stride is a proven 16-byte multiple: no transfer is staged.
+            assert!(!launch.wgsl.contains("vyre_tile_stage"), "{}", launch.wgsl);
         }
     }
 }

@@ -774,6 +774,7 @@ mod tests {
             let launch = vyre_driver_wgpu::emit_launch(&p, grid, &lengths, 65_535)
                 .unwrap_or_else(|e| panic!("{}: {e}", tuning.name));
             assert!(launch.wgsl.contains("coopMultiplyAdd"), "{}", launch.wgsl);
+            assert!(!launch.wgsl.contains("vyre_tile_stage"), "{}", launch.wgsl);
             // The staging copies read `A` and `B` as `vec4<f16>` rows (`lower::rows`).
             for operand in ["a", "b"] {
                 let declared = format!("var<storage> {operand}: array<vec4<f16>>;");
