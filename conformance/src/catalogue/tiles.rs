@@ -47,7 +47,12 @@ pub(super) fn batches() -> Vec<Batch> {
                 let row = TileLayout::RowMajor;
                 let column = TileLayout::ColumnMajor;
                 out.push(one_product(size, accumulator, [row, row, row], Some(at)));
-                out.push(one_product(size, accumulator, [row, column, column], Some(at)));
+                out.push(one_product(
+                    size,
+                    accumulator,
+                    [row, column, column],
+                    Some(at),
+                ));
             }
         }
     }

@@ -294,7 +294,9 @@ impl Lowerer<'_, '_> {
             },
         );
         let u32_ty = self.types.u32;
-        let turn = self.fb.local(block, Some("vyre_stage_turn".to_owned()), u32_ty);
+        let turn = self
+            .fb
+            .local(block, Some("vyre_stage_turn".to_owned()), u32_ty);
         let zero = self.fb.u32(block, 0);
         self.fb.stmt(
             block,
@@ -331,13 +333,7 @@ impl Lowerer<'_, '_> {
                         (stage, buffer)
                     };
                     let value = fb.load(inner, from);
-                    fb.stmt(
-                        inner,
-                        Statement::Store {
-                            pointer: to,
-                            value,
-                        },
-                    );
+                    fb.stmt(inner, Statement::Store { pointer: to, value });
                 });
             };
             let at_stage = |fb: &mut FunctionBuilder, inner: &mut Block| {

@@ -154,20 +154,14 @@ mod tests {
             3
         );
         assert_eq!(zeros(vec![], Expr::add(g(), Expr::u32(8))), 0);
-        assert_eq!(
-            zeros(vec![], Expr::bit_and(g(), Expr::u32(0xffff_fff0))),
-            4
-        );
+        assert_eq!(zeros(vec![], Expr::bit_and(g(), Expr::u32(0xffff_fff0))), 4);
         assert_eq!(zeros(vec![], Expr::div(Expr::u32(64), Expr::u32(2))), 0);
     }
 
     #[test]
     fn only_lets_never_assigned_carry_zeros() {
         let kept = vec![Node::let_bind("b", Expr::mul(Expr::gid_x(), Expr::u32(16)))];
-        assert_eq!(
-            zeros(kept, Expr::add(Expr::var("b"), Expr::u32(32))),
-            4
-        );
+        assert_eq!(zeros(kept, Expr::add(Expr::var("b"), Expr::u32(32))), 4);
         let assigned = vec![
             Node::let_bind("b", Expr::mul(Expr::gid_x(), Expr::u32(16))),
             Node::assign("b", Expr::add(Expr::var("b"), Expr::u32(1))),
