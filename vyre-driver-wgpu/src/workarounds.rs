@@ -81,11 +81,17 @@ pub enum Workaround {
     /// only some bits of the result are used (`(x % d) & 1u64`), or when the dividend's `abs` is
     /// also used elsewhere.
     SoftWideDivision,
+    /// An `f16` sum or difference passes through the opaque zero as bits (`f16(bitcast<f32>(
+    /// bitcast<u32>(f32(s)) ^ z))`, exact: `f16` to `f32` and back is the identity): the driver
+    /// cannot see a sum under a product that follows, so it cannot distribute the product over it
+    /// (`nvidia-f16-distributed-product`, DRIVER_BUGS.md, open). Not in any table entry yet: no
+    /// GPU has run it. It is in `all`, and `VYRE_WORKAROUNDS` can name it.
+    OpaqueF16Sum,
 }
 
 impl Workaround {
     /// Every workaround, in the order of [`Workarounds`]' bits.
-    pub const ALL: [Workaround; 7] = [
+    pub const ALL: [Workaround; 8] = [
         Workaround::IntMinMax,
         Workaround::OpaqueWidening,
         Workaround::F16Rounding,
@@ -93,6 +99,7 @@ impl Workaround {
         Workaround::OpaqueNarrowing,
         Workaround::OpaqueWideCompare,
         Workaround::SoftWideDivision,
+        Workaround::OpaqueF16Sum,
     ];
 
     /// The name `VYRE_WORKAROUNDS` and the reports use, e.g. `int_min_max`.
@@ -106,6 +113,7 @@ impl Workaround {
             Workaround::OpaqueNarrowing => "opaque_narrowing",
             Workaround::OpaqueWideCompare => "opaque_wide_compare",
             Workaround::SoftWideDivision => "soft_wide_division",
+            Workaround::OpaqueF16Sum => "opaque_f16_sum",
         }
     }
 
@@ -154,7 +162,8 @@ impl Workarounds {
             | Workaround::OpaqueDivisor.bit()
             | Workaround::OpaqueNarrowing.bit()
             | Workaround::OpaqueWideCompare.bit()
-            | Workaround::SoftWideDivision.bit(),
+            | Workaround::SoftWideDivision.bit()
+            | Workaround::OpaqueF16Sum.bit(),
     );
 
     /// This set with `workaround` added.
@@ -498,10 +507,13 @@ mod tests {
 
     #[test]
     fn nvidia_gets_every_workaround_but_the_opaque_divisor_and_lavapipe_none() {
+        // `OpaqueF16Sum` is no table entry's until a GPU has shown it mends its bug.
         let nvidia = info(0x10de, "NVIDIA", "580.159.04");
         assert_eq!(
             Workarounds::for_adapter(&nvidia),
-            Workarounds::ALL.without(Workaround::OpaqueDivisor)
+            Workarounds::ALL
+                .without(Workaround::OpaqueDivisor)
+                .without(Workaround::OpaqueF16Sum)
         );
         let lavapipe = info(0x10005, "llvmpipe", "Mesa 22.3.6 (LLVM 15.0.6)");
         assert_eq!(Workarounds::for_adapter(&lavapipe), Workarounds::NONE);

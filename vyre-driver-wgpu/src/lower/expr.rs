@@ -191,8 +191,15 @@ impl Lowerer<'_, '_> {
             fb.binary(block, naga_op, l, r)
         };
         Ok(match op {
-            BinOp::Add => simple(&mut self.fb, block, B::Add),
-            BinOp::Sub => simple(&mut self.fb, block, B::Subtract),
+            BinOp::Add | BinOp::Sub => {
+                let naga_op = if op == BinOp::Add {
+                    B::Add
+                } else {
+                    B::Subtract
+                };
+                let sum = simple(&mut self.fb, block, naga_op);
+                return self.opaque_f16_sum(block, sum, ty);
+            }
             BinOp::Mul => simple(&mut self.fb, block, B::Multiply),
             BinOp::BitAnd => simple(&mut self.fb, block, B::And),
             BinOp::BitOr => simple(&mut self.fb, block, B::InclusiveOr),

@@ -25,6 +25,11 @@
 //! - **`OpaqueWideCompare`**: an ordering comparison (`<`, `<=`, `>`, `>=`) of 64-bit integers is
 //!   made on `l ^ z` and `r`: the same values, so the same answer, but the driver cannot fold the
 //!   left operand or order the two by what it knows of their low words.
+//! - **`OpaqueF16Sum`**: an `f16` sum or difference `s` is `f16(bitcast<f32>(bitcast<u32>(f32(s))
+//!   ^ z))`: `f32(s)` is exact, the bits xored with 0 are the same bits, and `f16` of an `f32` that
+//!   is an `f16` value is that value, so the result is `s` bit for bit (`-0.0` and NaNs included).
+//!   The driver sees no sum where a product uses it, so it cannot rewrite `(x + K) * c` as
+//!   `fma(x, c, K * c)` with `K * c` rounded to `f16` first.
 //! - **`F16Rounding`**: before a conversion to `f16`, the `f32` value (an integer source is first
 //!   converted to `f32`, exactly: every integer that does not overflow `f16` is below 2^24) is
 //!   rounded to the nearest `f16` value, ties to even, in integer arithmetic on its bits (below).
@@ -74,6 +79,36 @@ impl Lowerer<'_, '_> {
         let zero = self.opaque_zero()?;
         let zero = self.word_as(block, zero, ty);
         Ok(self.fb.binary(block, B::ExclusiveOr, v, zero))
+    }
+
+    /// The `f16` sum or difference `sum` through the opaque zero when `OpaqueF16Sum` is in force
+    /// (see the module docs); `sum` itself otherwise, and for every other type.
+    pub(crate) fn opaque_f16_sum(
+        &mut self,
+        block: &mut Block,
+        sum: Handle<Expression>,
+        ty: DataType,
+    ) -> Result<Handle<Expression>, BackendError> {
+        if ty != DataType::F16 || !self.workarounds.contains(Workaround::OpaqueF16Sum) {
+            return Ok(sum);
+        }
+        let zero = self.opaque_zero()?;
+        let cast =
+            |fb: &mut super::func::FunctionBuilder, block: &mut Block, expr, kind, convert| {
+                fb.expr(
+                    block,
+                    Expression::As {
+                        expr,
+                        kind,
+                        convert,
+                    },
+                )
+            };
+        let wide = cast(&mut self.fb, block, sum, ScalarKind::Float, Some(4));
+        let bits = cast(&mut self.fb, block, wide, ScalarKind::Uint, None);
+        let hidden = self.fb.binary(block, B::ExclusiveOr, bits, zero);
+        let back = cast(&mut self.fb, block, hidden, ScalarKind::Float, None);
+        Ok(cast(&mut self.fb, block, back, ScalarKind::Float, Some(2)))
     }
 
     /// `min(l, r)` or `max(l, r)` of type `ty`, as the workarounds in force say.
@@ -315,5 +350,39 @@ impl Lowerer<'_, '_> {
         let rounded = self.reinterpret(block, signed_bits, ScalarKind::Uint, ScalarKind::Float);
         let special = self.fb.binary(block, B::Equal, e, byte);
         self.fb.select(block, special, x, rounded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_foundation::ir::Program;
+
+    use crate::lower::{Form, ProgramFacts, lower, to_wgsl};
+    use crate::workarounds::{Workaround, Workarounds};
+
+    /// The shape NVIDIA distributes (`nvidia-f16-distributed-product`, DRIVER_BUGS.md).
+    const PRODUCT_OF_A_SUM: &str = "program @workgroup_size(1, 1, 1) {
+      buffer out0: output f16[5] @binding(0);
+      buffer in1: read f16[25] @binding(1);
+      let tid = gid.x;
+      out0[tid] = ((13.75h - in1[((tid << 2u) + 2u)]) * -15.75h);
+    }";
+
+    fn wgsl(workarounds: Workarounds) -> String {
+        let program: Program = PRODUCT_OF_A_SUM.parse().expect("parses");
+        let evidence = vyre_foundation::validate(&program).expect("valid");
+        let facts = ProgramFacts::of(&evidence);
+        let lowered = lower(&evidence, &facts, &Form::default(), workarounds).expect("lowers");
+        to_wgsl(&lowered).expect("writes")
+    }
+
+    #[test]
+    fn an_f16_sum_goes_through_the_opaque_zero_only_under_its_workaround() {
+        let hidden = wgsl(Workarounds::NONE.with(Workaround::OpaqueF16Sum));
+        assert!(hidden.contains("bitcast<u32>(f32("), "{hidden}");
+        assert!(hidden.contains("vyre_params[7u]"), "{hidden}");
+        let plain = wgsl(Workarounds::NONE);
+        assert!(!plain.contains("bitcast"), "{plain}");
+        assert!(!plain.contains("vyre_params[7u]"), "{plain}");
     }
 }

@@ -19,6 +19,8 @@ pub(crate) struct Patterns {
     pub(crate) narrowing: bool,
     /// An ordering comparison of 64-bit integers (`OpaqueWideCompare` rewrites it).
     pub(crate) wide_compare: bool,
+    /// An `f16` sum or difference (`OpaqueF16Sum` rewrites it).
+    pub(crate) f16_sum: bool,
 }
 
 impl Patterns {
@@ -40,6 +42,11 @@ impl Patterns {
                     .type_of(lhs)
                     .is_ok_and(|t| t.is_integer() && t.bits() == 64);
             }
+            Expr::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                ..
+            } => found.f16_sum |= evidence.type_of(lhs).is_ok_and(|t| t == DataType::F16),
             Expr::Binary {
                 op: BinOp::Div | BinOp::Rem,
                 lhs,
@@ -80,6 +87,7 @@ impl Patterns {
             || (self.wide_division && workarounds.contains(Workaround::OpaqueDivisor))
             || (self.narrowing && workarounds.contains(Workaround::OpaqueNarrowing))
             || (self.wide_compare && workarounds.contains(Workaround::OpaqueWideCompare))
+            || (self.f16_sum && workarounds.contains(Workaround::OpaqueF16Sum))
     }
 }
 
