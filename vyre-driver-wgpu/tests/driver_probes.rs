@@ -957,6 +957,14 @@ fn workarounds_leave_programs_without_their_patterns_alone() {
                 } => evidence
                     .type_of(lhs)
                     .is_ok_and(|t| t.is_integer() && t.bits() == 64),
+                // `OpaqueF16Sum`: every `f16` sum and difference.
+                Expr::Binary {
+                    op: BinOp::Add | BinOp::Sub,
+                    lhs,
+                    ..
+                } => evidence
+                    .type_of(lhs)
+                    .is_ok_and(|t| t == vyre_foundation::ir::DataType::F16),
                 Expr::Cast { to, arg } => evidence.type_of(arg).is_ok_and(|from| {
                     (from.is_integer() && to.is_integer() && from.bits() != to.bits())
                         || (*to == vyre_foundation::ir::DataType::F16
