@@ -84,8 +84,7 @@ pub enum Workaround {
     /// An `f16` sum or difference passes through the opaque zero as bits (`f16(bitcast<f32>(
     /// bitcast<u32>(f32(s)) ^ z))`, exact: `f16` to `f32` and back is the identity): the driver
     /// cannot see a sum under a product that follows, so it cannot distribute the product over it
-    /// (`nvidia-f16-distributed-product`, DRIVER_BUGS.md, open). Not in any table entry yet: no
-    /// GPU has run it. It is in `all`, and `VYRE_WORKAROUNDS` can name it.
+    /// (`nvidia-f16-distributed-product`, DRIVER_BUGS.md).
     OpaqueF16Sum,
 }
 
@@ -491,6 +490,15 @@ pub const DRIVER_BUGS: &[DriverBug] = &[
         workaround: Workaround::F16Rounding,
         probe: "driver_probes.rs: f16_round_trip",
     },
+    DriverBug {
+        id: "nvidia-f16-distributed-product",
+        summary: "`(13.75h - x) * -15.75h` of a loaded `x = 13.75h` stores 0.0625h where the law gives -0.0h: the driver distributes the product over the sum of a constant, `fma(x, 15.75, 13.75 * -15.75)` with the constant product rounded to `f16` first (fuzz seed 99011; `f32` is right)",
+        program: "program @workgroup_size(1, 1, 1) {\n  buffer out0: output f16[5] @binding(0);\n  buffer in1: read f16[25] @binding(1);\n  let tid = gid.x;\n  out0[tid] = ((13.75h - in1[((tid << 2u) + 2u)]) * -15.75h);\n}\n",
+        seen: "NVIDIA H100 80GB HBM3, Vulkan, driver 580.159.04 (wgpu 30.0.2, naga 30.0.2)",
+        affects: NVIDIA,
+        workaround: Workaround::OpaqueF16Sum,
+        probe: "driver_probes.rs: distributed_f16_product",
+    },
 ];
 
 #[cfg(test)]
@@ -507,13 +515,10 @@ mod tests {
 
     #[test]
     fn nvidia_gets_every_workaround_but_the_opaque_divisor_and_lavapipe_none() {
-        // `OpaqueF16Sum` is no table entry's until a GPU has shown it mends its bug.
         let nvidia = info(0x10de, "NVIDIA", "580.159.04");
         assert_eq!(
             Workarounds::for_adapter(&nvidia),
-            Workarounds::ALL
-                .without(Workaround::OpaqueDivisor)
-                .without(Workaround::OpaqueF16Sum)
+            Workarounds::ALL.without(Workaround::OpaqueDivisor)
         );
         let lavapipe = info(0x10005, "llvmpipe", "Mesa 22.3.6 (LLVM 15.0.6)");
         assert_eq!(Workarounds::for_adapter(&lavapipe), Workarounds::NONE);

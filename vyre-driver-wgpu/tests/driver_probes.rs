@@ -46,14 +46,20 @@ fn words_u64(values: &[u64]) -> Vec<u8> {
 /// wrong with `workaround` in force; then checks that every probe's module with the workaround has
 /// none of `shape` (the emitted WGSL text).
 fn check(test: &str, id: &str, probes: &[Probe], shape: &[&str]) {
+    check_with_inputs(test, id, Vec::new(), probes, shape);
+}
+
+/// [`check`] for a bug whose minimal program reads `inputs`.
+fn check_with_inputs(test: &str, id: &str, inputs: Vec<Vec<u8>>, probes: &[Probe], shape: &[&str]) {
     let bug = DRIVER_BUGS
         .iter()
         .find(|b| b.id == id)
         .unwrap_or_else(|| panic!("no driver bug `{id}` in the table"));
     let workaround = bug.workaround;
-    let mut all = vec![Probe::text(
+    let mut all = vec![Probe::with_inputs(
         &format!("{id}: the table's minimal program"),
         bug.program,
+        inputs,
     )];
     all.extend(probes.iter().map(|p| Probe {
         name: p.name.clone(),
@@ -857,6 +863,89 @@ fn f16_round_trip() {
         );
     }
     check("f16_round_trip", "nvidia-f16-round-trip", &probes, &[]);
+}
+
+/// `nvidia-f16-distributed-product` (fuzz seed 99011 case 72659, the H100): `(13.75h - x) * -15.75h`
+/// of a loaded `x = 13.75h` stored `0.0625h` where the law gives `-0.0h`, the product distributed
+/// over the sum (`fma(x, 15.75, 13.75 * -15.75)` with the constant product rounded to `f16`
+/// first). Every program reads `in1`, 25 elements of `-16.0h` but for `in1[18] = 13.75h`, at
+/// `(tid << 2) + 2` (tid 4 reads the 13.75): a value the driver cannot fold. Variants: the sum
+/// the other way round, a negated constant added, the factor first, the sum through a `let`, a
+/// product of two sums, and the same in `f32` (right on the H100 without the workaround).
+#[test]
+fn distributed_f16_product() {
+    let bits: Vec<u16> = (0..25)
+        .map(|i| if i == 18 { 0x4ae0 } else { 0xcc00 })
+        .collect();
+    let halves: Vec<u8> = bits.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let singles = words_f32(
+        &(0..25)
+            .map(|i| if i == 18 { 13.75 } else { -16.0 })
+            .collect::<Vec<f32>>(),
+    );
+    let shaped = |ty: &str, body: &str| {
+        format!(
+            "program @workgroup_size(1, 1, 1) {{\n  buffer out0: output {ty}[5] @binding(0);\n  buffer in1: read {ty}[25] @binding(1);\n  let tid = gid.x;\n  let x = in1[((tid << 2u) + 2u)];\n  {body}\n}}"
+        )
+    };
+    let probes = vec![
+        Probe::with_inputs(
+            "seed 99011 as found: (13.75h - x) * -15.75h",
+            &shaped("f16", "out0[tid] = ((13.75h - x) * -15.75h);"),
+            vec![halves.clone()],
+        ),
+        Probe::with_inputs(
+            "(x - 13.75h) * 15.75h",
+            &shaped("f16", "out0[tid] = ((x - 13.75h) * 15.75h);"),
+            vec![halves.clone()],
+        ),
+        Probe::with_inputs(
+            "(x + -13.75h) * 15.75h",
+            &shaped("f16", "out0[tid] = ((x + -13.75h) * 15.75h);"),
+            vec![halves.clone()],
+        ),
+        Probe::with_inputs(
+            "-15.75h * (13.75h - x)",
+            &shaped("f16", "out0[tid] = (-15.75h * (13.75h - x));"),
+            vec![halves.clone()],
+        ),
+        Probe::with_inputs(
+            "the sum through a let",
+            &shaped("f16", "let s = (13.75h - x);\n  out0[tid] = (s * -15.75h);"),
+            vec![halves.clone()],
+        ),
+        Probe::with_inputs(
+            "(x - 13.75h) * (x + 2.5h)",
+            &shaped("f16", "out0[tid] = ((x - 13.75h) * (x + 2.5h));"),
+            vec![halves],
+        ),
+        Probe::with_inputs(
+            "f32: (13.75f - x) * -15.75f",
+            &shaped("f32", "out0[tid] = ((13.75f - x) * -15.75f);"),
+            vec![singles],
+        ),
+    ];
+    // The rewrite passes every `f16` sum through `f32` bits; the `f32` program has none to pass.
+    for probe in &probes[..6] {
+        let wgsl = emit_wgsl_with(
+            &probe.program,
+            LaunchForm::Folded,
+            Workarounds::NONE.with(Workaround::OpaqueF16Sum),
+        )
+        .expect("lowers");
+        assert!(
+            wgsl.contains("bitcast<f32>"),
+            "{}: the sum is not hidden:\n{wgsl}",
+            probe.name
+        );
+    }
+    check_with_inputs(
+        "distributed_f16_product",
+        "nvidia-f16-distributed-product",
+        probes[0].inputs.clone(),
+        &probes,
+        &[],
+    );
 }
 
 /// Random programs of the fuzzer agree with the reference with every workaround forced on: the

@@ -1,6 +1,7 @@
 //! The programs NVIDIA's driver (H100 and H200, Vulkan, 580.159.04) was seen to miscompile, each
 //! whole and alone in its own batch, exactly as listed in DRIVER_BUGS.md: the five first reported
-//! and the remainder chain of fuzz seeds 52013 and 65002 in three forms.
+//! the remainder chain of fuzz seeds 52013 and 65002 in three forms, the 64-bit compare of seed
+//! 80012 and the `f16` product of seed 99011.
 //!
 //! The shape families of the other files hold every one of these expressions, but a driver's
 //! compiler sees a whole shader, and the context decides: on the H100 (2026-12-05, vyre at
@@ -161,6 +162,61 @@ fn f16_round_trip() -> Batch {
     )
 }
 
+/// Seed 99011: `out0[tid] = ((13.75h - in1[(tid << 2u) + 2u]) * -15.75h);` over five workgroups,
+/// `in1` all `-16.0h` but for `in1[18] = 13.75h` (read by `tid = 4`): the H100 stored `0.0625h`
+/// for `tid = 4`, where the law gives `-0.0h` (the product distributed over the sum, the constant
+/// product rounded to `f16` first). The zero's sign is not compared (`-0.0h` or `0.0h`); the
+/// others are exact (`29.75 * -15.75 = -468.5625` rounds to `-468.5`).
+fn f16_distributed_product() -> Batch {
+    let tid = Expr::var("tid");
+    let at = Expr::add(Expr::shl(tid.clone(), Expr::u32(2)), Expr::u32(2));
+    let body = vec![
+        Node::let_bind("tid", Expr::gid_x()),
+        Node::store(
+            "out0",
+            tid,
+            Expr::mul(
+                Expr::sub(Expr::f16(13.75), Expr::load("in1", at)),
+                Expr::f16(-15.75),
+            ),
+        ),
+    ];
+    let program = Program::wrapped(
+        vec![
+            BufferDecl::output("out0", 0, DataType::F16).with_count(5),
+            BufferDecl::read("in1", 1, DataType::F16).with_count(25),
+        ],
+        [1, 1, 1],
+        body,
+    );
+    let input: Vec<u8> = (0..25u16)
+        .flat_map(|i| if i == 18 { 0x4ae0u16 } else { 0xcc00 }.to_le_bytes())
+        .collect();
+    let config = DispatchConfig::new().with_grid([5, 1, 1]);
+    let mut batch = Batch::manual(
+        Area::Float,
+        "float.driver.seed.f16_distributed_product",
+        program,
+        vec![input],
+        config,
+    );
+    for k in 0..5 {
+        let expect = if k == 4 {
+            Expectation::oracle_within_bits(0x8000, Acceptance::Words(vec![0x8000, 0x0000]))
+        } else {
+            Expectation::exact_bits(0xdf52)
+        };
+        batch = batch.expect_word(
+            format!("driver.seed.f16_distributed_product[{k}]"),
+            "the program as found on the H100",
+            (0, k),
+            DataType::F16,
+            expect,
+        );
+    }
+    batch
+}
+
 /// `(u32(i32(i64(i32(gid.x)) % -1702928622i64)) % 2147483649u) % 2u`, the second term of seed
 /// 52013's index (H100 and H200 both gave 1 for `gid.x = 0`, where the law gives 0).
 fn seed_52013_term() -> Expr {
@@ -261,5 +317,6 @@ pub(super) fn batches() -> Vec<Batch> {
         remainder_chain_value(),
         remainder_chain_quotient(),
         i64_compare_low_word(),
+        f16_distributed_product(),
     ]
 }

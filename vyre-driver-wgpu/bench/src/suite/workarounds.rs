@@ -127,6 +127,15 @@ fn kernels() -> Vec<CostKernel> {
             unaffected: false,
         },
         CostKernel {
+            name: "f16 sums and differences under products, 3 an element",
+            with: only(Workaround::OpaqueF16Sum),
+            input: "f32",
+            output: "f32",
+            output_bytes: 4,
+            body: "let h = f16((x * 0.001f)); out[i] = f32((((h + 1.5h) * (h - 0.25h)) - (h * 3.0h)));",
+            unaffected: false,
+        },
+        CostKernel {
             name: "u32 add, every workaround",
             with: Workarounds::ALL,
             input: "u32",
