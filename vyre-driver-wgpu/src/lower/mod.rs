@@ -65,7 +65,7 @@ pub(crate) use planted::{any_planted, planted};
 /// The version of what the lowering emits, part of the disk pipeline cache's key (`disk`): bump it
 /// whenever a change to the lowering changes the code emitted for some program, so that caches
 /// written by an older lowering are not trusted by a newer one.
-pub(crate) const LOWERING_VERSION: u32 = 8;
+pub(crate) const LOWERING_VERSION: u32 = 9;
 
 /// A lowered, validated module.
 pub(crate) struct Lowered {

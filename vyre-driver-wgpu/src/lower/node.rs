@@ -14,11 +14,27 @@ impl Lowerer<'_, '_> {
         // The planted `AssignedLetAsValue` renames an assigned variable's value within a body and
         // forgets the new value when the body ends, as SSA renaming without merges would.
         let saved = planted(Miscompile::AssignedLetAsValue).then(|| self.locals.clone());
-        let lowered = body.iter().try_for_each(|node| self.node(block, node));
+        let lowered = self.nodes(block, body);
         if let Some(saved) = saved {
             self.locals = saved;
         }
         lowered
+    }
+
+    /// The statements of a body in order, four stores into one workgroup row as one (`rows`, with
+    /// the `let`s between them first).
+    fn nodes(&mut self, block: &mut Block, body: &[Node]) -> Result<(), BackendError> {
+        let mut at = 0;
+        while let Some(rest) = body.get(at..).filter(|r| !r.is_empty()) {
+            self.row_loads.statement();
+            if let Some(used) = self.quad_store(block, rest)? {
+                at += used;
+                continue;
+            }
+            self.node(block, &rest[0])?;
+            at += 1;
+        }
+        Ok(())
     }
 
     fn nested_body(&mut self, outer: &mut Block, body: &[Node]) -> Result<Block, BackendError> {
@@ -29,7 +45,7 @@ impl Lowerer<'_, '_> {
         Ok(inner)
     }
 
-    fn node(&mut self, block: &mut Block, node: &Node) -> Result<(), BackendError> {
+    pub(crate) fn node(&mut self, block: &mut Block, node: &Node) -> Result<(), BackendError> {
         self.row_loads.statement();
         match node {
             Node::Let { name, value } => {

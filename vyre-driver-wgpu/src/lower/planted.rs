@@ -57,11 +57,13 @@ pub enum Miscompile {
     TileGuardOffByOne,
     /// A workgroup row's aligned load reads lane `(c + 1) % 4` of its row instead of lane `c`.
     WorkgroupRowLaneShifted,
+    /// A quad store (four stores into one workgroup row as one) swaps lanes 1 and 2.
+    WorkgroupQuadStoreLanesSwapped,
 }
 
 impl Miscompile {
     /// Every planted miscompile, the correct lowering excepted.
-    pub const ALL: [Miscompile; 16] = [
+    pub const ALL: [Miscompile; 17] = [
         Miscompile::WeakBarrierScope,
         Miscompile::GuardBoundOffByOne,
         Miscompile::VectorTailOffByOne,
@@ -78,6 +80,7 @@ impl Miscompile {
         Miscompile::WorkaroundSoftMultiplyHighNoCarry,
         Miscompile::TileGuardOffByOne,
         Miscompile::WorkgroupRowLaneShifted,
+        Miscompile::WorkgroupQuadStoreLanesSwapped,
     ];
 
     /// Whether this miscompile is in a driver workaround's rewrite: it shows only where that
@@ -114,6 +117,7 @@ impl Miscompile {
             Miscompile::WorkaroundSoftMultiplyHighNoCarry => 14,
             Miscompile::TileGuardOffByOne => 15,
             Miscompile::WorkgroupRowLaneShifted => 16,
+            Miscompile::WorkgroupQuadStoreLanesSwapped => 17,
         }
     }
 }

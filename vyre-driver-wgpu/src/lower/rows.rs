@@ -38,8 +38,9 @@
 //! either, so reading it at the use reads the value the `let` bound.
 //!
 //! **Workgroup rows.** A workgroup buffer of 32-bit or `f16` elements whose count is a multiple of 4, never
-//! updated atomically nor moved by a tile, whose every load is at an aligned index with at least two
-//! different lanes among them (`analysis::rows::workgroup_rows`), is declared as
+//! updated atomically, whose every load is at an aligned index with at least two different lanes
+//! among them, or which a tile moves through at offsets and strides proven multiples of 16 bytes
+//! with at least two lanes among its aligned loads and stores (`analysis::rows::workgroup_rows`), is declared as
 //! `array<vec4<T>, count / 4>` in every launch form: llvmpipe reads a tile declared as `f32` at half
 //! the speed of one declared as `vec4<f32>` whose lanes are literal (BENCHMARKS.md, SGEMM), and
 //! element `i` is lane `i % 4` of row `i / 4` in both layouts, so the memory a program sees is the
@@ -49,11 +50,27 @@
 //! index writes lane `c` of row `b >> 2` under the same guard (row 0 when out of bounds, where the
 //! store does not run); any other store writes lane `i & 3` of row `i >> 2` through the guarded
 //! element address (`access`). Every row index is below `count / 4`, so every access stays inside
-//! the array (`trusted`).
+//! the array (`trusted`). A tile transfer points at row `offset >> 2` with a stride of `stride >> 2`
+//! rows (`lower/tile.rs`): both are multiples of 16 bytes, so the row's first lane is element
+//! `offset` and the cooperative operation reads the row's component type at the same bytes.
+//!
+//! **Quad stores.** Four statements `buffer[b + 0] = v0; ...; buffer[b + 3] = v3;` into one
+//! workgroup row buffer, lanes 0 to 3 in order, with structurally equal aligned `b`, with nothing
+//! but `let`s between them (what common-subexpression elimination leaves), none of whose indices,
+//! values and `let` values loads from `buffer` or updates any buffer atomically, are the `let`s and
+//! then one store of the row `vec4(v0, v1, v2, v3)` at `b >> 2` (`Lowerer::quad_store`). The four
+//! stores write exactly these four elements: the indices and values are pure expressions of state
+//! the stores do not touch (no load of `buffer`, no atomic, no assignment between them), so
+//! evaluating them after the last `let` gives the values each had at its own statement, the `let`s
+//! compute what they did before the stores moved past them, and equal `b` are equal values.
+//! Lane `c` is in bounds exactly when `b + c < count`; `b` and `count` are multiples of 4, so
+//! either every lane is (`b + 3 < count`, the one guard) or none is, and out of bounds no store
+//! runs, as none of the four would have. Other invocations cannot tell one 8- or 16-byte store from
+//! four: without a barrier between them their order is unobservable under the law.
 
 use naga::{BinaryOperator as B, Block, Expression, Handle, MathFunction as M};
 use vyre_driver::BackendError;
-use vyre_foundation::ir::{Expr, Literal};
+use vyre_foundation::ir::{Expr, Literal, Node};
 
 use super::analysis::rows::{Base, RowFacts, WorkgroupRows};
 use super::planted::{Miscompile, planted};
@@ -257,5 +274,139 @@ impl Lowerer<'_, '_> {
             None => self.fb.stmt(block, store),
         }
         Ok(true)
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// `nodes` starting with four stores into one workgroup row (`buffer[b + 0]` to `buffer[b +
+    /// 3]`, in that order, structurally equal `b`), with only `let`s between them, as the `let`s
+    /// and then one store of the whole row (see the module docs, "Quad stores"): the number of
+    /// statements lowered, or `None`, with nothing emitted, when they are not such.
+    pub(crate) fn quad_store(
+        &mut self,
+        block: &mut Block,
+        nodes: &[Node],
+    ) -> Result<Option<usize>, BackendError> {
+        let Some(first @ Node::Store { .. }) = nodes.first() else {
+            return Ok(None);
+        };
+        let buffer = self.evidence.node_buffer(first)?.index();
+        if !self.row_loads.is_workgroup_row(buffer) {
+            return Ok(None);
+        }
+        let mut base = None;
+        let mut stores: Vec<(&Expr, &Expr)> = Vec::with_capacity(4);
+        let mut lets = Vec::new();
+        let mut used = 0;
+        for node in nodes {
+            if stores.len() == 4 {
+                break;
+            }
+            used += 1;
+            match node {
+                Node::Store { index, value, .. } => {
+                    if self.evidence.node_buffer(node)?.index() != buffer
+                        || self.reads_or_updates(buffer, index)
+                        || self.reads_or_updates(buffer, value)
+                    {
+                        return Ok(None);
+                    }
+                    let Some((b, lane)) = self.row_loads.aligned.split(self.evidence, index) else {
+                        return Ok(None);
+                    };
+                    if lane as usize != stores.len() || base.as_ref().is_some_and(|f| *f != b) {
+                        return Ok(None);
+                    }
+                    base = Some(b);
+                    stores.push((index, value));
+                }
+                // What common-subexpression elimination leaves between the stores.
+                Node::Let { value, .. } if !self.reads_or_updates(buffer, value) => {
+                    lets.push(node);
+                }
+                _ => return Ok(None),
+            }
+        }
+        let (Some(base), [.., (last, _)]) = (base, stores.as_slice()) else {
+            return Ok(None);
+        };
+        if stores.len() != 4 {
+            return Ok(None);
+        }
+        let last = *last;
+        for node in lets {
+            self.node(block, node)?;
+        }
+        self.row_loads.statement();
+        let proven = self.bounds.proven(self.evidence, buffer, last);
+        let base_u32 = self.row_base(block, &base)?;
+        let mut words = Vec::with_capacity(4);
+        for (_, value) in stores {
+            let (value, _) = self.expr(block, value)?;
+            words.push(self.value_to_word(block, buffer, value));
+        }
+        if planted(Miscompile::WorkgroupQuadStoreLanesSwapped) {
+            words.swap(1, 2);
+        }
+        let global = self.globals[buffer].global;
+        let row_ty = match self.module.types[self.module.global_variables[global].ty].inner {
+            naga::TypeInner::Array { base, .. } => base,
+            _ => {
+                return Err(BackendError::compile(
+                    "the wgpu lowering declared workgroup rows that are no array. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+                ));
+            }
+        };
+        let row_value = self.fb.expr(
+            block,
+            Expression::Compose {
+                ty: row_ty,
+                components: words,
+            },
+        );
+        let two = self.fb.u32(block, 2);
+        let row = self.fb.binary(block, B::ShiftRight, base_u32, two);
+        // Lane 3 in bounds is every lane in bounds: `b` and the count are multiples of 4.
+        let in_bounds = (!proven).then(|| {
+            let len = self.prologue.lengths[buffer];
+            let three = self.fb.u32(block, 3);
+            let element = self.fb.binary(block, B::Add, base_u32, three);
+            self.fb.binary(block, B::Less, element, len)
+        });
+        let row = match in_bounds {
+            Some(in_bounds) => {
+                let zero = self.fb.u32(block, 0);
+                self.fb.select(block, in_bounds, row, zero)
+            }
+            None => row,
+        };
+        let array = self.fb.expr(block, Expression::GlobalVariable(global));
+        let pointer = self.fb.access(block, array, row);
+        let store = naga::Statement::Store {
+            pointer,
+            value: row_value,
+        };
+        match in_bounds {
+            Some(in_bounds) => self
+                .fb
+                .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, store)),
+            None => self.fb.stmt(block, store),
+        }
+        Ok(Some(used))
+    }
+
+    /// Whether `expr` loads from `buffer` or updates any buffer atomically: what keeps a quad
+    /// store's evaluations from moving past its stores.
+    fn reads_or_updates(&self, buffer: usize, expr: &Expr) -> bool {
+        let mut found = false;
+        vyre_foundation::for_each_subexpr(expr, |e| {
+            found |= matches!(e, Expr::Atomic { .. })
+                || (matches!(e, Expr::Load { .. })
+                    && self
+                        .evidence
+                        .buffer_of(e)
+                        .map_or(true, |b| b.index() == buffer));
+        });
+        found
     }
 }

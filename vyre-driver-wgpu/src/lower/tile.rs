@@ -141,7 +141,10 @@ impl Lowerer<'_, '_> {
         let (tile_pointer, tile) = self.tile(tile)?;
         let b = self.evidence.node_buffer(node)?.index();
         let global = self.globals[b];
-        if !matches!(global.layout, Layout::Storage | Layout::Workgroup) {
+        // A workgroup buffer declared as rows (`analysis::rows::workgroup_rows`): every transfer
+        // of it is proven aligned, and points at the row its offset starts (below).
+        let rows = global.layout == Layout::WorkgroupVec4;
+        if !matches!(global.layout, Layout::Storage | Layout::Workgroup) && !rows {
             return Err(lowering_bug(
                 "a tile moving through a uniform or vectorised buffer",
             ));
@@ -195,8 +198,26 @@ impl Lowerer<'_, '_> {
                 .tile_facts
                 .as_ref()
                 .is_some_and(|f| f.proven(self.evidence, offset_ir, stride_ir, tile.element));
+        if rows && !proven {
+            return Err(lowering_bug(
+                "a tile moving through workgroup rows at an offset or stride not proven aligned",
+            ));
+        }
         if proven {
-            // Only inside the guard: no out-of-bounds address is ever formed.
+            // Only inside the guard: no out-of-bounds address is ever formed. Through rows, the
+            // pointer is to the row holding element `offset` (a multiple of 8 `f16` or 4 32-bit
+            // elements, so its first lane) and the stride counts rows: the cooperative operation
+            // reads the row's component type at the same bytes (SPV_KHR_cooperative_matrix takes
+            // a pointer to a vector, its stride in those vectors).
+            let (offset, stride) = if rows {
+                let two = self.fb.u32(block, 2);
+                (
+                    self.fb.binary(block, B::ShiftRight, offset, two),
+                    self.fb.binary(block, B::ShiftRight, stride, two),
+                )
+            } else {
+                (offset, stride)
+            };
             let accept = self.fb.nested(block, |fb, inner| {
                 let slot = item_slot(fb, inner, item_offset, offset);
                 let array = fb.expr(inner, Expression::GlobalVariable(transfer.buffer));

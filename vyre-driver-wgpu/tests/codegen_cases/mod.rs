@@ -715,8 +715,8 @@ fn weighted_row(buffer: &str, base: impl Fn() -> Expr) -> Expr {
 }
 
 /// Workgroup rows (`lower::rows`, "Workgroup rows"): workgroup buffers written and read four
-/// elements at a time, through aligned stores (`t`) and unaligned ones (`s`, each invocation a
-/// column), read back at another invocation's row weighted by lane, with rows past the count
+/// elements at a time, through four aligned stores in a row (`t`, one quad store) and unaligned
+/// ones (`s`, each invocation a column), read back at another invocation's row weighted by lane, with rows past the count
 /// (which must read zero), in `u32` and `f32`.
 fn workgroup_row_cases() -> Vec<Case> {
     let lid = Expr::local_x;
@@ -744,20 +744,25 @@ fn workgroup_row_cases() -> Vec<Case> {
             )
         };
         let mut body = vec![Node::let_bind("b", Expr::mul(lid(), Expr::u32(4)))];
-        for c in 0..4u32 {
-            let word = Expr::load(
+        let word = |c: u32| {
+            Expr::load(
                 "data",
                 Expr::add(Expr::mul(Expr::gid_x(), Expr::u32(4)), Expr::u32(c)),
-            );
+            )
+        };
+        // `t`'s four stores in a row: one quad store (`lower::rows`, "Quad stores").
+        for c in 0..4u32 {
             body.push(Node::store(
                 "t",
                 Expr::add(b(), Expr::u32(c)),
-                element(word.clone()),
+                element(word(c)),
             ));
+        }
+        for c in 0..4u32 {
             body.push(Node::store(
                 "s",
                 Expr::add(Expr::mul(Expr::u32(c), Expr::u32(64)), lid()),
-                element(Expr::bit_xor(word, Expr::u32(0x5a5a))),
+                element(Expr::bit_xor(word(c), Expr::u32(0x5a5a))),
             ));
         }
         body.push(Node::barrier());

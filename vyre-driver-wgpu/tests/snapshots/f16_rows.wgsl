@@ -12,21 +12,15 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     let b = (vyre_local_id.x * 4u);
     let g = (_e6 * 4u);
     let _e21 = a[min((g >> 2u), ((4096u - 1u) >> 2u))];
-    stage[(b >> 2u)].x = select(0h, _e21.x, ((g + 0u) < 4096u));
-    let _e41 = a[min((g >> 2u), ((4096u - 1u) >> 2u))];
-    stage[(b >> 2u)].y = select(0h, _e41.y, ((g + 1u) < 4096u));
-    let _e61 = a[min((g >> 2u), ((4096u - 1u) >> 2u))];
-    stage[(b >> 2u)].z = select(0h, _e61.z, ((g + 2u) < 4096u));
-    let _e81 = a[min((g >> 2u), ((4096u - 1u) >> 2u))];
-    stage[(b >> 2u)].w = select(0h, _e81.w, ((g + 3u) < 4096u));
+    stage[(b >> 2u)] = vec4<f16>(select(0h, _e21.x, ((g + 0u) < 4096u)), select(0h, _e21.y, ((g + 1u) < 4096u)), select(0h, _e21.z, ((g + 2u) < 4096u)), select(0h, _e21.w, ((g + 3u) < 4096u)));
     workgroupBarrier();
     let n = (((vyre_local_id.x + 1u) & 63u) * 4u);
-    let _e103 = stage[(n >> 2u)];
-    let _e109 = stage[(n >> 2u)];
-    let _e116 = stage[(n >> 2u)];
-    let _e123 = stage[(n >> 2u)];
-    let _e126 = (_e6 < 1024u);
-    if _e126 {
-        out[select(0u, _e6, _e126)] = (((_e103.x + _e109.y) + _e116.z) + _e123.w);
+    let _e61 = stage[(n >> 2u)];
+    let _e67 = stage[(n >> 2u)];
+    let _e74 = stage[(n >> 2u)];
+    let _e81 = stage[(n >> 2u)];
+    let _e84 = (_e6 < 1024u);
+    if _e84 {
+        out[select(0u, _e6, _e84)] = (((_e61.x + _e67.y) + _e74.z) + _e81.w);
     }
 }

@@ -5,6 +5,7 @@
 use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, DataType, Expr, Node};
 use vyre_foundation::validate::{BufferUse, Validated, VarId};
 
+use super::tiles::zeros_needed;
 use super::zeros::{KnownZeros, literal_word};
 
 /// The multiple of 4 an aligned index starts from.
@@ -131,12 +132,16 @@ pub(crate) struct RowFacts {
 }
 
 /// Per program buffer, from one walk: whether every load of it is at an aligned index, the lanes
-/// those loads read (a bit each), and whether a tile moves through it; with the aligned variables.
+/// those loads read (a bit each), the lanes its aligned stores write, whether a tile moves through
+/// it and whether every such tile transfer's offset and stride are proven multiples of 16 bytes
+/// (`analysis::tiles`); with the aligned variables.
 struct Loads {
     aligned: Aligned,
     all_aligned: Vec<bool>,
     lanes: Vec<u8>,
+    store_lanes: Vec<u8>,
     tiled: Vec<bool>,
+    tiles_aligned: Vec<bool>,
 }
 
 fn loads(evidence: &Validated<'_>) -> Loads {
@@ -145,17 +150,40 @@ fn loads(evidence: &Validated<'_>) -> Loads {
     let mut aligned = Aligned::default();
     let mut all_aligned = vec![true; n];
     let mut lanes = vec![0u8; n];
+    let mut store_lanes = vec![0u8; n];
     let mut tiled = vec![false; n];
+    let mut tiles_aligned = vec![true; n];
     // Declarations come before their uses in the walk, so every aligned variable is known at its
     // uses.
     vyre_foundation::for_each_node(&program.body, |node| {
         aligned.note(evidence, node);
-        if matches!(node, Node::TileLoad { .. } | Node::TileStore { .. }) {
+        if let Node::TileLoad { offset, stride, .. } | Node::TileStore { offset, stride, .. } = node
+        {
             match evidence.node_buffer(node) {
-                Ok(b) => tiled[b.index()] = true,
+                Ok(b) => {
+                    tiled[b.index()] = true;
+                    let need = program
+                        .buffers
+                        .get(b.index())
+                        .map_or(u32::MAX, |d| zeros_needed(d.element));
+                    if aligned.zeros.of(evidence, offset) < need
+                        || aligned.zeros.of(evidence, stride) < need
+                    {
+                        tiles_aligned[b.index()] = false;
+                    }
+                }
                 // Without the evidence, no buffer can be known untouched by tiles.
-                Err(_) => tiled.iter_mut().for_each(|t| *t = true),
+                Err(_) => {
+                    tiled.iter_mut().for_each(|t| *t = true);
+                    tiles_aligned.iter_mut().for_each(|t| *t = false);
+                }
             }
+        }
+        if let Node::Store { index, .. } = node
+            && let Ok(b) = evidence.node_buffer(node)
+            && let Some((_, c)) = aligned.split(evidence, index)
+        {
+            store_lanes[b.index()] |= 1 << c;
         }
         for expr in node.exprs() {
             vyre_foundation::for_each_subexpr(expr, |e| {
@@ -174,16 +202,17 @@ fn loads(evidence: &Validated<'_>) -> Loads {
         aligned,
         all_aligned,
         lanes,
+        store_lanes,
         tiled,
+        tiles_aligned,
     }
 }
 
-/// Per program buffer: `kind` holds of its declaration and uses, and every load of it is at an
-/// aligned index, with at least two different lanes among them; with the aligned variables, when
-/// some buffer qualifies.
+/// Per program buffer: `kind` holds of its declaration, uses and accesses, and every load of it is
+/// at an aligned index; with the aligned variables, when some buffer qualifies.
 fn aligned_buffers(
     evidence: &Validated<'_>,
-    kind: impl Fn(&BufferDecl, Option<&BufferUse>, bool) -> bool,
+    kind: impl Fn(&BufferDecl, Option<&BufferUse>, &Loads, usize) -> bool,
 ) -> Option<(Vec<bool>, Aligned)> {
     let found = loads(evidence);
     let uses = evidence.buffer_uses();
@@ -192,11 +221,7 @@ fn aligned_buffers(
         .buffers
         .iter()
         .enumerate()
-        .map(|(j, decl)| {
-            kind(decl, uses.get(j), found.tiled[j])
-                && found.all_aligned[j]
-                && found.lanes[j].count_ones() >= 2
-        })
+        .map(|(j, decl)| kind(decl, uses.get(j), &found, j) && found.all_aligned[j])
         .collect();
     rows.contains(&true).then_some((rows, found.aligned))
 }
@@ -211,11 +236,12 @@ fn row_element(element: DataType) -> bool {
 /// The program's [`RowFacts`], or `None` when no buffer qualifies.
 pub(crate) fn row_facts(evidence: &Validated<'_>) -> Option<RowFacts> {
     // A tile moves a buffer through a pointer to one element (`lower/tile.rs`): never rows.
-    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, tiled| {
+    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, found, j| {
         decl.access == BufferAccess::Read
             && row_element(decl.element)
             && !uses.is_some_and(|u| u.atomic || u.stored)
-            && !tiled
+            && !found.tiled[j]
+            && found.lanes[j].count_ones() >= 2
     })?;
     Some(RowFacts { buffers, aligned })
 }
@@ -230,8 +256,11 @@ pub(crate) struct WorkgroupRows {
 }
 
 /// The program's [`WorkgroupRows`], or `None` when no workgroup buffer qualifies: one of 32-bit
-/// elements whose count is a multiple of 4, never updated atomically nor moved by a tile, whose
-/// every load is at an aligned index, with at least two different lanes among them.
+/// or `f16` elements whose count is a multiple of 4, never updated atomically, whose every load is
+/// at an aligned index, with at least two different lanes among them; or, for one a tile moves
+/// through, every tile transfer's offset and stride proven multiples of 16 bytes and at least two
+/// different lanes among its aligned loads and stores together (a tensor-core kernel's stage,
+/// written four elements at a time and read by tiles only).
 pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> {
     let program = evidence.program();
     if !program
@@ -241,13 +270,21 @@ pub(crate) fn workgroup_rows(evidence: &Validated<'_>) -> Option<WorkgroupRows> 
     {
         return None;
     }
-    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, tiled| {
+    let (buffers, aligned) = aligned_buffers(evidence, |decl, uses, found, j| {
+        let lanes = if found.tiled[j] {
+            if !found.tiles_aligned[j] {
+                return false;
+            }
+            found.lanes[j] | found.store_lanes[j]
+        } else {
+            found.lanes[j]
+        };
         decl.access == BufferAccess::Workgroup
             && row_element(decl.element)
             && decl.count > 0
             && decl.count % 4 == 0
             && !uses.is_some_and(|u| u.atomic)
-            && !tiled
+            && lanes.count_ones() >= 2
     })?;
     Some(WorkgroupRows { buffers, aligned })
 }
@@ -318,6 +355,51 @@ mod tests {
             row_facts(&evidence).map(|f| f.buffers),
             Some(vec![true, false])
         );
+    }
+
+    /// A tensor-core stage: a workgroup buffer written four elements at a time and read only by
+    /// tiles is rows when every tile offset and stride is a proven multiple of 16 bytes (8 `f16`
+    /// elements), and stays scalar otherwise.
+    #[test]
+    fn a_stage_tiles_read_at_aligned_offsets_is_workgroup_rows() {
+        let stage = |offset: u32, stride: u32| {
+            let dst = || Expr::mul(Expr::local_x(), Expr::u32(8));
+            let mut body = vec![Node::tile(
+                "t",
+                TileType::new(TileRole::A, 16, 16, DataType::F16),
+            )];
+            for c in 0..4 {
+                body.push(Node::store(
+                    "st",
+                    Expr::add(dst(), Expr::u32(c)),
+                    Expr::f16(1.0),
+                ));
+            }
+            body.push(Node::Barrier);
+            body.push(Node::tile_load(
+                "t",
+                "st",
+                Expr::u32(offset),
+                Expr::u32(stride),
+                TileLayout::RowMajor,
+            ));
+            Program::new(
+                vec![
+                    BufferDecl::output("out", 0, DataType::F16).with_count(32),
+                    BufferDecl::workgroup("st", 512, DataType::F16),
+                ],
+                [32, 1, 1],
+                body,
+            )
+        };
+        let rows = |program: &Program| {
+            let evidence = vyre_foundation::validate(program).expect("valid");
+            workgroup_rows(&evidence).map(|w| w.buffers)
+        };
+        assert_eq!(rows(&stage(16, 24)), Some(vec![false, true]));
+        // An offset of 4 elements (8 bytes) or a stride of 20 is not 16-byte aligned.
+        assert_eq!(rows(&stage(4, 24)), None);
+        assert_eq!(rows(&stage(16, 20)), None);
     }
 
     #[test]

@@ -399,7 +399,9 @@ pub(super) fn tuned_wgsl(tuning: &Tuning, n: u32, k: u32) -> String {
 /// A [`Stage::Halves`] tuning through vyre's IR, as [`tuned_wgsl`] writes it but for the copies:
 /// vyre has no vector type, so each invocation loads its words' elements one at a time (into
 /// `let`s, step `t + 1`'s before step `t`'s multiply-adds) and stores them one at a time into the
-/// other stage. The last step's loads read past `A` and `B` (zeros, by the law) into a stage no
+/// other stage. The lowering gives it the [`Stage::Quads`] kernel's shape: `A` and `B` are read as
+/// `vec4<f16>` rows, the stage is declared as `vec4<f16>` rows (only tiles read it, at offsets and
+/// strides proven 16-byte multiples), and each word's four stores are one quad store (`lower::rows`). The last step's loads read past `A` and `B` (zeros, by the law) into a stage no
 /// step reads. `None` for a [`Stage::Words`] tuning.
 pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<Program> {
     if tuning.stage != Stage::Halves {
@@ -500,28 +502,26 @@ pub(super) fn tuned_program(tuning: &Tuning, m: u32, n: u32, k: u32) -> Option<P
         let mut out = Vec::new();
         for q in 0..ca {
             for e in 0..w {
-                let at = Expr::add(
-                    base.clone(),
-                    Expr::add(
-                        Expr::mul(v(&format!("ar{q}")), u(ra)),
-                        Expr::add(v(&format!("ac{q}")), u(e)),
-                    ),
+                // The word's first element, then the lane: four stores at `word + e` into one
+                // workgroup row are one quad store (`lower::rows`).
+                let word = Expr::add(
+                    Expr::add(base.clone(), Expr::mul(v(&format!("ar{q}")), u(ra))),
+                    v(&format!("ac{q}")),
                 );
+                let at = Expr::add(word, u(e));
                 out.push(Node::store("st", at, v(&format!("xa{q}_{e}{suffix}"))));
             }
         }
         for q in 0..cb {
             for e in 0..w {
-                let at = Expr::add(
-                    base.clone(),
+                let word = Expr::add(
                     Expr::add(
-                        u(bm * ra),
-                        Expr::add(
-                            Expr::mul(v(&format!("br{q}")), u(rb)),
-                            Expr::add(v(&format!("bc{q}")), u(e)),
-                        ),
+                        Expr::add(base.clone(), u(bm * ra)),
+                        Expr::mul(v(&format!("br{q}")), u(rb)),
                     ),
+                    v(&format!("bc{q}")),
                 );
+                let at = Expr::add(word, u(e));
                 out.push(Node::store("st", at, v(&format!("xb{q}_{e}{suffix}"))));
             }
         }
@@ -780,6 +780,15 @@ mod tests {
                 let declared = format!("var<storage> {operand}: array<vec4<f16>>;");
                 assert!(launch.wgsl.contains(&declared), "{}", launch.wgsl);
             }
+            // The stage is `vec4<f16>` rows, written a row at a time (quad stores) and read by
+            // the tiles through its rows: the "quad" kernels' shape.
+            assert!(
+                launch.wgsl.contains("var<workgroup> st: array<vec4<f16>,"),
+                "{}",
+                launch.wgsl
+            );
+            assert!(launch.wgsl.contains("= vec4<f16>("), "{}", launch.wgsl);
+            assert!(!launch.wgsl.contains("].x = "), "{}", launch.wgsl);
             programs += 1;
         }
         assert!(programs >= 3, "the halves tunings have programs");
