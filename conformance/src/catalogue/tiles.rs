@@ -58,6 +58,7 @@ pub(super) fn batches() -> Vec<Batch> {
     }
     out.push(accumulated());
     out.push(staged());
+    out.push(staged_rows());
     for size in [8u32, 16] {
         out.push(out_of_bounds(size));
         out.push(per_subgroup(size));
@@ -307,6 +308,87 @@ fn staged() -> Batch {
     let config = DispatchConfig::new().with_grid([1, 1, 1]);
     let batch = Batch::manual(Area::Tiles, "tiles.staged", program, inputs, config);
     expect_product(batch, (&a, &b), (n, n, n), "through workgroup memory")
+}
+
+/// A tensor-core kernel's stages: the first 64 invocations each write four consecutive elements
+/// of `a` into `sa` and four of `b`'s columns into `sbt` (rows of 24, 8 elements of padding), so
+/// both are written a row of four at a time and read only by tiles at 16-byte-aligned offsets and
+/// strides: the lowering declares them as `vec4<f16>` rows, makes each four stores one quad
+/// store, and points the tile loads at rows (`lower/rows.rs`). The accumulator goes through `sc`
+/// (rows of 20 `f32`), read back four elements at a time.
+fn staged_rows() -> Batch {
+    let n = 16u32;
+    let (pad16, pad32) = (n + 8, n + 4);
+    let tile = |role, element| TileType::new(role, n, n, element);
+    let a: Vec<f64> = (0..n * n).map(|i| a_value(i / n, i % n)).collect();
+    let b: Vec<f64> = (0..n * n).map(|i| b_value(i / n, i % n)).collect();
+    let buffers = vec![
+        BufferDecl::read("a", 0, DataType::F16).with_count(n * n),
+        BufferDecl::read("b", 1, DataType::F16).with_count(n * n),
+        BufferDecl::output("c", 2, DataType::F32).with_count(n * n),
+        BufferDecl::workgroup("sa", n * pad16, DataType::F16),
+        BufferDecl::workgroup("sbt", n * pad16, DataType::F16),
+        BufferDecl::workgroup("sc", n * pad32, DataType::F32),
+    ];
+    let u = Expr::u32;
+    let v = Expr::var;
+    let quarter = || Expr::lt(Expr::local_x(), u(64));
+    // Row `r = lid / 4` and first column `c4 = (lid % 4) * 4` of the invocation's four elements.
+    let place = |stride: u32| {
+        vec![
+            Node::let_bind("r", Expr::shr(Expr::local_x(), u(2))),
+            Node::let_bind("c4", Expr::mul(Expr::bit_and(Expr::local_x(), u(3)), u(4))),
+            Node::let_bind("at", Expr::add(Expr::mul(v("r"), u(stride)), v("c4"))),
+        ]
+    };
+    let mut copy_in = place(pad16);
+    for e in 0..4 {
+        copy_in.push(Node::store(
+            "sa",
+            Expr::add(v("at"), u(e)),
+            Expr::load(
+                "a",
+                Expr::add(Expr::add(Expr::mul(v("r"), u(n)), v("c4")), u(e)),
+            ),
+        ));
+    }
+    // Row `r` of `sbt` is column `r` of `b`.
+    for e in 0..4 {
+        copy_in.push(Node::store(
+            "sbt",
+            Expr::add(v("at"), u(e)),
+            Expr::load(
+                "b",
+                Expr::add(Expr::mul(Expr::add(v("c4"), u(e)), u(n)), v("r")),
+            ),
+        ));
+    }
+    let mut copy_out = place(pad32);
+    for e in 0..4 {
+        copy_out.push(Node::store(
+            "c",
+            Expr::add(Expr::add(Expr::mul(v("r"), u(n)), v("c4")), u(e)),
+            Expr::load("sc", Expr::add(v("at"), u(e))),
+        ));
+    }
+    let body = vec![
+        Node::if_then(quarter(), copy_in),
+        Node::Barrier,
+        Node::tile("ta", tile(TileRole::A, DataType::F16)),
+        Node::tile("tb", tile(TileRole::B, DataType::F16)),
+        Node::tile("acc", tile(TileRole::Accumulator, DataType::F32)),
+        Node::tile_load("ta", "sa", u(0), u(pad16), TileLayout::RowMajor),
+        Node::tile_load("tb", "sbt", u(0), u(pad16), TileLayout::ColumnMajor),
+        Node::tile_multiply_add("acc", "ta", "tb", "acc"),
+        Node::tile_store("acc", "sc", u(0), u(pad32), TileLayout::RowMajor),
+        Node::Barrier,
+        Node::if_then(quarter(), copy_out),
+    ];
+    let program = Program::wrapped(buffers, [WORKGROUP, 1, 1], body);
+    let inputs = vec![bytes(DataType::F16, &a), bytes(DataType::F16, &b)];
+    let config = DispatchConfig::new().with_grid([1, 1, 1]);
+    let batch = Batch::manual(Area::Tiles, "tiles.staged_rows", program, inputs, config);
+    expect_product(batch, (&a, &b), (n, n, n), "through workgroup rows")
 }
 
 /// One exact case per element of the `f32` product `a x b` (`m x k` by `k x n`, row-major) in

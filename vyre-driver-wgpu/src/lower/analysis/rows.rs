@@ -108,16 +108,28 @@ impl Aligned {
             if let Some(k) = word(rhs).filter(|k| usable(*k))
                 && self.multiple_of_4(evidence, lhs)
             {
-                return Some((Base::Expr(lhs, k & !3), k & 3));
+                return Some((self.base(evidence, lhs, k & !3), k & 3));
             }
             if let Some(k) = word(lhs).filter(|k| usable(*k))
                 && self.multiple_of_4(evidence, rhs)
             {
-                return Some((Base::Expr(rhs, k & !3), k & 3));
+                return Some((self.base(evidence, rhs, k & !3), k & 3));
             }
         }
         self.multiple_of_4(evidence, index)
-            .then_some((Base::Expr(index, 0), 0))
+            .then(|| (self.base(evidence, index, 0), 0))
+    }
+
+    /// The base `expr + plus` of a multiple of 4 `expr`: an aligned variable as [`Base::Var`], so
+    /// that `b`, `b + 1` and a variable bound to `b + 2` all name the same base.
+    fn base<'a>(&self, evidence: &Validated<'_>, expr: &'a Expr, plus: u32) -> Base<'a> {
+        if let Expr::Var(_) = expr
+            && let Ok(id) = evidence.var_of(expr)
+            && self.zeros.var(id) >= 2
+        {
+            return Base::Var(id, plus);
+        }
+        Base::Expr(expr, plus)
     }
 }
 
