@@ -26,23 +26,23 @@ fn main(@builtin(workgroup_id) vyre_workgroup_id: vec3<u32>, @builtin(local_invo
     workgroupBarrier();
     let _e65 = select(0u, (384u - 0u), (0u < 384u));
     if ((_e65 >= 16u) && (24u <= ((_e65 - 16u) / 15u))) {
-        ta = coopLoadT<coop_mat16x16<f16,A>>((&st[(0u >> 2u)]), (24u >> 2u));
+        ta = coopLoadT<coop_mat16x16<f16,A>>((&st[0u]), 6u);
     } else {
         ta = coop_mat16x16<f16,A>();
     }
-    let _e85 = select(0u, (384u - 0u), (0u < 384u));
-    if ((_e85 >= 16u) && (24u <= ((_e85 - 16u) / 15u))) {
-        tb = coopLoad<coop_mat16x16<f16,B>>((&st[(0u >> 2u)]), (24u >> 2u));
+    let _e84 = select(0u, (384u - 0u), (0u < 384u));
+    if ((_e84 >= 16u) && (24u <= ((_e84 - 16u) / 15u))) {
+        tb = coopLoad<coop_mat16x16<f16,B>>((&st[0u]), 6u);
     } else {
         tb = coop_mat16x16<f16,B>();
     }
-    let _e100 = ta;
-    let _e101 = tb;
-    let _e102 = acc;
-    acc = coopMultiplyAdd(_e100, _e101, _e102);
-    let _e109 = select(0u, (256u - 0u), (0u < 256u));
-    if (((_e109 >= 16u) && (16u <= ((_e109 - 16u) / 15u))) && (16u >= 16u)) {
-        let _e121 = acc;
-        coopStoreT(_e121, (&c[0u]), 16u);
+    let _e98 = ta;
+    let _e99 = tb;
+    let _e100 = acc;
+    acc = coopMultiplyAdd(_e98, _e99, _e100);
+    let _e107 = select(0u, (256u - 0u), (0u < 256u));
+    if (((_e107 >= 16u) && (16u <= ((_e107 - 16u) / 15u))) && (16u >= 16u)) {
+        let _e119 = acc;
+        coopStoreT(_e119, (&c[0u]), 16u);
     }
 }
