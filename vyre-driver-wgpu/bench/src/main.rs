@@ -71,6 +71,8 @@ pub(crate) struct Options {
     pub(crate) gemm_tilings: Vec<suite::gemm::tiling::Tiling>,
     /// The `hgemm_tuning` workload's kernels, by position in its list (empty: every one).
     pub(crate) tunings: Vec<usize>,
+    /// Hand-made `f16` GEMM kernels the `hgemm` workload times instead of its own (empty: its own).
+    pub(crate) hgemm_wgsl: Vec<PathBuf>,
 }
 
 /// The command line as clap sees it; [`Args::into_options`] applies `--quick`'s defaults.
@@ -103,6 +105,12 @@ struct Args {
     /// write it into a constant to keep driver caches cold (e.g. `v * SALTu`).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     compile_wgsl: Vec<PathBuf>,
+    /// With `--only hgemm`: time these WGSL files instead of the workload's kernels, each an `f16`
+    /// GEMM at 4096^3 (`a` and `b` read at bindings 0 and 1, `c` of `f32` at 2, one workgroup per
+    /// 128x128 block of `c`, `workgroup_id.x` the column), `C` checked exactly first, each against
+    /// the first file: the decomposition of a module into its differences from another.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    hgemm_wgsl: Vec<PathBuf>,
     /// Run only these workloads, in this order (comma-separated).
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_workload)]
     only: Option<Vec<Workload>>,
@@ -168,6 +176,7 @@ impl Args {
             shard_items: self.shard_items.max(1),
             gemm_tilings: self.gemm_tiling,
             tunings: self.tuning,
+            hgemm_wgsl: self.hgemm_wgsl,
         }
     }
 }

@@ -813,8 +813,52 @@ impl Suite<'_> {
         else {
             return Ok(());
         };
+        if !self.options.hgemm_wgsl.is_empty() {
+            return self.hgemm_files(&gpu);
+        }
         for (m, n, k) in shapes(self.options.quick) {
             self.hgemm_case(&gpu, subgroups, m, n, k)?;
+        }
+        Ok(())
+    }
+
+    /// `--hgemm-wgsl`: the files' kernels at 4096^3 (128x128 blocks), each against the first.
+    fn hgemm_files(&mut self, gpu: &Gpu) -> BenchResult<()> {
+        let (m, n, k) = (4096, 4096, 4096);
+        let operands = Operands::new(gpu, "hgemm files", (m, n, k));
+        let grid = [n / WIDE_SPAN, m / WIDE_SPAN, 1];
+        let mut sides = Vec::new();
+        for file in &self.options.hgemm_wgsl {
+            let name = file.display().to_string();
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                format!("could not read {name} ({e}). Fix: pass readable WGSL files.")
+            })?;
+            let side = operands.raw(gpu, &name, &text, grid)?;
+            if let Some(wrong) = operands.first_wrong(gpu, &side)? {
+                return Err(format!(
+                    "hgemm file {name}: {wrong}. Fix: the kernel does not compute C; compare it with the first file."
+                ));
+            }
+            sides.push((name, side));
+        }
+        let samples = operands.time(gpu, self.options, sides.iter().map(|(_, side)| side))?;
+        let measure = Measure::Flops {
+            flops: operands.flops(),
+        };
+        let first = samples.first().and_then(|s| s.as_deref());
+        for ((name, _), times) in sides.iter().zip(&samples) {
+            let base = RowBase {
+                workload: "hgemm",
+                case: format!("{m}x{n}x{k} f16 -> f32, {name}"),
+                baseline_name: "the first file",
+            };
+            self.rows.push(base.row(
+                "device time, --hgemm-wgsl",
+                measure,
+                Stat::P50,
+                (times.as_deref(), first),
+                None,
+            ));
         }
         Ok(())
     }
