@@ -24,7 +24,8 @@
 //!    the law shifts), `x | y` and `x ^ y` below the power of two at or above `max(a, b)`, and
 //!    `max(x, y) < max(a, b)`; `x / y` and `x >> y` are at most `x` (`x / 0 = x` by the law), so
 //!    they keep every bound of `x`, lengths included, and by a literal `c >= 1` or `k` they are
-//!    at most `(a - 1) / c` or `(a - 1) >> k`.
+//!    at most `(a - 1) / c` or `(a - 1) >> k`; `c - y` of a literal `c` and `y < a <= c + 1` is in
+//!    `0..=c` (it cannot wrap), so below `c + 1` (a double-buffered stage's other half, `len - cur`).
 //!
 //! 7. **The packed grid**: in a packed module, `gid.x` is below the item's active invocations, which
 //!    the engine makes at most the longest stored buffer's length (`engine::packed::packed_active`);
@@ -348,8 +349,16 @@ impl Bounds {
                 out.extend(scaled.and_then(below_largest));
                 out
             }
-            BinOp::Sub
-            | BinOp::Eq
+            // `c - y` of a literal `c` and `y <= c`: in `0..=c`, no wrap.
+            BinOp::Sub => u32_literal(lhs)
+                .filter(|&c| {
+                    self.tightest(evidence, rhs)
+                        .is_some_and(|largest| largest <= u64::from(c))
+                })
+                .and_then(|c| below_largest(u64::from(c)))
+                .into_iter()
+                .collect(),
+            BinOp::Eq
             | BinOp::Ne
             | BinOp::Lt
             | BinOp::Le
@@ -579,6 +588,27 @@ mod tests {
             Node::store("out", Expr::var("j"), Expr::u32(1)),
         ];
         assert!(proven(via_let, true, &[]));
+    }
+
+    #[test]
+    fn a_literal_minus_a_value_it_bounds_is_bounded() {
+        let store = |index: Expr| vec![Node::store("out", index, Expr::u32(1))];
+        let lid = Expr::local_x; // below 4
+        // 7 - lid is in 4..=7; 2 - lid may wrap (lid = 3), and so may 7 - gid.x.
+        assert!(proven(store(Expr::sub(Expr::u32(7), lid())), true, &[]));
+        assert!(!proven(store(Expr::sub(Expr::u32(2), lid())), true, &[]));
+        assert!(!proven(
+            store(Expr::sub(Expr::u32(7), Expr::gid_x())),
+            true,
+            &[]
+        ));
+        // 3 - lid <= 3, and 3 - lid + 4 <= 7: the other half of a double buffer.
+        assert!(proven(
+            store(Expr::add(Expr::sub(Expr::u32(3), lid()), Expr::u32(4))),
+            true,
+            &[]
+        ));
+        assert!(!proven(store(Expr::sub(Expr::u32(8), lid())), true, &[]));
     }
 
     #[test]
