@@ -247,22 +247,30 @@ fn accumulated() -> Batch {
     expect_product(batch, (&a, &b), (m, n, k), "of a 16x64 by 64x32 product")
 }
 
-/// Operands staged through workgroup buffers: the invocations copy `a` and `b` element by element
-/// into workgroup buffers (transposing `b`), a barrier, then tiles load from workgroup memory; the
-/// accumulator goes through a workgroup buffer too before the invocations copy it out.
-fn staged() -> Batch {
-    let n = 16u32;
-    let tile = |role, element| TileType::new(role, n, n, element);
+/// The probe's `a` and `b` (`n x n`) and the buffers of a staged product: `a`, `b` and `c` in
+/// storage, and the stages `sa` and `sbt` (`f16`, `n` lines of `lines[0]`) and `sc` (`f32`, `n`
+/// lines of `lines[1]`) in workgroup memory.
+fn stage_operands(n: u32, lines: [u32; 2]) -> (Vec<f64>, Vec<f64>, Vec<BufferDecl>) {
     let a: Vec<f64> = (0..n * n).map(|i| a_value(i / n, i % n)).collect();
     let b: Vec<f64> = (0..n * n).map(|i| b_value(i / n, i % n)).collect();
     let buffers = vec![
         BufferDecl::read("a", 0, DataType::F16).with_count(n * n),
         BufferDecl::read("b", 1, DataType::F16).with_count(n * n),
         BufferDecl::output("c", 2, DataType::F32).with_count(n * n),
-        BufferDecl::workgroup("sa", n * n, DataType::F16),
-        BufferDecl::workgroup("sbt", n * n, DataType::F16),
-        BufferDecl::workgroup("sc", n * n, DataType::F32),
+        BufferDecl::workgroup("sa", n * lines[0], DataType::F16),
+        BufferDecl::workgroup("sbt", n * lines[0], DataType::F16),
+        BufferDecl::workgroup("sc", n * lines[1], DataType::F32),
     ];
+    (a, b, buffers)
+}
+
+/// Operands staged through workgroup buffers: the invocations copy `a` and `b` element by element
+/// into workgroup buffers (transposing `b`), a barrier, then tiles load from workgroup memory; the
+/// accumulator goes through a workgroup buffer too before the invocations copy it out.
+fn staged() -> Batch {
+    let n = 16u32;
+    let tile = |role, element| TileType::new(role, n, n, element);
+    let (a, b, buffers) = stage_operands(n, [n, n]);
     let lid = Expr::local_x;
     let mut body = Vec::new();
     // Each invocation copies two elements of each operand (128 invocations, 256 elements).
@@ -320,16 +328,7 @@ fn staged_rows() -> Batch {
     let n = 16u32;
     let (pad16, pad32) = (n + 8, n + 4);
     let tile = |role, element| TileType::new(role, n, n, element);
-    let a: Vec<f64> = (0..n * n).map(|i| a_value(i / n, i % n)).collect();
-    let b: Vec<f64> = (0..n * n).map(|i| b_value(i / n, i % n)).collect();
-    let buffers = vec![
-        BufferDecl::read("a", 0, DataType::F16).with_count(n * n),
-        BufferDecl::read("b", 1, DataType::F16).with_count(n * n),
-        BufferDecl::output("c", 2, DataType::F32).with_count(n * n),
-        BufferDecl::workgroup("sa", n * pad16, DataType::F16),
-        BufferDecl::workgroup("sbt", n * pad16, DataType::F16),
-        BufferDecl::workgroup("sc", n * pad32, DataType::F32),
-    ];
+    let (a, b, buffers) = stage_operands(n, [pad16, pad32]);
     let u = Expr::u32;
     let v = Expr::var;
     let quarter = || Expr::lt(Expr::local_x(), u(64));

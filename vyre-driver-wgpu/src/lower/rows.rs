@@ -240,22 +240,7 @@ impl Lowerer<'_, '_> {
         // The index before the value, as every store evaluates them.
         let base_u32 = self.row_base(block, &base)?;
         let (value, _) = self.expr(block, value)?;
-        let two = self.fb.u32(block, 2);
-        let row = self.fb.binary(block, B::ShiftRight, base_u32, two);
-        let in_bounds = (!proven).then(|| {
-            let len = self.prologue.lengths[buffer];
-            let c = self.fb.u32(block, lane);
-            let element = self.fb.binary(block, B::Add, base_u32, c);
-            self.fb.binary(block, B::Less, element, len)
-        });
-        // Out of bounds the store does not run; row 0 keeps even its address in bounds.
-        let row = match in_bounds {
-            Some(in_bounds) => {
-                let zero = self.fb.u32(block, 0);
-                self.fb.select(block, in_bounds, row, zero)
-            }
-            None => row,
-        };
+        let (row, in_bounds) = self.guarded_row(block, buffer, base_u32, lane, proven);
         let global = self.fb.expr(
             block,
             Expression::GlobalVariable(self.globals[buffer].global),
@@ -267,13 +252,47 @@ impl Lowerer<'_, '_> {
             pointer,
             value: word,
         };
+        self.store_guarded(block, in_bounds, store);
+        Ok(true)
+    }
+
+    /// Row `b >> 2` (`b` is `base`) of the workgroup row buffer `buffer` for a store whose last
+    /// element is `b + lane`, with the guard `b + lane < len` unless `proven`: row 0 where the
+    /// guard fails, so that even the address of a store that does not run stays in bounds.
+    fn guarded_row(
+        &mut self,
+        block: &mut Block,
+        buffer: usize,
+        base: Handle<Expression>,
+        lane: u32,
+        proven: bool,
+    ) -> (Handle<Expression>, Option<Handle<Expression>>) {
+        let two = self.fb.u32(block, 2);
+        let row = self.fb.binary(block, B::ShiftRight, base, two);
+        if proven {
+            return (row, None);
+        }
+        let len = self.prologue.lengths[buffer];
+        let c = self.fb.u32(block, lane);
+        let element = self.fb.binary(block, B::Add, base, c);
+        let in_bounds = self.fb.binary(block, B::Less, element, len);
+        let zero = self.fb.u32(block, 0);
+        (self.fb.select(block, in_bounds, row, zero), Some(in_bounds))
+    }
+
+    /// `store`, under `in_bounds` when there is a guard.
+    fn store_guarded(
+        &mut self,
+        block: &mut Block,
+        in_bounds: Option<Handle<Expression>>,
+        store: naga::Statement,
+    ) {
         match in_bounds {
             Some(in_bounds) => self
                 .fb
                 .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, store)),
             None => self.fb.stmt(block, store),
         }
-        Ok(true)
     }
 }
 
@@ -364,34 +383,15 @@ impl Lowerer<'_, '_> {
                 components: words,
             },
         );
-        let two = self.fb.u32(block, 2);
-        let row = self.fb.binary(block, B::ShiftRight, base_u32, two);
         // Lane 3 in bounds is every lane in bounds: `b` and the count are multiples of 4.
-        let in_bounds = (!proven).then(|| {
-            let len = self.prologue.lengths[buffer];
-            let three = self.fb.u32(block, 3);
-            let element = self.fb.binary(block, B::Add, base_u32, three);
-            self.fb.binary(block, B::Less, element, len)
-        });
-        let row = match in_bounds {
-            Some(in_bounds) => {
-                let zero = self.fb.u32(block, 0);
-                self.fb.select(block, in_bounds, row, zero)
-            }
-            None => row,
-        };
+        let (row, in_bounds) = self.guarded_row(block, buffer, base_u32, 3, proven);
         let array = self.fb.expr(block, Expression::GlobalVariable(global));
         let pointer = self.fb.access(block, array, row);
         let store = naga::Statement::Store {
             pointer,
             value: row_value,
         };
-        match in_bounds {
-            Some(in_bounds) => self
-                .fb
-                .if_then(block, in_bounds, |fb, inner| fb.stmt(inner, store)),
-            None => self.fb.stmt(block, store),
-        }
+        self.store_guarded(block, in_bounds, store);
         Ok(Some(used))
     }
 
