@@ -322,29 +322,31 @@ impl Lowerer<'_, '_> {
                 break;
             }
             used += 1;
-            match node {
-                Node::Store { index, value, .. } => {
-                    if self.evidence.node_buffer(node)?.index() != buffer
-                        || self.reads_or_updates(buffer, index)
-                        || self.reads_or_updates(buffer, value)
-                    {
-                        return Ok(None);
-                    }
-                    let Some((b, lane)) = self.row_loads.aligned.split(self.evidence, index) else {
-                        return Ok(None);
-                    };
-                    if lane as usize != stores.len() || base.as_ref().is_some_and(|f| *f != b) {
-                        return Ok(None);
-                    }
-                    base = Some(b);
-                    stores.push((index, value));
+            if let Node::Store { index, value, .. } = node {
+                if self.evidence.node_buffer(node)?.index() != buffer
+                    || self.reads_or_updates(buffer, index)
+                    || self.reads_or_updates(buffer, value)
+                {
+                    return Ok(None);
                 }
-                // What common-subexpression elimination leaves between the stores.
-                Node::Let { value, .. } if !self.reads_or_updates(buffer, value) => {
-                    lets.push(node);
+                let Some((b, lane)) = self.row_loads.aligned.split(self.evidence, index) else {
+                    return Ok(None);
+                };
+                if lane as usize != stores.len() || base.as_ref().is_some_and(|f| *f != b) {
+                    return Ok(None);
                 }
-                _ => return Ok(None),
+                base = Some(b);
+                stores.push((index, value));
+                continue;
             }
+            // What common-subexpression elimination leaves between the stores.
+            if let Node::Let { value, .. } = node
+                && !self.reads_or_updates(buffer, value)
+            {
+                lets.push(node);
+                continue;
+            }
+            return Ok(None);
         }
         let (Some(base), [.., (last, _)]) = (base, stores.as_slice()) else {
             return Ok(None);
@@ -368,13 +370,12 @@ impl Lowerer<'_, '_> {
             words.swap(1, 2);
         }
         let global = self.globals[buffer].global;
-        let row_ty = match self.module.types[self.module.global_variables[global].ty].inner {
-            naga::TypeInner::Array { base, .. } => base,
-            _ => {
-                return Err(BackendError::compile(
-                    "the wgpu lowering declared workgroup rows that are no array. Fix: this is a vyre lowering bug; report it with the program text (Display).",
-                ));
-            }
+        let naga::TypeInner::Array { base: row_ty, .. } =
+            self.module.types[self.module.global_variables[global].ty].inner
+        else {
+            return Err(BackendError::compile(
+                "the wgpu lowering declared workgroup rows that are no array. Fix: this is a vyre lowering bug; report it with the program text (Display).",
+            ));
         };
         let row_value = self.fb.expr(
             block,

@@ -35,10 +35,10 @@ use crate::measure;
 use crate::report::{Goal, Measure, Stat};
 use crate::vyre_wgpu::EmittedKernel;
 
+mod kernels;
 mod tuning;
 
-/// The side of a tile.
-const SIDE: u32 = 16;
+use kernels::SIDE;
 /// Tiles of `C` per workgroup along each axis.
 const BLOCK: u32 = 4;
 /// Elements of `C` per workgroup along each axis.
@@ -907,18 +907,18 @@ impl Suite<'_> {
         }
         // The best raw kernel and vyre's program of the same blocking, under the same conditions.
         let (raw_tuning, vyre_tuning) = (
-            &tuning::TUNINGS[QUAD_TUNINGS.0],
-            &tuning::TUNINGS[QUAD_TUNINGS.1],
+            &kernels::TUNINGS[QUAD_TUNINGS.0],
+            &kernels::TUNINGS[QUAD_TUNINGS.1],
         );
         let room = gpu.device.limits().max_compute_workgroup_storage_size;
         if caps_subgroups == [32, 32]
             && raw_tuning.fits(m, n, k)
             && raw_tuning.workgroup_bytes() <= room
-            && let Some(quad) = tuning::tuned_program(vyre_tuning, m, n, k)
+            && let Some(quad) = kernels::tuned_program(vyre_tuning, m, n, k)
         {
             let [bm, bn] = raw_tuning.block();
             let quad_grid = [n / bn, m / bm, 1];
-            let text = tuning::tuned_wgsl(raw_tuning, n, k);
+            let text = kernels::tuned_wgsl(raw_tuning, n, k);
             sides.push((
                 QUAD,
                 operands.raw(gpu, "raw hgemm, quad stage", &text, quad_grid)?,
