@@ -5,7 +5,7 @@
 use vyre_foundation::ir::{BinOp, BufferAccess, BufferDecl, DataType, Expr, Node};
 use vyre_foundation::validate::{BufferUse, Validated, VarId};
 
-use super::tiles::zeros_needed;
+use super::tiles::transfer_aligned;
 use super::zeros::{KnownZeros, literal_word};
 
 /// The multiple of 4 an aligned index starts from.
@@ -174,13 +174,10 @@ fn loads(evidence: &Validated<'_>) -> Loads {
             match evidence.node_buffer(node) {
                 Ok(b) => {
                     tiled[b.index()] = true;
-                    let need = program
-                        .buffers
-                        .get(b.index())
-                        .map_or(u32::MAX, |d| zeros_needed(d.element));
-                    if aligned.zeros.of(evidence, offset) < need
-                        || aligned.zeros.of(evidence, stride) < need
-                    {
+                    let proven = program.buffers.get(b.index()).is_some_and(|d| {
+                        transfer_aligned(&aligned.zeros, evidence, (offset, stride), d.element)
+                    });
+                    if !proven {
                         tiles_aligned[b.index()] = false;
                     }
                 }

@@ -27,6 +27,18 @@ pub(crate) fn zeros_needed(element: DataType) -> u32 {
     (TILE_ALIGN_BYTES / element.size_bytes() as u32).trailing_zeros()
 }
 
+/// True when a transfer's `offset` and `stride` are multiples of 16 bytes of `element` in every
+/// evaluation, by the trailing zeros `zeros` knows.
+pub(crate) fn transfer_aligned(
+    zeros: &KnownZeros,
+    evidence: &Validated<'_>,
+    (offset, stride): (&Expr, &Expr),
+    element: DataType,
+) -> bool {
+    let need = zeros_needed(element);
+    zeros.of(evidence, offset) >= need && zeros.of(evidence, stride) >= need
+}
+
 /// What the tile lowering knows of a program's transfers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TileFacts {
@@ -85,8 +97,7 @@ impl TileFacts {
         stride: &Expr,
         element: DataType,
     ) -> bool {
-        let need = zeros_needed(element);
-        self.zeros.of(evidence, offset) >= need && self.zeros.of(evidence, stride) >= need
+        transfer_aligned(&self.zeros, evidence, (offset, stride), element)
     }
 
     /// The elements a module needs a stage of: those of the unproven transfers, and in a
