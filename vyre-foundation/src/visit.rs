@@ -2,6 +2,8 @@
 //! whole-program facts, iteratively (a program nested as deep as the validator allows walks without
 //! deep recursion).
 
+use smallvec::SmallVec;
+
 use crate::ir::{Expr, Node, Program};
 
 /// Calls `f` once on every expression of `program`, each parent before its children.
@@ -43,12 +45,18 @@ pub fn for_each_expr<'a>(program: &'a Program, mut f: impl FnMut(&'a Expr)) {
 /// assert_eq!(kinds, [true, false, false]); // the `if`, its barrier, the `return`
 /// ```
 pub fn for_each_node<'a>(body: &'a [Node], mut f: impl FnMut(&'a Node)) {
-    let mut stack: Vec<&Node> = body.iter().rev().collect();
+    // Inline stacks: a walk is done per program and per pass, and most programs never spill.
+    let mut stack: SmallVec<[&Node; 32]> = body.iter().rev().collect();
     while let Some(node) = stack.pop() {
         f(node);
-        for inner in node.bodies().collect::<Vec<_>>().into_iter().rev() {
-            stack.extend(inner.iter().rev());
+        // The nested bodies' statements in program order, then reversed: the first on top.
+        let first = stack.len();
+        for inner in node.bodies() {
+            for statement in inner {
+                stack.push(statement);
+            }
         }
+        stack[first..].reverse();
     }
 }
 
@@ -63,9 +71,12 @@ pub fn for_each_node<'a>(body: &'a [Node], mut f: impl FnMut(&'a Node)) {
 /// assert_eq!(literals, 3);
 /// ```
 pub fn for_each_subexpr<'a>(expr: &'a Expr, mut f: impl FnMut(&'a Expr)) {
-    let mut stack = vec![expr];
+    let mut stack: SmallVec<[&Expr; 32]> = SmallVec::new();
+    stack.push(expr);
     while let Some(e) = stack.pop() {
         f(e);
-        stack.extend(e.children());
+        for child in e.children() {
+            stack.push(child);
+        }
     }
 }

@@ -36,6 +36,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
+use smallvec::SmallVec;
+
 use crate::ir::{Expr, Node, Program};
 use crate::validate::Validated;
 
@@ -169,16 +171,18 @@ impl Cx {
         if counts.is_empty() {
             return None;
         }
-        let mut groups: HashMap<(u64, Vec<u64>), Vec<Group<'_>>> = HashMap::default();
+        let mut groups: HashMap<(u64, Stamp), Vec<Group<'_>>> = HashMap::default();
         let mut versions = Versions::default();
         for (s, node) in body.iter().enumerate() {
-            let start = versions.clone();
+            // The versions at the statement's start, copied only when an atomic inside the
+            // statement is about to change them (most statements hold none).
+            let mut start = None;
             if !matches!(node, Node::While { .. }) {
                 for (k, expr) in node.exprs().enumerate() {
                     let mut walk = Walk {
                         cx: self,
                         repeated: &counts,
-                        start: &start,
+                        start: &mut start,
                         versions: &mut versions,
                         groups: &mut groups,
                         statement: s,
@@ -273,11 +277,13 @@ fn repeats(body: &[Node], buffers: &Buffers) -> bool {
 struct Walk<'a, 'b> {
     cx: &'a Cx,
     repeated: &'a ShapeMap<u32>,
-    start: &'a Versions,
+    /// The versions at the start of the statement, once an atomic in it has changed `versions`;
+    /// `None` while they are `versions` themselves.
+    start: &'a mut Option<Versions>,
     versions: &'a mut Versions,
     /// By shape hash and operand versions; equal hashes of different expressions are told apart
     /// by comparing them.
-    groups: &'a mut HashMap<(u64, Vec<u64>), Vec<Group<'b>>>,
+    groups: &'a mut HashMap<(u64, Stamp), Vec<Group<'b>>>,
     statement: usize,
     slot: usize,
     counter: usize,
@@ -298,7 +304,10 @@ impl<'b> Walk<'_, 'b> {
         let hash = hasher.finish();
         if pure && !is_leaf(expr) && self.repeated.contains_key(&hash) {
             let stamp = self.versions.stamp(expr, &self.cx.buffers);
-            let hoistable = self.start.stamp(expr, &self.cx.buffers) == stamp;
+            let hoistable = match self.start {
+                None => true,
+                Some(start) => start.stamp(expr, &self.cx.buffers) == stamp,
+            };
             let same = self.groups.entry((hash, stamp)).or_default();
             match same.iter_mut().find(|g| g.expr == expr) {
                 Some(group) => group.places.push(place),
@@ -310,11 +319,17 @@ impl<'b> Walk<'_, 'b> {
             }
         }
         if let Expr::Atomic { buffer, .. } = expr {
+            if self.start.is_none() {
+                *self.start = Some(self.versions.clone());
+            }
             self.versions.atomic(buffer);
         }
         (hash, pure)
     }
 }
+
+/// The versions one expression's value depends on ([`Versions::stamp`]).
+type Stamp = SmallVec<[u64; 4]>;
 
 /// Versions of what expressions read, bumped by whatever may change it.
 #[derive(Clone, Debug, Default)]
@@ -328,20 +343,25 @@ struct Versions {
 
 impl Versions {
     /// The versions `expr`'s value depends on, in a fixed order of its operands' names.
-    fn stamp(&self, expr: &Expr, buffers: &Buffers) -> Vec<u64> {
-        let mut vars = BTreeSet::new();
-        let mut loads = BTreeSet::new();
+    fn stamp(&self, expr: &Expr, buffers: &Buffers) -> Stamp {
+        let mut vars: SmallVec<[&str; 8]> = SmallVec::new();
+        let mut loads: SmallVec<[&str; 4]> = SmallVec::new();
         crate::for_each_subexpr(expr, |e| {
             if let Expr::Var(name) | Expr::ArrayLoad { array: name, .. } = e {
-                vars.insert(name.as_str());
+                vars.push(name.as_str());
             } else if let Expr::Load { buffer, .. } = e
                 && !buffers.stable(buffer)
             {
-                loads.insert(buffer.as_str());
+                loads.push(buffer.as_str());
             }
         });
+        for names in [&mut vars[..], &mut loads[..]] {
+            names.sort_unstable();
+        }
+        vars.dedup();
+        loads.dedup();
         let version = |map: &BTreeMap<String, u64>, name: &str| map.get(name).copied().unwrap_or(0);
-        let mut stamp: Vec<u64> = vars.iter().map(|v| version(&self.vars, v)).collect();
+        let mut stamp: Stamp = vars.iter().map(|v| version(&self.vars, v)).collect();
         stamp.extend(loads.iter().map(|b| version(&self.buffers, b)));
         if !loads.is_empty() {
             stamp.push(self.memory);
@@ -350,7 +370,12 @@ impl Versions {
     }
 
     fn bump(map: &mut BTreeMap<String, u64>, name: &str) {
-        *map.entry(name.to_owned()).or_default() += 1;
+        match map.get_mut(name) {
+            Some(version) => *version += 1,
+            None => {
+                map.insert(name.to_owned(), 1);
+            }
+        }
     }
 
     /// An atomic on `buffer` ran.

@@ -9,6 +9,8 @@
 //! Expressions are walked with an explicit stack (a program may nest them as deep as the validator
 //! allows); statement bodies recurse, at most [`crate::validate::MAX_NODE_DEPTH`] levels.
 
+use smallvec::SmallVec;
+
 use crate::ir::{Expr, Literal, Node, Program};
 use crate::pass::edit::keep_or_replace;
 
@@ -201,10 +203,12 @@ pub(crate) fn expr(root: &Expr, rewrite: &mut impl Rewrite) -> Option<Expr> {
         Enter(&'a Expr),
         Exit(&'a Expr),
     }
-    let mut steps = vec![Step::Enter(root)];
+    // Inline stacks: most expressions never spill them, and this walk runs per pass.
+    let mut steps: SmallVec<[Step<'_>; 32]> = SmallVec::new();
+    steps.push(Step::Enter(root));
     // The replacement of each finished expression whose parent is not finished yet, in order;
     // `None` for one that did not change.
-    let mut done: Vec<Option<Expr>> = Vec::new();
+    let mut done: SmallVec<[Option<Expr>; 16]> = SmallVec::new();
     while let Some(step) = steps.pop() {
         match step {
             Step::Enter(e) => {
