@@ -113,35 +113,49 @@ impl Pipeline {
         // pass is deterministic, so running one of them again on the same program would change
         // nothing again.
         let mut idle: Vec<(&'static str, u32)> = Vec::new();
-        for pass in &self.passes {
-            let id = (pass.name(), pass.version());
-            if idle.contains(&id) {
-                continue;
-            }
-            let outcome = match &current {
-                None => pass.run(program),
-                Some((changed, made_by)) => {
-                    let validated = crate::validate(changed).map_err(|e| blame(made_by, e))?;
-                    pass.run(&validated)
+        let mut passes = self.passes.iter();
+        loop {
+            // One validation per changed program: the passes after a change share it, and so does
+            // the result when none of them changes it again.
+            let changed = {
+                let revalidated;
+                let validated = match &current {
+                    None => program,
+                    Some((changed, made_by)) => {
+                        revalidated = crate::validate(changed).map_err(|e| blame(made_by, e))?;
+                        &revalidated
+                    }
+                };
+                match next_change(&mut passes, validated, &mut idle) {
+                    Some(change) => change,
+                    None => return Ok(current.as_ref().map(|_| validated.to_evidence())),
                 }
             };
-            match outcome {
-                Outcome::Changed(next) => {
-                    check_interface(pass.name(), original, &next)?;
-                    current = Some((next, pass.name()));
-                    idle.clear();
-                }
-                Outcome::Unchanged => idle.push(id),
-            }
-        }
-        match current {
-            None => Ok(None),
-            Some((changed, made_by)) => {
-                let validated = crate::validate(&changed).map_err(|e| blame(made_by, e))?;
-                Ok(Some(validated.to_evidence()))
-            }
+            check_interface(changed.1, original, &changed.0)?;
+            current = Some(changed);
+            idle.clear();
         }
     }
+}
+
+/// Runs the passes left in `passes` on `validated` until one changes it: that pass's program and
+/// name, or `None` when none did. Skips and records in `idle` the passes that left it unchanged.
+fn next_change<'a>(
+    passes: &mut std::slice::Iter<'a, Box<dyn Pass>>,
+    validated: &Validated<'_>,
+    idle: &mut Vec<(&'static str, u32)>,
+) -> Option<(Program, &'static str)> {
+    for pass in passes {
+        let id = (pass.name(), pass.version());
+        if idle.contains(&id) {
+            continue;
+        }
+        match pass.run(validated) {
+            Outcome::Changed(next) => return Some((next, pass.name())),
+            Outcome::Unchanged => idle.push(id),
+        }
+    }
+    None
 }
 
 /// The error for a program made by `pass` that failed validation.
