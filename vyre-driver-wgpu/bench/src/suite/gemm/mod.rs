@@ -215,25 +215,34 @@ struct Side {
 
 impl Suite<'_> {
     /// The `gemm` workload (see the module docs): every shape of the run that fits, for each
-    /// tiling of `--gemm-tiling` ([`Tiling::DEFAULT`] when none is given).
+    /// tiling of `--gemm-tiling`, or when none is given at the tiling chosen for each shape
+    /// ([`Tiling::for_shape`]).
     pub(in crate::suite) fn gemm(&mut self) -> BenchResult<()> {
         let quick = self.options.quick;
-        let tilings = if self.options.gemm_tilings.is_empty() {
-            vec![Tiling::DEFAULT]
+        // `None`: each shape's own tiling.
+        let tilings: Vec<Option<Tiling>> = if self.options.gemm_tilings.is_empty() {
+            vec![None]
         } else {
-            self.options.gemm_tilings.clone()
+            self.options
+                .gemm_tilings
+                .iter()
+                .copied()
+                .map(Some)
+                .collect()
         };
         let workgroup_bytes = self.gpu.limits.max_compute_workgroup_storage_size;
         let mut checked_dispatch = false;
-        for t in tilings {
-            if (t.bm + t.bn) * t.bk * 4 > workgroup_bytes {
-                self.notes.push(format!(
-                    "gemm: tiling {} skipped, its tiles pass the device's {workgroup_bytes} bytes of workgroup memory",
-                    t.name()
-                ));
-                continue;
-            }
+        for chosen in tilings {
             for shape in tiling::shapes(quick) {
+                let t = chosen.unwrap_or_else(|| Tiling::for_shape(shape));
+                if (t.bm + t.bn) * t.bk * 4 > workgroup_bytes {
+                    self.notes.push(format!(
+                        "gemm: {} skipped with tiling {}, its tiles pass the device's {workgroup_bytes} bytes of workgroup memory",
+                        shape.name(),
+                        t.name()
+                    ));
+                    continue;
+                }
                 if !shape.fits(t) || shape.max_bytes() > self.cap() {
                     self.notes.push(format!(
                         "gemm: {} skipped with tiling {} (not a multiple of the tile, or a buffer passes --max-bytes or the binding limit)",

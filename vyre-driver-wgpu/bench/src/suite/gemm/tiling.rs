@@ -53,6 +53,44 @@ impl Tiling {
         tn: 4,
     };
 
+    /// 128 x 128 x 16 with an 8 x 8 block: [`Tiling::DEFAULT`] twice as deep, so each barrier
+    /// pair serves twice the products. The fastest in the H100 sweep at 4096^3 (BENCHMARKS.md,
+    /// 2026-12-06: raw 28.6, vyre 30.1 TFLOP/s), and the slowest against raw where `k` is short.
+    pub(crate) const DEEP: Tiling = Tiling {
+        bm: 128,
+        bn: 128,
+        bk: 16,
+        tm: 8,
+        tn: 8,
+    };
+
+    /// 128 x 64 x 16 with an 8 x 4 block: 256 invocations on half [`Tiling::DEEP`]'s tile of `C`,
+    /// so twice the workgroups for one product. The sweep's best where `DEEP` leaves an H100's
+    /// 132 SMs short of work (1024^3: 17.9 TFLOP/s against `DEFAULT`'s 10.0) or `k` is short.
+    pub(crate) const NARROW: Tiling = Tiling {
+        bm: 128,
+        bn: 64,
+        bk: 16,
+        tm: 8,
+        tn: 4,
+    };
+
+    /// The tiling the `gemm` workload uses for `shape` when `--gemm-tiling` names none, chosen
+    /// per shape as a GEMM library chooses (and the same for raw and vyre, which are compared
+    /// at one tiling): [`Tiling::DEEP`] where it yields at least 256 workgroups and `k` is at
+    /// least 1024 (enough steps for the deeper tiles to pay off), else [`Tiling::NARROW`], else
+    /// [`Tiling::DEFAULT`] for a shape neither covers.
+    pub(crate) fn for_shape(shape: Shape) -> Tiling {
+        let deep_groups = (shape.m / Self::DEEP.bm) * (shape.n / Self::DEEP.bn);
+        if shape.k >= 1024 && deep_groups >= 256 && shape.fits(Self::DEEP) {
+            Self::DEEP
+        } else if shape.fits(Self::NARROW) {
+            Self::NARROW
+        } else {
+            Self::DEFAULT
+        }
+    }
+
     /// Invocations per workgroup.
     pub(crate) const fn threads(self) -> u32 {
         (self.bm / self.tm) * (self.bn / self.tn)
@@ -273,10 +311,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_built_in_tilings_are_valid_and_parse_back() {
-        for t in [Tiling::DEFAULT, Tiling::SMALL] {
+    fn the_built_in_tilings_are_valid_and_parse_back() {
+        for t in [Tiling::DEFAULT, Tiling::SMALL, Tiling::DEEP, Tiling::NARROW] {
             assert_eq!(Tiling::parse(&t.name()), Ok(t));
             assert_eq!(t.threads(), 256);
+        }
+    }
+
+    #[test]
+    fn each_shape_gets_a_tiling_that_covers_it() {
+        let full = shapes(false);
+        let chosen: Vec<_> = full.iter().map(|&s| Tiling::for_shape(s)).collect();
+        // Deep tiles where there are 256 workgroups of them and k is long; narrow ones otherwise.
+        let expected = [
+            Tiling::NARROW, // 1024^3: 64 deep workgroups
+            Tiling::DEEP,
+            Tiling::DEEP,
+            Tiling::DEEP,
+            Tiling::DEEP,   // 4096x1024x4096: 256 deep workgroups
+            Tiling::NARROW, // 1024x4096x256: k is short
+        ];
+        assert_eq!(chosen, expected);
+        for shape in full.into_iter().chain(shapes(true)) {
+            assert!(shape.fits(Tiling::for_shape(shape)), "{shape:?}");
         }
     }
 
