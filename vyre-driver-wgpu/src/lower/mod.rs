@@ -323,7 +323,7 @@ pub(crate) fn lower(
         )?;
         module.entry_points.push(entry);
     }
-    let info = validate_module(&module)?;
+    let info = analyse_module(&module)?;
     drop_unused_names(&mut module, &info);
     // A module that reads nothing of `params` (a direct one whose lengths are all declared) is
     // launched without vyre's bind group: compacting drops the unused global, and the pipeline
@@ -560,6 +560,24 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
             "the lowered module failed naga validation: {what}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output."
         ))
     })
+}
+
+/// What naga's analysis knows of a module (expression uses, the globals each entry point
+/// reads), without its rules checked: what [`lower`] needs to trim the module. Every path that
+/// hands the module on checks it in full: wgpu validates each module it compiles with every
+/// flag (`wgpu-core`'s `create_shader_module`; a refusal is a compile error naming a vyre
+/// lowering bug, `pipeline.rs`), and the `emit_*` functions validate what they write
+/// ([`validate_module`]). Checking it here as well cost a fifth of the host side of a cold
+/// compile of a small kernel.
+fn analyse_module(module: &naga::Module) -> Result<ModuleInfo, BackendError> {
+    Validator::new(ValidationFlags::empty(), MODULE_CAPABILITIES)
+        .validate(module)
+        .map_err(|e| {
+            BackendError::compile(format!(
+                "naga could not analyse the lowered module: {}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output.",
+                e.into_inner()
+            ))
+        })
 }
 
 /// naga's WGSL text of a lowered module.
