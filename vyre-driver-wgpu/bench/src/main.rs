@@ -143,8 +143,8 @@ struct Args {
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     shard_items: usize,
     /// `gemm` workload: the tilings to run, each BMxBNxBK/TMxTN (a BMxBN tile of C per workgroup,
-    /// BK deep, a TMxTN block per invocation) [default: one per shape, 128x128x16/8x8 for large
-    /// products with k >= 1024, 128x64x16/8x4 for the others].
+    /// BK deep, a TMxTN block per invocation) [default: one per shape on a GPU, 128x128x16/8x8 for
+    /// large products with k >= 1024, 128x64x16/8x4 for the others; 128x128x8/8x8 on a CPU].
     #[arg(long, value_name = "TILING[,TILING...]", value_delimiter = ',', value_parser = suite::gemm::tiling::Tiling::parse)]
     gemm_tiling: Vec<suite::gemm::tiling::Tiling>,
     /// `hgemm_tuning` workload: only these of its kernels, by position from 0 (its notes name

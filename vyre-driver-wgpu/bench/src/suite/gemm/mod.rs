@@ -215,8 +215,8 @@ struct Side {
 
 impl Suite<'_> {
     /// The `gemm` workload (see the module docs): every shape of the run that fits, for each
-    /// tiling of `--gemm-tiling`, or when none is given at the tiling chosen for each shape
-    /// ([`Tiling::for_shape`]).
+    /// tiling of `--gemm-tiling`, or when none is given at the tiling chosen for each shape and
+    /// device ([`Tiling::for_shape`]).
     pub(in crate::suite) fn gemm(&mut self) -> BenchResult<()> {
         let quick = self.options.quick;
         // `None`: each shape's own tiling.
@@ -231,10 +231,11 @@ impl Suite<'_> {
                 .collect()
         };
         let workgroup_bytes = self.gpu.limits.max_compute_workgroup_storage_size;
+        let device = self.gpu.info.device_type;
         let mut checked_dispatch = false;
         for chosen in tilings {
             for shape in tiling::shapes(quick) {
-                let t = chosen.unwrap_or_else(|| Tiling::for_shape(shape));
+                let t = chosen.unwrap_or_else(|| Tiling::for_shape(shape, device));
                 if (t.bm + t.bn) * t.bk * 4 > workgroup_bytes {
                     self.notes.push(format!(
                         "gemm: {} skipped with tiling {}, its tiles pass the device's {workgroup_bytes} bytes of workgroup memory",

@@ -75,12 +75,17 @@ impl Tiling {
         tn: 4,
     };
 
-    /// The tiling the `gemm` workload uses for `shape` when `--gemm-tiling` names none, chosen
-    /// per shape as a GEMM library chooses (and the same for raw and vyre, which are compared
-    /// at one tiling): [`Tiling::DEEP`] where it yields at least 256 workgroups and `k` is at
-    /// least 1024 (enough steps for the deeper tiles to pay off), else [`Tiling::NARROW`], else
-    /// [`Tiling::DEFAULT`] for a shape neither covers.
-    pub(crate) fn for_shape(shape: Shape) -> Tiling {
+    /// The tiling the `gemm` workload uses for `shape` on a device of type `device` when
+    /// `--gemm-tiling` names none, chosen per shape and device as a GEMM library chooses (and
+    /// the same for raw and vyre, which are compared at one tiling). On a GPU:
+    /// [`Tiling::DEEP`] where it yields at least 256 workgroups and `k` is at least 1024 (enough
+    /// steps for the deeper tiles to pay off), else [`Tiling::NARROW`], else [`Tiling::DEFAULT`]
+    /// for a shape neither covers. On a CPU (lavapipe), [`Tiling::DEFAULT`], which ran fastest
+    /// there (NARROW at about two thirds of its speed on this bench's quick shapes).
+    pub(crate) fn for_shape(shape: Shape, device: wgpu::DeviceType) -> Tiling {
+        if device == wgpu::DeviceType::Cpu && shape.fits(Self::DEFAULT) {
+            return Self::DEFAULT;
+        }
         let deep_groups = (shape.m / Self::DEEP.bm) * (shape.n / Self::DEEP.bn);
         if shape.k >= 1024 && deep_groups >= 256 && shape.fits(Self::DEEP) {
             Self::DEEP
@@ -320,8 +325,9 @@ mod tests {
 
     #[test]
     fn each_shape_gets_a_tiling_that_covers_it() {
+        let gpu = wgpu::DeviceType::DiscreteGpu;
         let full = shapes(false);
-        let chosen: Vec<_> = full.iter().map(|&s| Tiling::for_shape(s)).collect();
+        let chosen: Vec<_> = full.iter().map(|&s| Tiling::for_shape(s, gpu)).collect();
         // Deep tiles where there are 256 workgroups of them and k is long; narrow ones otherwise.
         let expected = [
             Tiling::NARROW, // 1024^3: 64 deep workgroups
@@ -333,7 +339,11 @@ mod tests {
         ];
         assert_eq!(chosen, expected);
         for shape in full.into_iter().chain(shapes(true)) {
-            assert!(shape.fits(Tiling::for_shape(shape)), "{shape:?}");
+            assert!(shape.fits(Tiling::for_shape(shape, gpu)), "{shape:?}");
+            assert_eq!(
+                Tiling::for_shape(shape, wgpu::DeviceType::Cpu),
+                Tiling::DEFAULT
+            );
         }
     }
 
