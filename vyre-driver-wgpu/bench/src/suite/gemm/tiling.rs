@@ -32,9 +32,9 @@ pub(crate) struct Tiling {
 
 impl Tiling {
     /// 128 x 128 x 8 with an 8 x 8 block: 256 invocations, one `vec4` of each tile loaded by each
-    /// invocation per step. The default everywhere: on lavapipe it ran raw 1.5-4x as fast as
-    /// [`Tiling::SMALL`] (2026-12-05, BENCHMARKS.md); on a GPU the sweep of
-    /// `bench/gemm-gpu.sh` is to confirm it.
+    /// invocation per step. The default on a CPU adapter ([`Tiling::for_shape`]): on lavapipe it
+    /// ran raw 1.5-4x as fast as [`Tiling::SMALL`] (2026-12-05, BENCHMARKS.md); on the H100 the
+    /// sweep of `bench/gemm-gpu.sh` found [`Tiling::DEEP`] and [`Tiling::NARROW`] faster.
     pub(crate) const DEFAULT: Tiling = Tiling {
         bm: 128,
         bn: 128,
