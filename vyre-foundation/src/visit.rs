@@ -75,6 +75,8 @@ pub fn for_each_subexpr<'a>(expr: &'a Expr, mut f: impl FnMut(&'a Expr)) {
     stack.push(expr);
     while let Some(e) = stack.pop() {
         f(e);
+        // One push per child: `SmallVec::extend` over this iterator cost 8% more instructions
+        // in the pass pipeline (valgrind).
         for child in e.children() {
             stack.push(child);
         }

@@ -541,25 +541,10 @@ const MODULE_CAPABILITIES: Capabilities = Capabilities::SUBGROUP
 
 /// Checks a module with naga's validator (uniformity excepted, see the module docs).
 pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, BackendError> {
-    Validator::new(
+    run_validator(
+        module,
         ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
-        MODULE_CAPABILITIES,
     )
-    .validate(module)
-    .map_err(|e| {
-        // naga nests the cause (entry point, then function, then expression): name them all.
-        let inner = e.into_inner();
-        let mut what = inner.to_string();
-        let mut source = std::error::Error::source(&inner);
-        while let Some(cause) = source {
-            what.push_str(": ");
-            what.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        BackendError::compile(format!(
-            "the lowered module failed naga validation: {what}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output."
-        ))
-    })
 }
 
 /// What naga's analysis knows of a module (expression uses, the globals each entry point
@@ -567,15 +552,31 @@ pub(crate) fn validate_module(module: &naga::Module) -> Result<ModuleInfo, Backe
 /// hands the module on checks it in full: wgpu validates each module it compiles with every
 /// flag (`wgpu-core`'s `create_shader_module`; a refusal is a compile error naming a vyre
 /// lowering bug, `pipeline.rs`), and the `emit_*` functions validate what they write
-/// ([`validate_module`]). Checking it here as well cost a fifth of the host side of a cold
-/// compile of a small kernel.
+/// ([`validate_module`]). Checking it here as well cost about 4% of the host side of a cold
+/// compile of the 10-op chain (BENCHMARKS.md).
 fn analyse_module(module: &naga::Module) -> Result<ModuleInfo, BackendError> {
-    Validator::new(ValidationFlags::empty(), MODULE_CAPABILITIES)
+    run_validator(module, ValidationFlags::empty())
+}
+
+/// naga's validator with `flags` over `module`, its error as a vyre lowering bug.
+fn run_validator(
+    module: &naga::Module,
+    flags: ValidationFlags,
+) -> Result<ModuleInfo, BackendError> {
+    Validator::new(flags, MODULE_CAPABILITIES)
         .validate(module)
         .map_err(|e| {
+            // naga nests the cause (entry point, then function, then expression): name them all.
+            let inner = e.into_inner();
+            let mut what = inner.to_string();
+            let mut source = std::error::Error::source(&inner);
+            while let Some(cause) = source {
+                what.push_str(": ");
+                what.push_str(&cause.to_string());
+                source = cause.source();
+            }
             BackendError::compile(format!(
-                "naga could not analyse the lowered module: {}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output.",
-                e.into_inner()
+                "the lowered module failed naga validation: {what}. Fix: this is a vyre lowering bug; report it with the program text (Display) and `emit_wgsl` output."
             ))
         })
 }

@@ -355,10 +355,9 @@ impl Versions {
                 loads.push(buffer.as_str());
             }
         });
-        for names in [&mut vars[..], &mut loads[..]] {
-            names.sort_unstable();
-        }
+        vars.sort_unstable();
         vars.dedup();
+        loads.sort_unstable();
         loads.dedup();
         let version = |map: &BTreeMap<String, u64>, name: &str| map.get(name).copied().unwrap_or(0);
         let mut stamp: Stamp = vars.iter().map(|v| version(&self.vars, v)).collect();
