@@ -61,8 +61,7 @@ impl VyreBackend for WgpuBackend {
         let Some(known) = self.find_known(program)? else {
             // The driver's order: validation, then the plan; the device's features are checked
             // where the program's pipeline is compiled (`get_or_compile`).
-            self.count_validation();
-            let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
+            let (validated, plan) = self.prepare(program, inputs, config)?;
             return self.execute(&validated, &plan, inputs, config);
         };
         let lens: Vec<usize> = inputs.iter().map(Vec::len).collect();

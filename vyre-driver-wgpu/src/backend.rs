@@ -682,8 +682,29 @@ impl WgpuBackend {
     }
 
     /// Counts a validation the backend had done for it (the driver's `prepare`).
-    pub(crate) fn count_validation(&self) {
+    fn count_validation(&self) {
         crate::stats::bump(&self.shared.counters.validations, 1);
+    }
+
+    /// The driver's `prepare` (validation, then the plan) of a program the backend does not know,
+    /// counted and timed as a validation.
+    ///
+    /// # Errors
+    ///
+    /// As `vyre_driver::prepare`.
+    pub(crate) fn prepare<'p>(
+        &self,
+        program: &'p Program,
+        inputs: &[Vec<u8>],
+        config: &DispatchConfig,
+    ) -> Result<(Validated<'p>, DispatchPlan), BackendError> {
+        self.count_validation();
+        let start = std::time::Instant::now();
+        let prepared = vyre_driver::prepare(program, inputs, config);
+        self.shared
+            .counters
+            .step(crate::stats::Step::Validate, start);
+        prepared
     }
 
     /// `program` validated, counted in [`WgpuStats::validations`].
@@ -693,7 +714,12 @@ impl WgpuBackend {
     /// [`BackendError::InvalidProgram`] for an invalid program.
     pub(crate) fn validate<'p>(&self, program: &'p Program) -> Result<Validated<'p>, BackendError> {
         self.count_validation();
-        Ok(vyre_foundation::validate(program)?)
+        let start = std::time::Instant::now();
+        let validated = vyre_foundation::validate(program);
+        self.shared
+            .counters
+            .step(crate::stats::Step::Validate, start);
+        Ok(validated?)
     }
 
     /// The pipeline of the known program in `form` on the device `state`: the cached one, or

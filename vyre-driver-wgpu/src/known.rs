@@ -12,6 +12,7 @@
 //! so a cache hit needs no second comparison.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::{Features, Fingerprint, Program};
@@ -20,7 +21,7 @@ use vyre_foundation::validate::{Evidence, Validated};
 
 use crate::groups::poisoned;
 use crate::lower::ProgramFacts;
-use crate::stats::{Counters, bump};
+use crate::stats::{Counters, Step, bump};
 
 /// Programs kept at most. A workload alternating between more programs than this validates each
 /// dispatch again, exactly as without the memo.
@@ -50,7 +51,15 @@ impl Known {
         passes: &Pipeline,
         counters: &Counters,
     ) -> Result<Self, BackendError> {
+        let start = Instant::now();
+        let known = Self::analyse(evidence, passes);
+        counters.step(Step::Know, start);
         bump(&counters.analyses, 1);
+        known
+    }
+
+    /// [`Known::of`], uncounted.
+    fn analyse(evidence: &Validated<'_>, passes: &Pipeline) -> Result<Self, BackendError> {
         let fingerprint = evidence.program().fingerprint();
         Ok(match passes.run_to_evidence(evidence)? {
             None => Self {

@@ -105,7 +105,7 @@ pub use lower::Miscompile;
 #[cfg(feature = "planted-miscompiles")]
 pub use lower::plant_miscompile;
 pub use passes::PASSES_ENV;
-pub use stats::{PhaseTimes, WgpuStats};
+pub use stats::{CompileTimes, PhaseTimes, WgpuStats};
 pub use trusted::TRUSTED_MODULES_ENV;
 /// The wgpu this backend is built on, for applications that share their device or buffers with it.
 pub use wgpu;

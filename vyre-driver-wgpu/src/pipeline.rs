@@ -3,6 +3,7 @@
 //! generation) and cached by `cache`.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use vyre_driver::BackendError;
 use vyre_foundation::ir::Program;
@@ -12,7 +13,7 @@ use crate::groups::LaunchGroups;
 use crate::known::Known;
 use crate::lifecycle::TeardownTurn;
 use crate::lower::{self, BindingKind, Form, LoweredBinding};
-use crate::stats::{Counters, bump};
+use crate::stats::{Counters, Step, bump};
 
 /// A compiled pipeline for one program in one lowering form on one device generation: what a launch
 /// binds and runs.
@@ -94,6 +95,7 @@ impl Compiled {
         if let Some(pipeline) = made.as_ref() {
             return Ok(pipeline.clone());
         }
+        let start = Instant::now();
         let pipeline = create_pipeline(
             state,
             &tail.layout,
@@ -101,6 +103,7 @@ impl Compiled {
             lower::TAIL_ENTRY,
             counters,
         )?;
+        counters.step(Step::Pipeline, start);
         *made = Some(pipeline.clone());
         Ok(pipeline)
     }
@@ -278,9 +281,11 @@ pub(crate) fn compile(
     form: Form,
     counters: &Counters,
 ) -> Result<Compiled, BackendError> {
+    let start = Instant::now();
     let evidence = known.validated()?;
     let program = known.program();
     let lowered = lower::lower(&evidence, &known.facts, &form, state.workarounds)?;
+    let start = counters.step(Step::Lower, start);
     check_limits(program, &lowered, &state.limits)?;
     let has_tail = lowered
         .module
@@ -292,6 +297,7 @@ pub(crate) fn compile(
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let trusted = crate::trusted::applies(state.trusted_modules);
     let module = crate::trusted::create_module(device, lowered.module, trusted);
+    let start = counters.step(Step::Module, start);
     bump(&counters.shader_modules, 1);
     bump(&counters.trusted_modules, u64::from(trusted));
     let user_entries: Vec<_> = lowered.bindings.iter().map(layout_entry).collect();
@@ -318,6 +324,7 @@ pub(crate) fn compile(
     // The module's own errors (and memory) are checked with the main pipeline's.
     let made = create_pipeline(state, &layout, &module, lower::ENTRY, counters);
     check_scopes(oom, scope, "the shader module")?;
+    counters.step(Step::Pipeline, start);
     let pipeline = made?;
     let tail = has_tail.then(|| Tail {
         module,

@@ -34,6 +34,9 @@ use std::time::Instant;
 /// assert_eq!(twice.cache_hits, once.cache_hits + 1);
 /// assert_eq!(twice.buffers_created, once.buffers_created);
 /// assert_eq!(twice.recoveries, 0);
+/// // The first dispatch validated, lowered and compiled the program; the second none of that.
+/// assert!(once.compile.validate_ns > 0 && once.compile.lower_ns > 0 && once.compile.pipeline_ns > 0);
+/// assert_eq!(twice.compile, once.compile);
 /// # Ok::<(), vyre_driver::BackendError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,6 +93,36 @@ pub struct WgpuStats {
     /// Host wall time spent in each phase of every launch so far, to see where a dispatch's time
     /// goes (differences of two snapshots divided by the dispatches between them).
     pub phases: PhaseTimes,
+    /// Host wall time spent making pipelines, per step, to see where a cold compile's time goes.
+    pub compile: CompileTimes,
+}
+
+/// Nanoseconds of host wall time summed over every program the backend came to know and every
+/// pipeline it compiled, per step, in the order a cold compile runs them (differences of two
+/// snapshots divided by the compiles between them). A dispatch served by the pipeline cache adds
+/// nothing here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompileTimes {
+    /// Validating programs the backend did not know.
+    pub validate_ns: u64,
+    /// Coming to know a validated program: its fingerprint, the IR passes (with their checks of
+    /// what they changed) and the lowering's analyses.
+    pub know_ns: u64,
+    /// Lowering a known program in one launch form to a naga module.
+    pub lower_ns: u64,
+    /// `create_shader_module`: wgpu's own validation of the module.
+    pub module_ns: u64,
+    /// The layouts and `create_compute_pipeline`: the backend's shader translation (SPIR-V on
+    /// Vulkan) and the driver's compile.
+    pub pipeline_ns: u64,
+}
+
+impl CompileTimes {
+    /// The sum of every step.
+    pub fn total_ns(&self) -> u64 {
+        self.validate_ns + self.know_ns + self.lower_ns + self.module_ns + self.pipeline_ns
+    }
 }
 
 /// Nanoseconds of host wall time summed over every launch, per phase, in the order a launch runs
@@ -165,6 +198,7 @@ pub(crate) struct Counters {
     pub(crate) validations: AtomicU64,
     pub(crate) analyses: AtomicU64,
     pub(crate) phases: [AtomicU64; PHASES],
+    pub(crate) compile: [AtomicU64; STEPS],
 }
 
 /// A launch phase, an index into [`Counters::phases`].
@@ -181,14 +215,36 @@ pub(crate) enum Phase {
 
 const PHASES: usize = 7;
 
+/// A step of a cold compile, an index into [`Counters::compile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Validate,
+    Know,
+    Lower,
+    Module,
+    Pipeline,
+}
+
+const STEPS: usize = 5;
+
 impl Counters {
     /// Adds the time since `since` to `phase`, and returns now (the next phase's start).
     pub(crate) fn lap(&self, phase: Phase, since: Instant) -> Instant {
-        let now = Instant::now();
-        let ns = u64::try_from(now.saturating_duration_since(since).as_nanos()).unwrap_or(u64::MAX);
-        self.phases[phase as usize].fetch_add(ns, Ordering::Relaxed);
-        now
+        add_since(&self.phases[phase as usize], since)
     }
+
+    /// Adds the time since `since` to the compile step `step`, and returns now.
+    pub(crate) fn step(&self, step: Step, since: Instant) -> Instant {
+        add_since(&self.compile[step as usize], since)
+    }
+}
+
+/// Adds the nanoseconds since `since` to `counter`, and returns now.
+fn add_since(counter: &AtomicU64, since: Instant) -> Instant {
+    let now = Instant::now();
+    let ns = u64::try_from(now.saturating_duration_since(since).as_nanos()).unwrap_or(u64::MAX);
+    counter.fetch_add(ns, Ordering::Relaxed);
+    now
 }
 
 pub(crate) fn bump(counter: &AtomicU64, by: u64) {
@@ -245,6 +301,13 @@ impl Counters {
                 wait_ns: get(&self.phases[Phase::Wait as usize]),
                 read_ns: get(&self.phases[Phase::Read as usize]),
                 deliver_ns: get(&self.phases[Phase::Deliver as usize]),
+            },
+            compile: CompileTimes {
+                validate_ns: get(&self.compile[Step::Validate as usize]),
+                know_ns: get(&self.compile[Step::Know as usize]),
+                lower_ns: get(&self.compile[Step::Lower as usize]),
+                module_ns: get(&self.compile[Step::Module as usize]),
+                pipeline_ns: get(&self.compile[Step::Pipeline as usize]),
             },
         }
     }

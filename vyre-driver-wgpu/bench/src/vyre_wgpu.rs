@@ -234,7 +234,7 @@ pub(crate) fn stats_line(what: &str, before: &WgpuStats, after: &WgpuStats, reps
     let per = |a: u64, b: u64| (b.saturating_sub(a)) as f64 / reps.max(1) as f64;
     let us = |a: u64, b: u64| per(a, b) / 1000.0;
     let (p, q) = (&before.phases, &after.phases);
-    format!(
+    let mut line = format!(
         "{what}: per vyre repetition {:.1} dispatch calls, {:.1} submits, {:.1} buffers created, {:.1} pipelines, {:.1} shader modules, {:.1} cache hits; pool holds {} MiB; host us per repetition: prepare {:.1}, upload {:.1}, record {:.1}, submit {:.1}, wait {:.1}, read {:.1}, deliver {:.1}",
         per(before.dispatch_calls, after.dispatch_calls),
         per(before.submits, after.submits),
@@ -250,5 +250,17 @@ pub(crate) fn stats_line(what: &str, before: &WgpuStats, after: &WgpuStats, reps
         us(p.wait_ns, q.wait_ns),
         us(p.read_ns, q.read_ns),
         us(p.deliver_ns, q.deliver_ns),
-    )
+    );
+    let (c, d) = (&before.compile, &after.compile);
+    if d.total_ns() > c.total_ns() {
+        line.push_str(&format!(
+            "; compile us per repetition: validate {:.1}, know {:.1}, lower {:.1}, module {:.1}, pipeline {:.1}",
+            us(c.validate_ns, d.validate_ns),
+            us(c.know_ns, d.know_ns),
+            us(c.lower_ns, d.lower_ns),
+            us(c.module_ns, d.module_ns),
+            us(c.pipeline_ns, d.pipeline_ns),
+        ));
+    }
+    line
 }

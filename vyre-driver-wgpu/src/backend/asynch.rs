@@ -74,8 +74,7 @@ impl WgpuBackend {
             let plan = vyre_driver::plan_dispatch(program, &lens, config)?;
             return Ok((known, plan));
         }
-        self.count_validation();
-        let (validated, plan) = vyre_driver::prepare(program, inputs, config)?;
+        let (validated, plan) = self.prepare(program, inputs, config)?;
         Ok((self.known_validated(&validated)?, plan))
     }
 

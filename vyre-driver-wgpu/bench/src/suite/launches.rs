@@ -172,10 +172,24 @@ impl Suite<'_> {
         let mut rep = 0u32;
         // Every repetition compiles a shader no cache has seen: the chain's multiplier changes
         // (odd salts for vyre, even offsets for raw, so neither side warms the other's driver cache).
+        // Raw's host time in `create_shader_module` (WGSL parsing and validation) and in the
+        // pipeline (SPIR-V and the driver's compile), beside vyre's steps (`WgpuStats::compile`).
+        let mut raw_ns = [0u128; 2];
         let mut raw_step = || {
             rep += 1;
             let source = wgsl::chain_wgsl(false, workloads::CHAIN_SALT.wrapping_add(2 * rep));
-            gpu.kernel("raw compile", &source).map(drop)
+            let start = Instant::now();
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("raw compile"),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            let made = Instant::now();
+            let kernel = gpu.kernel_of("raw compile", &module, None);
+            raw_ns[0] += made.duration_since(start).as_nanos();
+            raw_ns[1] += made.elapsed().as_nanos();
+            kernel.map(drop)
         };
         let mut vyre_rep = 0u32;
         let mut vyre_step = || match self.wgpu {
@@ -189,11 +203,14 @@ impl Suite<'_> {
         let before = self.wgpu.map(WgpuBackend::stats);
         let (raw_times, vyre_times) =
             self.timed_pair(self.reps(), &mut raw_step, &mut vyre_step)?;
-        self.note_stats(
-            "cold compile",
-            before,
-            (self.reps().warmup + self.reps().timed) as u64,
-        );
+        let reps = (self.reps().warmup + self.reps().timed) as u64;
+        self.note_stats("cold compile", before, reps);
+        let per_rep_us = |ns: u128| ns as f64 / reps.max(1) as f64 / 1000.0;
+        self.notes.push(format!(
+            "cold compile: raw's host us per repetition: module {:.1}, pipeline {:.1}",
+            per_rep_us(raw_ns[0]),
+            per_rep_us(raw_ns[1]),
+        ));
         let base = RowBase {
             workload: "compile",
             case: "10-op chain, new program each rep".into(),
@@ -265,8 +282,11 @@ impl Suite<'_> {
             let salt = workloads::CHAIN_SALT.wrapping_add(8193 + 2 * vyre_rep);
             vyre_wgpu::compile(backend, &workloads::chain_nested_program(1 << 20, salt))
         };
+        let before = backend.stats();
         let (raw_times, vyre_times) =
             self.timed_pair(self.reps(), &mut raw_step, &mut vyre_step)?;
+        let reps = (self.reps().warmup + self.reps().timed) as u64;
+        self.note_stats("cold compile, nested chain", Some(before), reps);
         let passes = if backend.passes().is_empty() {
             "off"
         } else {
