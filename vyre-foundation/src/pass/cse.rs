@@ -113,8 +113,8 @@ impl Pass for Cse {
     }
 }
 
-struct Cx {
-    buffers: Buffers,
+struct Cx<'p> {
+    buffers: Buffers<'p>,
     names: FreshNames,
 }
 
@@ -131,7 +131,7 @@ struct Group<'b> {
     hoistable: bool,
 }
 
-impl Cx {
+impl Cx<'_> {
     /// Shares the repeated expressions of `body` and of its nested bodies. True when something
     /// changed.
     fn body(&mut self, body: &mut Vec<Node>) -> bool {
@@ -146,7 +146,7 @@ impl Cx {
                 break;
             };
             let name = self.names.fresh();
-            share(body, &expr, &places, &name);
+            share(body, expr, &places, &name);
             changed = true;
         }
         changed
@@ -211,7 +211,7 @@ impl Cx {
 /// the module docs: not a leaf, no atomic, no load of a buffer an atomic uses), children first,
 /// and returns `expr`'s hash and whether it is pure (no atomic and no such load). Equal
 /// expressions have equal hashes; each hash is computed once, from the children's.
-fn shape(expr: &Expr, buffers: &Buffers, found: &mut impl FnMut(u64, &Expr)) -> (u64, bool) {
+fn shape(expr: &Expr, buffers: &Buffers<'_>, found: &mut impl FnMut(u64, &Expr)) -> (u64, bool) {
     let mut hasher = Mix::default();
     let pure = own_fields(expr, buffers, &mut hasher);
     let mut all_pure = pure;
@@ -229,7 +229,7 @@ fn shape(expr: &Expr, buffers: &Buffers, found: &mut impl FnMut(u64, &Expr)) -> 
 
 /// Feeds `hasher` what `expr` holds besides its children; false when `expr` itself is an atomic or
 /// a load of a buffer an atomic uses.
-fn own_fields(expr: &Expr, buffers: &Buffers, hasher: &mut Mix) -> bool {
+fn own_fields(expr: &Expr, buffers: &Buffers<'_>, hasher: &mut Mix) -> bool {
     std::mem::discriminant(expr).hash(hasher);
     match expr {
         Expr::Lit(lit) => lit.hash(hasher),
@@ -253,7 +253,7 @@ fn own_fields(expr: &Expr, buffers: &Buffers, hasher: &mut Mix) -> bool {
 /// Whether some body of `body` (itself or a nested one) has a candidate expression twice among
 /// its statements' expressions, whatever their operands' versions: without one the pass has
 /// nothing to share.
-fn repeats(body: &[Node], buffers: &Buffers) -> bool {
+fn repeats(body: &[Node], buffers: &Buffers<'_>) -> bool {
     let mut seen: HashSet<u64> = HashSet::default();
     let mut again = false;
     for node in body {
@@ -275,7 +275,7 @@ fn repeats(body: &[Node], buffers: &Buffers) -> bool {
 /// One walk over one expression of a statement, in evaluation order, recording occurrences of
 /// the shapes in `repeated`.
 struct Walk<'a, 'b> {
-    cx: &'a Cx,
+    cx: &'a Cx<'a>,
     repeated: &'a ShapeMap<u32>,
     /// The versions at the start of the statement, once an atomic in it has changed `versions`;
     /// `None` while they are `versions` themselves.
@@ -343,7 +343,7 @@ struct Versions {
 
 impl Versions {
     /// The versions `expr`'s value depends on, in a fixed order of its operands' names.
-    fn stamp(&self, expr: &Expr, buffers: &Buffers) -> Stamp {
+    fn stamp(&self, expr: &Expr, buffers: &Buffers<'_>) -> Stamp {
         let mut vars: SmallVec<[&str; 8]> = SmallVec::new();
         let mut loads: SmallVec<[&str; 4]> = SmallVec::new();
         crate::for_each_subexpr(expr, |e| {
@@ -384,7 +384,7 @@ impl Versions {
     }
 
     /// `node`'s own effect (after its expressions) and everything its nested bodies may do.
-    fn after(&mut self, node: &Node, buffers: &Buffers) {
+    fn after(&mut self, node: &Node, buffers: &Buffers<'_>) {
         let effects = match node {
             // No expression reads a tile, and a tile load reads memory without changing it.
             Node::Let { .. }
@@ -426,7 +426,7 @@ impl Versions {
 
 /// Puts `let name = expr` before the statement of the first of `places` and makes every one of
 /// them read `name`.
-fn share(body: &mut Vec<Node>, expr: &Expr, places: &[Place], name: &str) {
+fn share(body: &mut Vec<Node>, expr: Expr, places: &[Place], name: &str) {
     let mut by_slot: BTreeMap<(usize, usize), BTreeSet<usize>> = BTreeMap::new();
     for &(s, k, p) in places {
         by_slot.entry((s, k)).or_default().insert(p);
@@ -441,7 +441,7 @@ fn share(body: &mut Vec<Node>, expr: &Expr, places: &[Place], name: &str) {
         }
     }
     let first = places.iter().map(|&(s, _, _)| s).min().unwrap_or(0);
-    body.insert(first, Node::let_bind(name, expr.clone()));
+    body.insert(first, Node::let_bind(name, expr));
 }
 
 /// Replaces the subexpressions of `expr` at the pre-order `positions` (counted from `counter`, in

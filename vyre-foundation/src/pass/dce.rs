@@ -102,7 +102,7 @@ struct Cx<'v, 'p> {
     validated: &'v Validated<'p>,
     /// Whether some live expression reads each variable, by [`VarId::index`].
     live: Liveness,
-    buffers: Buffers,
+    buffers: Buffers<'p>,
 }
 
 /// Which variables some live expression reads.
@@ -264,9 +264,12 @@ impl Cx<'_, '_> {
             out.extend(effects_of(value));
             return true;
         }
+        if !overwritten {
+            return false;
+        }
         let zero = self.validated.type_of(value).ok().map(zero_of);
         match zero {
-            Some(zero) if overwritten && *value != zero => {
+            Some(zero) if *value != zero => {
                 out.extend(effects_of(value));
                 out.push(Node::let_bind(name, zero));
                 true
@@ -386,21 +389,29 @@ impl Cx<'_, '_> {
             return true;
         }
         let mut ok = true;
-        let mut all: Vec<&Expr> = exprs.iter().collect();
+        for expr in exprs {
+            ok &= self.mark_read(expr, unread);
+        }
         for_each_node(nodes, |node| {
             ok &= !matches!(node, Node::Break | Node::Continue);
-            all.extend(node.exprs());
+            for expr in node.exprs() {
+                ok &= self.mark_read(expr, unread);
+            }
         });
-        for expr in all {
-            crate::for_each_subexpr(expr, |e| {
-                if let Expr::Var(_) = e {
-                    match self.validated.var_of(e) {
-                        Ok(id) => unread.set(id, false),
-                        Err(_) => ok = false,
-                    }
+        ok
+    }
+
+    /// Marks as read every variable `expr` reads; false when a fact is missing.
+    fn mark_read(&self, expr: &Expr, unread: &mut Unread) -> bool {
+        let mut ok = true;
+        crate::for_each_subexpr(expr, |e| {
+            if let Expr::Var(_) = e {
+                match self.validated.var_of(e) {
+                    Ok(id) => unread.set(id, false),
+                    Err(_) => ok = false,
                 }
-            });
-        }
+            }
+        });
         ok
     }
 
@@ -490,11 +501,10 @@ fn observe_exprs(exprs: &[&Expr], pending: &mut Vec<(&str, &Expr)>) {
         return;
     }
     let mut atomic = false;
-    let mut loads: Vec<&str> = Vec::new();
     for e in exprs {
         crate::for_each_subexpr(e, |sub| match sub {
             Expr::Atomic { .. } => atomic = true,
-            Expr::Load { buffer, .. } => loads.push(buffer),
+            Expr::Load { buffer, .. } => pending.retain(|&(b, _)| b != buffer),
             Expr::Lit(_)
             | Expr::Var(_)
             | Expr::ArrayLoad { .. }
@@ -512,8 +522,6 @@ fn observe_exprs(exprs: &[&Expr], pending: &mut Vec<(&str, &Expr)>) {
     }
     if atomic {
         pending.clear();
-    } else {
-        pending.retain(|&(buffer, _)| !loads.contains(&buffer));
     }
 }
 
@@ -539,10 +547,11 @@ fn observe(effects: &Effects, pending: &mut Vec<(&str, &Expr)>) {
 /// nothing changes, those read by the value of a definition of a live variable. A definition whose
 /// value has an atomic keeps its reads live (its atomics stay).
 fn live_vars(validated: &Validated<'_>) -> Liveness {
-    let mut live = vec![false; validated.vars().len()];
+    let vars = validated.vars().len();
+    let mut live = vec![false; vars];
     // Each definition's target and the range of `read` its value reads.
-    let mut defs: Vec<(VarId, std::ops::Range<usize>)> = Vec::new();
-    let mut read: Vec<VarId> = Vec::new();
+    let mut defs: Vec<(VarId, std::ops::Range<usize>)> = Vec::with_capacity(vars);
+    let mut read: Vec<VarId> = Vec::with_capacity(2 * vars);
     let mut complete = true;
     let mut reads = |expr: &Expr, into: &mut Vec<VarId>| {
         crate::for_each_subexpr(expr, |e| {
@@ -554,7 +563,7 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
             }
         });
     };
-    let mut roots: Vec<VarId> = Vec::new();
+    let mut roots: Vec<VarId> = Vec::with_capacity(vars);
     for_each_node(&validated.program().body, |node| match node {
         Node::Let { value, .. } | Node::Assign { value, .. } => match validated.node_var(node) {
             Ok(target) if !value.has_atomic() => {
@@ -585,27 +594,44 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
             }
         }
     });
-    if !complete {
+    if !complete || defs.iter().any(|(target, _)| target.index() >= live.len()) {
         return Liveness::All;
     }
+    // The definitions of each variable, grouped: `order[first[v]..first[v + 1]]` indexes `defs`.
+    let mut first = vec![0usize; live.len() + 1];
+    for (target, _) in &defs {
+        first[target.index() + 1] += 1;
+    }
+    for v in 0..live.len() {
+        first[v + 1] += first[v];
+    }
+    let mut next = first.clone();
+    let mut order = vec![0usize; defs.len()];
+    for (d, (target, _)) in defs.iter().enumerate() {
+        order[next[target.index()]] = d;
+        next[target.index()] += 1;
+    }
+    // A worklist from the roots: each variable found live makes what its definitions read live,
+    // once.
+    let mut work: Vec<VarId> = Vec::new();
     for id in roots {
-        if let Some(slot) = live.get_mut(id.index()) {
+        if let Some(slot) = live.get_mut(id.index())
+            && !*slot
+        {
             *slot = true;
+            work.push(id);
         }
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (target, ids) in &defs {
-            if !live.get(target.index()).copied().unwrap_or(true) {
-                continue;
-            }
-            for id in &read[ids.clone()] {
-                if let Some(slot) = live.get_mut(id.index())
-                    && !*slot
-                {
-                    *slot = true;
-                    changed = true;
+    while let Some(id) = work.pop() {
+        for &d in &order[first[id.index()]..first[id.index() + 1]] {
+            for &r in &read[defs[d].1.clone()] {
+                match live.get_mut(r.index()) {
+                    Some(slot) if !*slot => {
+                        *slot = true;
+                        work.push(r);
+                    }
+                    Some(_) => {}
+                    None => return Liveness::All,
                 }
             }
         }

@@ -123,63 +123,87 @@ impl Effects {
 }
 
 /// The buffers of a program as the flow passes see them: which never change during a dispatch and
-/// which some atomic uses.
+/// which some atomic uses. Looked up by name in declaration order: programs declare a handful.
 #[derive(Debug)]
-pub(super) struct Buffers {
-    /// `read` and `uniform` buffers: no invocation writes them.
-    stable: BTreeSet<String>,
-    /// Buffers some atomic updates. `SEMANTICS.md` section 8: a plain load or store of such a buffer
-    /// is an atomic load or store, so other invocations may change it between two loads of this
-    /// one, or read it between two stores, without a race.
-    atomic: BTreeSet<String>,
-    /// Buffers some `load` or atomic reads.
-    read: BTreeSet<String>,
+pub(super) struct Buffers<'p> {
+    buffers: Vec<(&'p str, Use)>,
 }
 
-impl Buffers {
+/// What the flow passes know of one buffer.
+#[derive(Clone, Copy, Debug)]
+struct Use {
+    /// A `read` or `uniform` buffer: no invocation writes it.
+    stable: bool,
+    /// Some atomic updates it. `SEMANTICS.md` section 8: a plain load or store of such a buffer
+    /// is an atomic load or store, so other invocations may change it between two loads of this
+    /// one, or read it between two stores, without a race.
+    atomic: bool,
+    /// Some `load` or atomic reads it.
+    read: bool,
+}
+
+/// What an undeclared name is taken to be: the worst case of every question.
+const UNKNOWN: Use = Use {
+    stable: false,
+    atomic: true,
+    read: true,
+};
+
+impl<'p> Buffers<'p> {
     /// The facts of `validated`'s buffers, from its evidence ([`crate::validate::BufferUse`]). A
     /// pass never adds a load or an atomic, so they stay true of what it makes.
-    pub(super) fn of(validated: &Validated<'_>) -> Self {
-        let mut buffers = Self {
-            stable: BTreeSet::new(),
-            atomic: BTreeSet::new(),
-            read: BTreeSet::new(),
-        };
+    pub(super) fn of(validated: &Validated<'p>) -> Self {
         let uses = validated.buffer_uses();
-        for (i, decl) in validated.program().buffers.iter().enumerate() {
-            // Evidence for every buffer is a validation guarantee; without it, assume the worst.
-            let (atomic, read) = uses
-                .get(i)
-                .map_or((true, true), |u| (u.atomic, u.loaded || u.atomic));
-            match decl.access {
-                BufferAccess::Read | BufferAccess::Uniform => {
-                    buffers.stable.insert(decl.name.clone());
-                }
-                BufferAccess::ReadWrite | BufferAccess::Output | BufferAccess::Workgroup => {}
-            }
-            if atomic {
-                buffers.atomic.insert(decl.name.clone());
-            }
-            if read {
-                buffers.read.insert(decl.name.clone());
-            }
-        }
-        buffers
+        let buffers = validated
+            .program()
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, decl)| {
+                // Evidence for every buffer is a validation guarantee; without it, assume the
+                // worst.
+                let (atomic, read) = uses
+                    .get(i)
+                    .map_or((true, true), |u| (u.atomic, u.loaded || u.atomic));
+                let stable = match decl.access {
+                    BufferAccess::Read | BufferAccess::Uniform => true,
+                    BufferAccess::ReadWrite | BufferAccess::Output | BufferAccess::Workgroup => {
+                        false
+                    }
+                };
+                (
+                    decl.name.as_str(),
+                    Use {
+                        stable,
+                        atomic,
+                        read,
+                    },
+                )
+            })
+            .collect();
+        Self { buffers }
+    }
+
+    fn get(&self, buffer: &str) -> Use {
+        self.buffers
+            .iter()
+            .find(|(name, _)| *name == buffer)
+            .map_or(UNKNOWN, |&(_, u)| u)
     }
 
     /// True for a `read` or `uniform` buffer, which nothing writes during a dispatch.
     pub(super) fn stable(&self, buffer: &str) -> bool {
-        self.stable.contains(buffer)
+        self.get(buffer).stable
     }
 
     /// True when some atomic in the program updates `buffer`.
     pub(super) fn atomic(&self, buffer: &str) -> bool {
-        self.atomic.contains(buffer)
+        self.get(buffer).atomic
     }
 
     /// True when some load or atomic in the program reads `buffer`.
     pub(super) fn read(&self, buffer: &str) -> bool {
-        self.read.contains(buffer)
+        self.get(buffer).read
     }
 }
 

@@ -72,8 +72,8 @@ impl Pass for Licm {
     }
 }
 
-struct Cx {
-    buffers: Buffers,
+struct Cx<'p> {
+    buffers: Buffers<'p>,
     names: FreshNames,
 }
 
@@ -84,7 +84,7 @@ struct Loop {
     effects: Effects,
 }
 
-impl Cx {
+impl Cx<'_> {
     /// Hoists what it may out of every loop in `body` and in its nested bodies. True when something
     /// changed.
     fn body(&mut self, body: &mut Vec<Node>) -> bool {
@@ -159,7 +159,7 @@ impl Cx {
 }
 
 /// True when `expr` may be computed once before the loop `facts` describes.
-fn invariant(buffers: &Buffers, expr: &Expr, facts: &Loop) -> bool {
+fn invariant(buffers: &Buffers<'_>, expr: &Expr, facts: &Loop) -> bool {
     if is_leaf(expr) || is_constant(expr) || expr.has_atomic() || expr.has_subgroup_op() {
         return false;
     }

@@ -112,7 +112,7 @@ impl Pipeline {
         // The passes (name and version) that left the program unchanged since its last change: a
         // pass is deterministic, so running one of them again on the same program would change
         // nothing again.
-        let mut idle: Vec<(&'static str, u32)> = Vec::new();
+        let mut idle: Vec<(&'static str, u32)> = Vec::with_capacity(self.passes.len());
         let mut passes = self.passes.iter();
         loop {
             // One validation per changed program: the passes after a change share it, and so does

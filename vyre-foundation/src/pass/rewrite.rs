@@ -6,8 +6,10 @@
 //! Every rewrite keeps an expression's type, so the evidence of an original holds for whatever
 //! replaced it. Statements are seen the same way, after their expressions and bodies.
 //!
-//! Expressions are walked with an explicit stack (a program may nest them as deep as the validator
-//! allows); statement bodies recurse, at most [`crate::validate::MAX_NODE_DEPTH`] levels.
+//! Expressions are walked recursively near their root and with an explicit stack below
+//! [`RECURSION_LIMIT`] levels (a program may nest them as deep as the validator allows, and a pass
+//! may run on a thread with a small stack); statement bodies recurse, at most
+//! [`crate::validate::MAX_NODE_DEPTH`] levels.
 
 use smallvec::SmallVec;
 
@@ -51,10 +53,11 @@ pub(crate) fn push(rebuilt: Option<Node>, out: &mut Vec<Node>) -> bool {
 /// `program` with every expression and statement rewritten by `rewrite`; `None` when nothing
 /// changed.
 pub(crate) fn program(program: &Program, rewrite: &mut impl Rewrite) -> Option<Program> {
+    let body = body(&program.body, rewrite)?;
     Some(Program {
         buffers: program.buffers.clone(),
         workgroup_size: program.workgroup_size,
-        body: body(&program.body, rewrite)?,
+        body,
     })
 }
 
@@ -79,13 +82,13 @@ fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
         new.unwrap_or_else(|| old.clone())
     }
     match node {
-        Node::Let { name, value } => Some(Node::Let {
+        Node::Let { name, value } => expr(value, r).map(|value| Node::Let {
             name: name.clone(),
-            value: expr(value, r)?,
+            value,
         }),
-        Node::Assign { name, value } => Some(Node::Assign {
+        Node::Assign { name, value } => expr(value, r).map(|value| Node::Assign {
             name: name.clone(),
-            value: expr(value, r)?,
+            value,
         }),
         Node::Store {
             buffer,
@@ -196,9 +199,117 @@ fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
     }
 }
 
-/// `root` rewritten bottom-up, children before parents, without recursion; `None` when nothing
-/// in it changed.
-pub(crate) fn expr(root: &Expr, rewrite: &mut impl Rewrite) -> Option<Expr> {
+/// `e` rewritten bottom-up, children before parents, left to right; `None` when nothing in it
+/// changed.
+pub(crate) fn expr(e: &Expr, r: &mut impl Rewrite) -> Option<Expr> {
+    expr_at(e, r, 0)
+}
+
+/// How deep [`expr`] recurses before it rewrites the rest of a subtree with a stack of its own:
+/// recursion is cheapest for the shallow expressions of real programs (the explicit stack's setup
+/// was a third of `const_fold`'s instructions on an unchanged program, valgrind), and the stack
+/// keeps a pass safe on a thread with a small stack however deep a valid expression is.
+const RECURSION_LIMIT: usize = 24;
+
+/// [`expr`] of `e`, `depth` levels below where the walk started.
+fn expr_at(e: &Expr, r: &mut impl Rewrite, depth: usize) -> Option<Expr> {
+    // A child rewritten, or `None` where it did not change.
+    fn keep(new: Option<Expr>, old: &Expr) -> Box<Expr> {
+        Box::new(new.unwrap_or_else(|| old.clone()))
+    }
+    if depth >= RECURSION_LIMIT {
+        return expr_stacked(e, r);
+    }
+    let expr = |child: &Expr, r: &mut _| expr_at(child, r, depth + 1);
+    let rebuilt = match e {
+        Expr::Lit(_) | Expr::Var(_) | Expr::BufLen(_) | Expr::Builtin(_) => None,
+        Expr::Load { buffer, index } => expr(index, r).map(|i| Expr::Load {
+            buffer: buffer.clone(),
+            index: Box::new(i),
+        }),
+        Expr::ArrayLoad { array, index } => expr(index, r).map(|i| Expr::ArrayLoad {
+            array: array.clone(),
+            index: Box::new(i),
+        }),
+        Expr::Binary { op, lhs, rhs } => {
+            let (l, rr) = (expr(lhs, r), expr(rhs, r));
+            (l.is_some() || rr.is_some()).then(|| Expr::Binary {
+                op: *op,
+                lhs: keep(l, lhs),
+                rhs: keep(rr, rhs),
+            })
+        }
+        Expr::Unary { op, arg } => expr(arg, r).map(|a| Expr::Unary {
+            op: *op,
+            arg: Box::new(a),
+        }),
+        Expr::Select {
+            cond,
+            on_true,
+            on_false,
+        } => {
+            let (c, t, f) = (expr(cond, r), expr(on_true, r), expr(on_false, r));
+            (c.is_some() || t.is_some() || f.is_some()).then(|| Expr::Select {
+                cond: keep(c, cond),
+                on_true: keep(t, on_true),
+                on_false: keep(f, on_false),
+            })
+        }
+        Expr::Cast { to, arg } => expr(arg, r).map(|a| Expr::Cast {
+            to: *to,
+            arg: Box::new(a),
+        }),
+        Expr::Bitcast { to, arg } => expr(arg, r).map(|a| Expr::Bitcast {
+            to: *to,
+            arg: Box::new(a),
+        }),
+        Expr::Fma { a, b, c } => {
+            let (x, y, z) = (expr(a, r), expr(b, r), expr(c, r));
+            (x.is_some() || y.is_some() || z.is_some()).then(|| Expr::Fma {
+                a: keep(x, a),
+                b: keep(y, b),
+                c: keep(z, c),
+            })
+        }
+        Expr::Atomic {
+            op,
+            buffer,
+            index,
+            expected,
+            value,
+        } => {
+            let i = expr(index, r);
+            let x = expected.as_deref().map(|x| expr(x, r));
+            let v = expr(value, r);
+            let x_changed = x.as_ref().is_some_and(Option::is_some);
+            (i.is_some() || x_changed || v.is_some()).then(|| Expr::Atomic {
+                op: *op,
+                buffer: buffer.clone(),
+                index: keep(i, index),
+                expected: match (x, expected) {
+                    (Some(new), Some(old)) => Some(keep(new, old)),
+                    (None, _) | (_, None) => None,
+                },
+                value: keep(v, value),
+            })
+        }
+        Expr::Subgroup { op, arg } => expr(arg, r).map(|a| Expr::Subgroup {
+            op: *op,
+            arg: Box::new(a),
+        }),
+        Expr::SubgroupShuffle { value, lane } => {
+            let (v, l) = (expr(value, r), expr(lane, r));
+            (v.is_some() || l.is_some()).then(|| Expr::SubgroupShuffle {
+                value: keep(v, value),
+                lane: keep(l, lane),
+            })
+        }
+    };
+    r.expr(e, rebuilt)
+}
+
+/// [`expr`] without recursion, in the same order, for subtrees past [`RECURSION_LIMIT`].
+fn expr_stacked(root: &Expr, rewrite: &mut impl Rewrite) -> Option<Expr> {
     enum Step<'a> {
         Enter(&'a Expr),
         Exit(&'a Expr),
