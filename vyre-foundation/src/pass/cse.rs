@@ -142,19 +142,19 @@ impl Cx<'_> {
             }
         }
         for _ in 0..MAX_SHARED_PER_BODY {
-            let Some((expr, places)) = self.best_group(body) else {
+            let Some(places) = self.best_group(body) else {
                 break;
             };
             let name = self.names.fresh();
-            share(body, expr, &places, &name);
+            share(body, &places, &name);
             changed = true;
         }
         changed
     }
 
-    /// The largest expression computed twice or more in `body` with the same operands, with where
-    /// it is; the earliest first of equal sizes.
-    fn best_group(&self, body: &[Node]) -> Option<(Expr, Vec<Place>)> {
+    /// Where the largest expression computed twice or more in `body` with the same operands is;
+    /// the earliest first of equal sizes.
+    fn best_group(&self, body: &[Node]) -> Option<Vec<Place>> {
         // First the shapes seen twice or more, whatever their operands' versions: only those
         // need versions and a group.
         let mut counts: ShapeMap<u32> = ShapeMap::default();
@@ -203,7 +203,7 @@ impl Cx<'_> {
                     .cmp(&expr_size(b.expr))
                     .then_with(|| b.places[0].cmp(&a.places[0]))
             })
-            .map(|g| (g.expr.clone(), g.places))
+            .map(|g| g.places)
     }
 }
 
@@ -424,38 +424,50 @@ impl Versions {
     }
 }
 
-/// Puts `let name = expr` before the statement of the first of `places` and makes every one of
-/// them read `name`.
-fn share(body: &mut Vec<Node>, expr: Expr, places: &[Place], name: &str) {
+/// Makes every one of `places` (occurrences of one expression) read `name`, and puts `let name`
+/// of the first occurrence taken out before the statement of the first of them.
+fn share(body: &mut Vec<Node>, places: &[Place], name: &str) {
     let mut by_slot: BTreeMap<(usize, usize), BTreeSet<usize>> = BTreeMap::new();
     for &(s, k, p) in places {
         by_slot.entry((s, k)).or_default().insert(p);
     }
+    let mut value = None;
     for ((s, k), positions) in by_slot {
         if let Some(slot) = body
             .get_mut(s)
             .and_then(|n| node_exprs_mut(n).into_iter().nth(k))
         {
             let mut counter = 0;
-            replace_at(slot, &mut counter, &positions, name);
+            replace_at(slot, &mut counter, &positions, name, &mut value);
         }
     }
+    // Every place holds the shared expression, so the first taken out is its value.
+    let Some(value) = value else {
+        return;
+    };
     let first = places.iter().map(|&(s, _, _)| s).min().unwrap_or(0);
-    body.insert(first, Node::let_bind(name, expr));
+    body.insert(first, Node::let_bind(name, value));
 }
 
 /// Replaces the subexpressions of `expr` at the pre-order `positions` (counted from `counter`, in
-/// the expression as it was) by `Var(name)`.
-fn replace_at(expr: &mut Expr, counter: &mut usize, positions: &BTreeSet<usize>, name: &str) {
+/// the expression as it was) by `Var(name)`, keeping the first one taken out in `taken`.
+fn replace_at(
+    expr: &mut Expr,
+    counter: &mut usize,
+    positions: &BTreeSet<usize>,
+    name: &str,
+    taken: &mut Option<Expr>,
+) {
     let here = *counter;
     *counter += 1;
     if positions.contains(&here) {
         *counter += expr_size(expr) - 1;
-        *expr = Expr::Var(name.to_owned());
+        let out = std::mem::replace(expr, Expr::Var(name.to_owned()));
+        taken.get_or_insert(out);
         return;
     }
     for child in children_mut(expr) {
-        replace_at(child, counter, positions, name);
+        replace_at(child, counter, positions, name, taken);
     }
 }
 
