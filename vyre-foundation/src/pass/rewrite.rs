@@ -179,22 +179,15 @@ fn statement(node: &Node, r: &mut impl Rewrite) -> Option<Node> {
             index,
             expected,
             value,
-        } => {
-            let i = expr(index, r);
-            let e = expected.as_ref().map(|e| expr(e, r));
-            let v = expr(value, r);
-            let e_changed = e.as_ref().is_some_and(Option::is_some);
-            (i.is_some() || e_changed || v.is_some()).then(|| Node::Atomic {
+        } => atomic_operands(index, expected.as_ref(), value, |e| expr(e, r)).map(
+            |(index, expected, value)| Node::Atomic {
                 op: *op,
                 buffer: buffer.clone(),
-                index: keep(i, index),
-                expected: match (e, expected) {
-                    (Some(new), Some(old)) => Some(keep(new, old)),
-                    (None, _) | (_, None) => None,
-                },
-                value: keep(v, value),
-            })
-        }
+                index,
+                expected,
+                value,
+            },
+        ),
         Node::Barrier | Node::Return | Node::Break | Node::Continue => None,
     }
 }
@@ -277,22 +270,15 @@ fn expr_at(e: &Expr, r: &mut impl Rewrite, depth: usize) -> Option<Expr> {
             index,
             expected,
             value,
-        } => {
-            let i = expr(index, r);
-            let x = expected.as_deref().map(|x| expr(x, r));
-            let v = expr(value, r);
-            let x_changed = x.as_ref().is_some_and(Option::is_some);
-            (i.is_some() || x_changed || v.is_some()).then(|| Expr::Atomic {
+        } => atomic_operands(index, expected.as_deref(), value, |e| expr(e, r)).map(
+            |(index, expected, value)| Expr::Atomic {
                 op: *op,
                 buffer: buffer.clone(),
-                index: keep(i, index),
-                expected: match (x, expected) {
-                    (Some(new), Some(old)) => Some(keep(new, old)),
-                    (None, _) | (_, None) => None,
-                },
-                value: keep(v, value),
-            })
-        }
+                index: Box::new(index),
+                expected: expected.map(Box::new),
+                value: Box::new(value),
+            },
+        ),
         Expr::Subgroup { op, arg } => expr(arg, r).map(|a| Expr::Subgroup {
             op: *op,
             arg: Box::new(a),
@@ -306,6 +292,29 @@ fn expr_at(e: &Expr, r: &mut impl Rewrite, depth: usize) -> Option<Expr> {
         }
     };
     r.expr(e, rebuilt)
+}
+
+/// The operands of an atomic (a statement or an expression) rewritten by `rewrite`, each kept where
+/// it did not change; `None` when none changed.
+fn atomic_operands(
+    index: &Expr,
+    expected: Option<&Expr>,
+    value: &Expr,
+    mut rewrite: impl FnMut(&Expr) -> Option<Expr>,
+) -> Option<(Expr, Option<Expr>, Expr)> {
+    let i = rewrite(index);
+    let x = expected.map(&mut rewrite);
+    let v = rewrite(value);
+    let x_changed = x.as_ref().is_some_and(Option::is_some);
+    if !(i.is_some() || x_changed || v.is_some()) {
+        return None;
+    }
+    let keep = |new: Option<Expr>, old: &Expr| new.unwrap_or_else(|| old.clone());
+    Some((
+        keep(i, index),
+        expected.map(|old| keep(x.flatten(), old)),
+        keep(v, value),
+    ))
 }
 
 /// [`expr`] without recursion, in the same order, for subtrees past [`RECURSION_LIMIT`].
