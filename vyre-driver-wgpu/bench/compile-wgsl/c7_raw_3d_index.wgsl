@@ -1,0 +1,24 @@
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> b: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let lid = lid3.x;
+    let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * 64u + lid;
+    if (i >= arrayLength(&out)) {
+        return;
+    }
+    let x = a[i];
+    let y = b[i];
+    var v = x + y;
+    v = v * 3u;
+    let s = v >> 5u;
+    v = v ^ s;
+    v = v + y;
+    v = v * SALTu;
+    v = v ^ x;
+    v = v | 1u;
+    v = v - 7u;
+    out[i] = max(v, y);
+}
