@@ -681,9 +681,15 @@ impl WgpuBackend {
         self.shared.known.find(program)
     }
 
-    /// Counts a validation the backend had done for it (the driver's `prepare`).
-    fn count_validation(&self) {
-        crate::stats::bump(&self.shared.counters.validations, 1);
+    /// Runs `validation`, counted in [`WgpuStats::validations`] and timed as the compile step
+    /// `validate`.
+    fn counted_validation<T>(&self, validation: impl FnOnce() -> T) -> T {
+        let counters = &self.shared.counters;
+        crate::stats::bump(&counters.validations, 1);
+        let start = std::time::Instant::now();
+        let result = validation();
+        counters.step(crate::stats::Step::Validate, start);
+        result
     }
 
     /// The driver's `prepare` (validation, then the plan) of a program the backend does not know,
@@ -698,13 +704,7 @@ impl WgpuBackend {
         inputs: &[Vec<u8>],
         config: &DispatchConfig,
     ) -> Result<(Validated<'p>, DispatchPlan), BackendError> {
-        self.count_validation();
-        let start = std::time::Instant::now();
-        let prepared = vyre_driver::prepare(program, inputs, config);
-        self.shared
-            .counters
-            .step(crate::stats::Step::Validate, start);
-        prepared
+        self.counted_validation(|| vyre_driver::prepare(program, inputs, config))
     }
 
     /// `program` validated, counted in [`WgpuStats::validations`].
@@ -713,13 +713,7 @@ impl WgpuBackend {
     ///
     /// [`BackendError::InvalidProgram`] for an invalid program.
     pub(crate) fn validate<'p>(&self, program: &'p Program) -> Result<Validated<'p>, BackendError> {
-        self.count_validation();
-        let start = std::time::Instant::now();
-        let validated = vyre_foundation::validate(program);
-        self.shared
-            .counters
-            .step(crate::stats::Step::Validate, start);
-        Ok(validated?)
+        Ok(self.counted_validation(|| vyre_foundation::validate(program))?)
     }
 
     /// The pipeline of the known program in `form` on the device `state`: the cached one, or

@@ -210,13 +210,17 @@ impl Gpu {
         source: wgpu::ShaderSource<'_>,
         entry: Option<&str>,
     ) -> BenchResult<Kernel> {
-        let module = self
-            .device
+        let module = self.module(label, source);
+        self.kernel_of(label, &module, entry)
+    }
+
+    /// The shader module of `source` (for WGSL: parsed and validated by wgpu).
+    pub(crate) fn module(&self, label: &str, source: wgpu::ShaderSource<'_>) -> wgpu::ShaderModule {
+        self.device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
                 source,
-            });
-        self.kernel_of(label, &module, entry)
+            })
     }
 
     /// [`Gpu::kernel_at`] of a shader module already made (vyre's trusted modules).

@@ -179,12 +179,7 @@ impl Suite<'_> {
             rep += 1;
             let source = wgsl::chain_wgsl(false, workloads::CHAIN_SALT.wrapping_add(2 * rep));
             let start = Instant::now();
-            let module = gpu
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("raw compile"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
+            let module = gpu.module("raw compile", wgpu::ShaderSource::Wgsl(source.into()));
             let made = Instant::now();
             let kernel = gpu.kernel_of("raw compile", &module, None);
             raw_ns[0] += made.duration_since(start).as_nanos();
