@@ -597,20 +597,8 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
     if !complete || defs.iter().any(|(target, _)| target.index() >= live.len()) {
         return Liveness::All;
     }
-    // The definitions of each variable, grouped: `order[first[v]..first[v + 1]]` indexes `defs`.
-    let mut first = vec![0usize; live.len() + 1];
-    for (target, _) in &defs {
-        first[target.index() + 1] += 1;
-    }
-    for v in 0..live.len() {
-        first[v + 1] += first[v];
-    }
-    let mut next = first.clone();
-    let mut order = vec![0usize; defs.len()];
-    for (d, (target, _)) in defs.iter().enumerate() {
-        order[next[target.index()]] = d;
-        next[target.index()] += 1;
-    }
+    // The definitions grouped by variable, so each variable's are one run of `defs`.
+    defs.sort_unstable_by_key(|(target, _)| target.index());
     // A worklist from the roots: each variable found live makes what its definitions read live,
     // once.
     let mut work: Vec<VarId> = Vec::new();
@@ -623,8 +611,12 @@ fn live_vars(validated: &Validated<'_>) -> Liveness {
         }
     }
     while let Some(id) = work.pop() {
-        for &d in &order[first[id.index()]..first[id.index() + 1]] {
-            for &r in &read[defs[d].1.clone()] {
+        let first = defs.partition_point(|(target, _)| target.index() < id.index());
+        let own = defs[first..]
+            .iter()
+            .take_while(|(target, _)| target.index() == id.index());
+        for (_, reads) in own {
+            for &r in &read[reads.clone()] {
                 match live.get_mut(r.index()) {
                     Some(slot) if !*slot => {
                         *slot = true;
